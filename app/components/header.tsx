@@ -1,0 +1,145 @@
+import { Link } from "react-router";
+import type { PublicSettings } from "../context";
+import type { Layout } from "../lib/layout";
+import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
+import { Logo } from "./logo";
+import { UserMenu } from "./user-menu";
+
+type Links = PublicSettings["links"];
+
+/** The publisher's catalogue sections, shown in the top strip and the mobile menu. */
+function sectionLinks(links: Links) {
+  return [
+    { label: "Università", href: `${links.mainSite}/universita` },
+    { label: "Professionali", href: `${links.mainSite}/professionali` },
+    { label: "Enti e biblioteche", href: `${links.mainSite}/enti-biblioteche` },
+    { label: "Novità", href: `${links.mainSite}/novita` },
+    { label: "Riviste", href: `${links.mainSite}/riviste` },
+  ];
+}
+
+/** Pages of the portal offered in the mobile menu, after the catalogue sections. */
+const PORTAL_LINKS = [
+  { label: "Offerta EDU", href: "/edu/" },
+  { label: "Inserisci codice", href: "/attivaprodotto/" },
+  { label: "Help Center", href: "/help-center/" },
+];
+
+function SearchForm({ links, id }: { links: Links; id: string }) {
+  return (
+    <form action={`${links.mainSite}/catalogsearch/result/`} method="get" role="search" className="flex w-full">
+      <label htmlFor={id} className="sr-only">
+        Cerca nel catalogo
+      </label>
+      <input
+        id={id}
+        name="q"
+        type="search"
+        required
+        placeholder="Cerca titolo, autore, ISBN…"
+        className="min-w-0 flex-1 rounded-l-md border border-line bg-white px-3 py-2 text-sm text-ink placeholder:text-muted focus:outline-2 focus:outline-brand"
+      />
+      <button type="submit" className="rounded-r-md bg-accent px-3 text-white hover:bg-accent-dark">
+        <SearchIcon />
+        <span className="sr-only">Cerca</span>
+      </button>
+    </form>
+  );
+}
+
+export type HeaderUser = { initials: string };
+
+export function Header({ layout, links, user }: { layout: Layout; links: Links; user: HeaderUser | null }) {
+  if (layout.header === "minimal") {
+    return (
+      <header className="border-b border-line bg-white">
+        <div className="mx-auto flex h-16 max-w-7xl items-center px-4">
+          <Link to="/" aria-label="Novalex Editore, vai alla home">
+            <Logo />
+          </Link>
+        </div>
+      </header>
+    );
+  }
+
+  const sections = sectionLinks(links);
+  const dark = layout.dark;
+  return (
+    <header className={dark ? "bg-brand text-white" : "border-b border-line bg-white"}>
+      {layout.showTopStrip && (
+        <nav aria-label="Sezioni del catalogo" className="hidden bg-brand-dark text-sm text-white md:block">
+          <ul className="mx-auto flex max-w-7xl gap-6 px-4 py-1.5">
+            {sections.map((s) => (
+              <li key={s.label}>
+                <a href={s.href} className="opacity-90 hover:underline hover:opacity-100">
+                  {s.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 sm:gap-3 sm:px-4">
+        <details className="disclosure md:hidden">
+          <summary className={`icon-button ${dark ? "text-white" : "text-brand"}`}>
+            <MenuIcon />
+            <span className="sr-only">Menu</span>
+          </summary>
+          <nav aria-label="Menu principale" className="disclosure-panel left-0 w-64">
+            <ul className="flex flex-col gap-1">
+              {[...sections, ...PORTAL_LINKS].map((item) => (
+                <li key={item.label}>
+                  {item.href.startsWith("/") ? (
+                    <Link to={item.href} className="block rounded px-3 py-2 text-ink hover:bg-paper">
+                      {item.label}
+                    </Link>
+                  ) : (
+                    <a href={item.href} className="block rounded px-3 py-2 text-ink hover:bg-paper">
+                      {item.label}
+                    </a>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </details>
+
+        <Link to="/" aria-label="Novalex Editore, vai alla home" className="shrink-0">
+          <Logo inverted={dark} />
+        </Link>
+
+        <div className="mx-4 hidden max-w-md flex-1 lg:block">
+          <SearchForm links={links} id="ricerca-catalogo" />
+        </div>
+
+        <div className="ml-auto flex items-center gap-1 sm:gap-2">
+          <details className="disclosure lg:hidden">
+            <summary className={`icon-button ${dark ? "text-white" : "text-brand"}`}>
+              <SearchIcon />
+              <span className="sr-only">Mostra la ricerca</span>
+            </summary>
+            <div className="disclosure-panel right-0 w-[calc(100vw-2rem)] max-w-sm">
+              <SearchForm links={links} id="ricerca-catalogo-mobile" />
+            </div>
+          </details>
+          <Link to="/attivaprodotto/" className={`button-outline hidden sm:inline-flex ${dark ? "border-white text-white" : ""}`}>
+            <KeyIcon className="h-4 w-4" />
+            Inserisci codice
+          </Link>
+          <Link to="/help-center/" className={`icon-button ${dark ? "text-white" : "text-brand"}`} title="Help Center">
+            <HelpIcon />
+            <span className="sr-only">Help Center</span>
+          </Link>
+          {user ? (
+            <UserMenu initials={user.initials} dark={dark} />
+          ) : (
+            // Sign-in leaves the single-page app for the identity provider: a full page load.
+            <a href="/login/" className="button-primary">
+              Accedi
+            </a>
+          )}
+        </div>
+      </div>
+    </header>
+  );
+}

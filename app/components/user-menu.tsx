@@ -1,0 +1,79 @@
+import { useEffect, useRef } from "react";
+import { Link, useLocation } from "react-router";
+import { withShow } from "../lib/modals";
+
+/** User menu auto-close (spec §9: 3000 ms). */
+export const USER_MENU_AUTO_CLOSE_MS = 3000;
+
+type MenuItem = { label: string; to: string };
+
+/** On / and /dashboard/ the menu is short; elsewhere it lists every account page (spec §2). */
+export function userMenuItems(pathname: string, search: string): MenuItem[] {
+  const logout = { label: "Esci", to: withShow(pathname, search, "userLogout") };
+  const account = { label: "Il mio account", to: "/profile/" };
+  if (pathname === "/" || pathname === "/dashboard" || pathname === "/dashboard/") return [account, logout];
+  return [
+    account,
+    { label: "I miei acquisti", to: "/my-products/" },
+    { label: "Preferenze", to: "/profile/preferences/" },
+    { label: "Attiva prodotto", to: withShow(pathname, search, "activateProduct") },
+    { label: "Help Center", to: "/help-center/" },
+    { label: "Cambio password", to: "/profile/change-password/" },
+    logout,
+  ];
+}
+
+/**
+ * The header's user button: a <details> menu, so it opens without JavaScript. With JavaScript
+ * it also closes after 3 seconds or on a click elsewhere.
+ */
+export function UserMenu({ initials, dark }: { initials: string; dark: boolean }) {
+  const { pathname, search } = useLocation();
+  const menu = useRef<HTMLDetailsElement>(null);
+
+  useEffect(() => {
+    const details = menu.current;
+    if (!details) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const close = () => details.removeAttribute("open");
+    const onToggle = () => {
+      clearTimeout(timer);
+      if (details.open) timer = setTimeout(close, USER_MENU_AUTO_CLOSE_MS);
+    };
+    const onOutsideClick = (event: MouseEvent) => {
+      if (details.open && !details.contains(event.target as Node)) close();
+    };
+    details.addEventListener("toggle", onToggle);
+    document.addEventListener("click", onOutsideClick);
+    return () => {
+      clearTimeout(timer);
+      details.removeEventListener("toggle", onToggle);
+      document.removeEventListener("click", onOutsideClick);
+    };
+  }, []);
+
+  // A navigation closes the menu.
+  useEffect(() => menu.current?.removeAttribute("open"), [pathname, search]);
+
+  return (
+    <details ref={menu} className="disclosure">
+      <summary
+        className={`grid h-10 w-10 cursor-pointer list-none place-items-center rounded-full font-semibold ${dark ? "bg-white text-brand" : "bg-brand text-white"}`}
+        aria-label="Menu utente"
+      >
+        {initials}
+      </summary>
+      <nav aria-label="Menu utente" className="disclosure-panel right-0 w-56">
+        <ul className="flex flex-col gap-1">
+          {userMenuItems(pathname, search).map((item) => (
+            <li key={item.label}>
+              <Link to={item.to} className="block rounded px-3 py-2 text-ink hover:bg-paper">
+                {item.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </details>
+  );
+}

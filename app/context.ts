@@ -1,0 +1,55 @@
+// The typed entries of the React Router context. Loaders and actions read the back-end
+// services from here, never by importing a database client.
+//
+// The keys belong to the app build: the server takes them from the loaded build's server
+// entry (which re-exports them), because a copy imported on the server's side would be a
+// different key object and every `context.get` would miss.
+import { createContext } from "react-router";
+import type { Config } from "../server/config.ts";
+import type { Logger } from "../server/logger.ts";
+import type { Services } from "../server/services.ts";
+
+export const servicesContext = createContext<Services>();
+
+export type RequestInfo = {
+  /** Echoed in the X-Request-Id header and in every log line of the request. */
+  id: string;
+  /** CSP nonce for this response's inline scripts. */
+  nonce: string;
+  /** The client's address (from X-Forwarded-For only when TRUST_PROXY is set). */
+  ip: string;
+  log: Logger;
+};
+export const requestContext = createContext<RequestInfo>();
+
+/** What the pages may know about configuration: public links, never secrets. */
+export type PublicSettings = {
+  links: Config["links"];
+  salesEmail: string;
+  isProduction: boolean;
+  /** The address customers use (links in e-mails point here). */
+  publicOrigin: string;
+  /** The storefront's customer logout page, opened in a new tab at sign-out. */
+  storefrontLogoutUrl: string;
+  /** Whether the social login link is shown. */
+  socialLogin: boolean;
+};
+
+/** The settings the pages may see, taken from the configuration. */
+export function publicSettingsOf(config: Config): PublicSettings {
+  return {
+    links: config.links,
+    salesEmail: config.salesEmail,
+    isProduction: config.isProduction,
+    publicOrigin: config.publicOrigin,
+    storefrontLogoutUrl: config.storefrontLogoutUrl,
+    socialLogin: config.socialLogin !== null,
+  };
+}
+export const settingsContext = createContext<PublicSettings>();
+
+export type ContextKeys = {
+  servicesContext: typeof servicesContext;
+  requestContext: typeof requestContext;
+  settingsContext: typeof settingsContext;
+};

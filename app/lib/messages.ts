@@ -1,0 +1,68 @@
+// The Italian messages of the spec (§5, §8) that forms show and tests assert: one place.
+export const MESSAGES = {
+  firstnameRequired: "Nome obbligatorio",
+  lastnameRequired: "Cognome obbligatorio",
+  emailRequired: "Email obbligatoria",
+  emailInvalid: "Inserisci un indirizzo email valido",
+  passwordRequired: "Password obbligatoria",
+  passwordRule: "La password non rispetta i requisiti",
+  termsRequired: "Devi accettare i termini e le condizioni",
+  emailTaken: "Email già registrata",
+  emailTakenText:
+    "L'email con cui stai cercando di registrati è gia presente nel nostro database. Vai alla pagina login per accedere.",
+  loginPage: "Pagina Login",
+  /** One answer for unknown e-mail, wrong password and a locked account. */
+  invalidCredentials: "Email o password non corretti",
+  migratedAccount:
+    "Il tuo account proviene dal nostro precedente negozio online: ti abbiamo inviato un'email con il link per impostare una nuova password.",
+  tooManyAttempts: "Troppi tentativi. Riprova tra qualche minuto.",
+  signInFailed: "Sign-in failed",
+  signOutFailed: "Sign-out failed",
+  // Profile: first access, 'Il mio account', preferences, account deletion (spec §5, §8).
+  professionRequired: "Seleziona la tua professione",
+  universityRequired: "Seleziona l'università",
+  degreeCourseRequired: "Seleziona il corso di laurea",
+  subjectRequired: "Seleziona la materia",
+  interestsRequired: "Seleziona almeno un interesse",
+  degreeCourseMismatch: "Il corso di laurea scelto non appartiene all'università selezionata",
+  invalidChoice: "Scelta non valida: selezionane una dall'elenco",
+  emailInUse: "Questa email è già associata a un altro account",
+  mobileInvalid: "Inserisci un numero di cellulare valido",
+  fieldTooLong: "Il testo inserito è troppo lungo",
+  profileUpdated: "Profilo aggiornato",
+  profileNoChanges: "Nessuna modifica da salvare",
+  preferencesUpdated: "Preferenze aggiornate",
+  /** The alert of a refused profile or preferences save (spec §8), with the description below. */
+  errorTitle: "Errore",
+  profileInvalid: "Alcuni dati non sono validi: correggi i campi indicati e salva di nuovo.",
+  profileIncomplete: "Completa la professione e i relativi dati prima di salvare.",
+  profileAlreadyCompleted: "Il profilo è già stato completato.",
+  accountNotFound: "Account non trovato: accedi di nuovo e riprova.",
+  deleteUserConfirmed: "Cancellazione utente confermata",
+  deleteUserFailed: "Non è stato possibile cancellare l'account. Riprova più tardi.",
+  // Password: forgotten, reset by link (both variants), change from the profile (spec §5, §8).
+  resetRequestSent: "Richiesta inviata, controlla la tua casella email",
+  emailNotFound: "Email non trovata",
+  emailNotFoundText:
+    "Non esiste un account con questo indirizzo email. Controlla di averlo scritto correttamente oppure crea un nuovo account.",
+  tooManyRequests: "Troppe richieste",
+  tooManyResetRequestsText: "Per sicurezza non abbiamo inviato nessuna email.",
+  communicationError: "Errore di comunicazione",
+  communicationErrorText: "Ti preghiamo di riprovare più tardi",
+  linkExpired: "Ooops. il tuo link è scaduto!",
+  passwordNotSet: "Password non impostata",
+  passwordNotSetText: "La sessione è scaduta, prova a richiedere di nuovo il cambio della password",
+  passwordConfirmationRequired: "Conferma la nuova password",
+  passwordMismatch: "Le password non coincidono",
+  passwordUpdated: "Password aggiornata",
+  /** The alert of a refused password change (spec §8), with the reason below. */
+  passwordChangeFailed: "Si è verificato un errore",
+  currentPasswordRequired: "Password attuale obbligatoria",
+  currentPasswordWrong: "La password attuale non è corretta",
+  currentPasswordLocked: "Troppi tentativi con una password errata.",
+  /** How long to wait before trying again, from a rate limit's retry time. */
+  retryAfter: (seconds: number) => {
+    const minutes = Math.max(1, Math.ceil(seconds / 60));
+    return minutes === 1 ? "Riprova tra un minuto." : `Riprova tra ${minutes} minuti.`;
+  },
+} as const;

@@ -1,0 +1,32 @@
+// Toasts after a redirect (see server/lib/flash-toast.ts): the root middleware reads and clears
+// the cookie; actions answer with redirectWithToast.
+import { createContext, redirect, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { servicesContext } from "../context";
+import type { Toast } from "../../server/lib/flash-toast";
+
+export type { Toast } from "../../server/lib/flash-toast";
+
+/** The toast arriving with this request. */
+export const toastContext = createContext<Toast | null>(null);
+
+export const toastMiddleware: MiddlewareFunction<Response> = async ({ request, context }, next) => {
+  const { flash } = context.get(servicesContext);
+  context.set(toastContext, await flash.read(request));
+  const response = await next();
+  // A redirect passes the toast on (e.g. / → /dashboard/); the page that shows it clears it.
+  const isRedirect = response.status >= 300 && response.status < 400;
+  if (flash.isPresent(request) && !isRedirect) response.headers.append("Set-Cookie", await flash.clear());
+  return response;
+};
+
+/** A redirect that shows `toast` on the next page. */
+export async function redirectWithToast(
+  context: Readonly<RouterContextProvider>,
+  url: string,
+  toast: Toast,
+  init: ResponseInit = {},
+) {
+  const headers = new Headers(init.headers);
+  headers.append("Set-Cookie", await context.get(servicesContext).flash.set(toast));
+  return redirect(url, { ...init, headers });
+}

@@ -1,0 +1,44 @@
+import { index, route, type RouteConfig } from "@react-router/dev/routes";
+import { ACTIVATION_PROMPT_PATHS } from "./lib/layout";
+import { SHORT_LANDING_VARIANTS } from "../server/content/landing-variants";
+
+export default [
+  index("routes/home.tsx"),
+
+  // Public site
+  route("landingpage/:variant", "routes/landing.tsx"),
+  ...SHORT_LANDING_VARIANTS.map((variant) => route(variant, "routes/landing.tsx", { id: `routes/landing/${variant}` })),
+  route("edu", "routes/edu.tsx"),
+  route("help-center", "routes/help-center.tsx"),
+  ...ACTIVATION_PROMPT_PATHS.map((path) =>
+    route(path.slice(1), "routes/activation-prompt.tsx", { id: `routes/activation-prompt${path}` }),
+  ),
+  route("media/copertine/:file", "routes/media.cover.ts"),
+
+  // Sign-in, registration, sign-out
+  route("login", "routes/login.tsx"),
+  route("oauthcb", "routes/oauthcb.tsx"),
+  route("accedi/:uid", "routes/accedi.tsx"),
+  route("accedi/:uid/social", "routes/accedi.social.tsx"),
+  route("accedi/social/callback", "routes/accedi.social-callback.tsx"),
+  route("logout", "routes/logout.tsx"),
+  route("register", "routes/register.tsx"),
+  route("forgot-password", "routes/forgot-password.tsx"),
+  route("forgot-password/password-updated", "routes/password-updated.tsx"),
+  route("forgot-password/reset/:token", "routes/reset-password.tsx"),
+  route("forgot-password/:token", "routes/reset-password.tsx", { id: "routes/reset-password/earlier-form" }),
+  route("mandatory-password/reset/:token", "routes/mandatory-password-reset.tsx"),
+
+  // Signed-in customers
+  route("dashboard", "routes/dashboard.tsx"),
+  route("profilo/primoaccesso", "routes/first-access.tsx"),
+  route("profile", "routes/profile.tsx"),
+  route("profile/preferences", "routes/profile.preferences.tsx"),
+  route("profile/change-password", "routes/profile.change-password.tsx"),
+  route("profile/delete-user", "routes/profile.delete-user.tsx"),
+
+  // Development only (404 in production)
+  route("dev/mailbox", "routes/dev.mailbox.tsx"),
+
+  route("*", "routes/not-found.tsx"),
+] satisfies RouteConfig;

@@ -1,0 +1,140 @@
+// /accedi/:uid — the identity provider's login screen, rendered by the portal (spec §2 "/login/":
+// a separate login screen with e-mail and password and the social login link).
+import { useState } from "react";
+import { data, Form, redirect } from "react-router";
+import { z } from "zod";
+import { requestContext, servicesContext, settingsContext } from "../context";
+import { migratedAccountMail } from "../../server/mail/templates";
+import type { Route } from "./+types/accedi";
+import { AuthError } from "../components/auth-error";
+import { TextField } from "../components/form-fields";
+import { MESSAGES } from "../lib/messages";
+
+const credentialsSchema = z.object({
+  email: z.string().trim().min(1, MESSAGES.emailRequired).email(MESSAGES.emailInvalid),
+  password: z.string().min(1, MESSAGES.passwordRequired),
+});
+
+export async function loader({ params, request, context }: Route.LoaderArgs) {
+  const { identity, socialLogin } = context.get(servicesContext);
+  const interaction = await identity.getLoginInteraction(params.uid, request.headers.get("cookie"));
+  if (!interaction) return data({ interaction: null, socialLogin: false }, { status: 400 });
+  // The customer chose social login before this screen (on the registration page).
+  const forgetIntent = socialLogin.enabled ? await socialLogin.takeIntent(request) : null;
+  if (forgetIntent) throw redirect(`/accedi/${params.uid}/social`, { headers: { "Set-Cookie": forgetIntent } });
+  return { interaction, socialLogin: context.get(settingsContext).socialLogin };
+}
+
+type ActionResult = {
+  fieldErrors?: Partial<Record<"email" | "password", string>>;
+  formError?: string;
+  notice?: string;
+  email?: string;
+};
+
+export async function action({ params, request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { ip, log } = context.get(requestContext);
+  const cookie = request.headers.get("cookie");
+  const parsed = credentialsSchema.safeParse(Object.fromEntries(await request.formData()));
+  if (!parsed.success) {
+    const fieldErrors: ActionResult["fieldErrors"] = {};
+    for (const issue of parsed.error.issues) fieldErrors[issue.path[0] as "email" | "password"] ??= issue.message;
+    return data<ActionResult>({ fieldErrors }, { status: 400 });
+  }
+  const { email, password } = parsed.data;
+  const refuse = () => data<ActionResult>({ formError: MESSAGES.invalidCredentials, email }, { status: 401 });
+
+  // While the account or the address is locked the password is not even checked, and the
+  // answer is the one for wrong credentials: a lock does not reveal that the account exists.
+  if (!(await services.rateLimits.checkSignIn({ email, ip })).ok) {
+    await services.audit.record("sign_in_failure", { subject: email, ip });
+    return refuse();
+  }
+  const result = await services.accounts.verifyCredentials(email, password);
+  if (!result.ok && result.reason === "migrated") {
+    const token = await services.passwordResets.issue(result.user.id, "migrated");
+    const { publicOrigin } = context.get(settingsContext);
+    await services.mail.send({
+      to: result.user.email!,
+      ...migratedAccountMail({ firstname: result.user.firstname, link: `${publicOrigin}/mandatory-password/reset/${token}` }),
+    });
+    return data<ActionResult>({ notice: MESSAGES.migratedAccount, email });
+  }
+  if (!result.ok) {
+    await services.rateLimits.recordSignInFailure({ email, ip });
+    await services.audit.record("sign_in_failure", { subject: email, ip });
+    return refuse();
+  }
+  await services.rateLimits.recordSignInSuccess({ email });
+  await services.audit.record("sign_in_success", { userId: result.user.id, ip });
+  const returnTo = await services.identity.finishLogin(params.uid, cookie, result.user.id);
+  if (!returnTo) {
+    log.warn("login interaction vanished before it could finish");
+    return data<ActionResult>({ formError: MESSAGES.signInFailed }, { status: 400 });
+  }
+  return redirect(returnTo);
+}
+
+export default function LoginScreen({ loaderData, actionData }: Route.ComponentProps) {
+  const [signingIn, setSigningIn] = useState(false);
+  if (!loaderData.interaction) return <AuthError message="Sign-in failed" />;
+  const result = actionData as ActionResult | undefined;
+  const errors = result?.fieldErrors ?? {};
+  return (
+    <section className="mx-auto max-w-md px-4 py-12">
+      <title>Accedi · Novalex Editore</title>
+      <div className="card p-8">
+        <h1 className="font-serif text-3xl font-bold text-brand">Accedi</h1>
+        <p className="mt-2 text-muted">
+          Non hai un account?{" "}
+          <a href="/register/" className="link">
+            Registrati
+          </a>
+        </p>
+        {result?.formError && (
+          <p role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-3 text-sm text-accent-dark">
+            {result.formError}
+          </p>
+        )}
+        {result?.notice && (
+          <p role="status" className="mt-6 rounded-md border border-gold bg-paper p-3 text-sm">
+            {result.notice}
+          </p>
+        )}
+        {/* A plain form post: the provider's interaction cookie is scoped to this very address. */}
+        <Form method="post" reloadDocument noValidate onSubmit={() => setSigningIn(true)} className="mt-6 space-y-5">
+          <TextField
+            name="email"
+            label="Email"
+            type="email"
+            autoComplete="username"
+            defaultValue={result?.email ?? loaderData.interaction.loginHint ?? ""}
+            error={errors.email}
+          />
+          <TextField name="password" label="Password" type="password" autoComplete="current-password" error={errors.password} />
+          <button type="submit" className="button-primary w-full py-3 text-base">
+            Accedi
+          </button>
+          {signingIn && (
+            <p role="status" className="text-center text-sm text-muted">
+              Signing you in...
+            </p>
+          )}
+        </Form>
+        <p className="mt-4 text-sm">
+          <a href="/forgot-password/" className="link">
+            Password dimenticata?
+          </a>
+        </p>
+        {loaderData.socialLogin && (
+          <p className="mt-6 border-t border-line pt-6">
+            <a href={`/accedi/${loaderData.interaction.uid}/social`} className="button-outline w-full">
+              Accedi con Google
+            </a>
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,34 @@
+// No loader: this route is also the benchmark's floor for a React Router page.
+import { useLocation } from "react-router";
+import { KeyIcon } from "../components/icons";
+import { activationPageFor } from "../lib/activation-pages";
+import { withRedirect } from "../lib/redirects";
+
+export default function ActivationPrompt() {
+  const location = useLocation();
+  const page = activationPageFor(location.pathname);
+  const current = location.pathname + location.search;
+  return (
+    <section className="mx-auto max-w-3xl px-4 py-16">
+      <title>{`${page.title} · Novalex Editore`}</title>
+      <div className="card p-8 md:p-12">
+        <span aria-hidden="true" className="grid h-14 w-14 place-items-center rounded-full bg-brand-light text-brand">
+          <KeyIcon className="h-7 w-7" />
+        </span>
+        <h1 className="mt-6 font-serif text-3xl font-bold text-brand">{page.title}</h1>
+        <p className="mt-4 text-lg text-ink/85">{page.text}</p>
+        <p className="mt-6 text-ink/85">
+          Per attivare il prodotto accedi al tuo account. Se non ne hai ancora uno, registrati: bastano pochi minuti.
+        </p>
+        <div className="mt-8 flex flex-wrap gap-3">
+          <a href={withRedirect("/login/", current)} className="button-primary px-6 py-3 text-base">
+            Accedi
+          </a>
+          <a href={withRedirect("/register/", current)} className="button-outline px-6 py-3 text-base">
+            Registrati
+          </a>
+        </div>
+      </div>
+    </section>
+  );
+}

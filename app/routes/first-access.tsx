@@ -1,0 +1,321 @@
+// /profilo/primoaccesso/ — first-access profile completion (spec §2, §4, §5). Step 1 the
+// profession; then student: university, then degree course; professor: university, then
+// subject; other professional: interests. Each step is a GET that the server renders from the
+// address (?profession=<id>&university=<id>), so it works without JavaScript; 'Completa' posts
+// everything, the server validates it all again and saves it in one transaction.
+import { data, Form, Link, redirect } from "react-router";
+import { z } from "zod";
+import { servicesContext } from "../context";
+import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../../server/accounts/profile";
+import type { ProfessionCode } from "../../server/catalog/reference";
+import type { Route } from "./+types/first-access";
+import { FieldError, InterestChoices, SelectField } from "../components/form-fields";
+import { requireUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { messageFor } from "../lib/profile-messages";
+import { redirectWithToast } from "../lib/toast.server";
+
+const PATH = "/profilo/primoaccesso/";
+
+type Step = "profession" | "university" | "details";
+type StepField = "professionId" | "universityId" | "degreeCourseId" | "subjectId" | "interestIds";
+type FieldErrors = Partial<Record<StepField, string>>;
+
+/** The fields of the first-access steps. */
+const STEP_FIELDS: readonly StepField[] = ["professionId", "universityId", "degreeCourseId", "subjectId", "interestIds"];
+
+function toMessages(errors: ProfileErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [field, code] of Object.entries(errors) as [ProfileField, ProfileErrorCode][]) {
+    if ((STEP_FIELDS as readonly string[]).includes(field)) out[field as StepField] = messageFor(field, code);
+  }
+  return out;
+}
+
+/** Short descriptions of the professions' choices, by code. */
+const PROFESSION_HINTS: Record<ProfessionCode, string> = {
+  student: "Studi giurisprudenza o un corso di laurea in materie giuridiche",
+  professor: "Insegni in un'università",
+  other: "Avvocato, notaio, magistrato, consulente o altra professione legale",
+};
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { user } = await requireUser(request, context);
+  if (user.professionId) throw redirect("/");
+  const { reference } = context.get(servicesContext);
+  const query = new URL(request.url).searchParams;
+  const errors: FieldErrors = {};
+
+  const professions = await reference.professions({ firstAccess: true });
+  const professionParam = query.get("profession")?.trim() ?? "";
+  const profession = professions.find((p) => p.id === professionParam.toLowerCase()) ?? null;
+  if (query.get("from") === "profession" && !profession) {
+    errors.professionId = professionParam ? MESSAGES.invalidChoice : MESSAGES.professionRequired;
+  }
+  const code = (profession?.code ?? null) as ProfessionCode | null;
+  const needsUniversity = code === "student" || code === "professor";
+
+  const universities = needsUniversity ? await reference.universities() : [];
+  const universityParam = query.get("university")?.trim() ?? "";
+  const university = universities.find((u) => u.id === universityParam.toLowerCase()) ?? null;
+  if (needsUniversity && query.get("from") === "university" && !university) {
+    errors.universityId = universityParam ? MESSAGES.invalidChoice : MESSAGES.universityRequired;
+  }
+
+  const requested = query.get("step");
+  let step: Step = "details";
+  if (!profession || requested === "profession") step = "profession";
+  else if (needsUniversity && (!university || requested === "university")) step = "university";
+
+  return {
+    step,
+    professions,
+    profession,
+    universities,
+    university,
+    degreeCourses: step === "details" && code === "student" ? await reference.degreeCourses(university?.id) : [],
+    subjects: step === "details" && code === "professor" ? await reference.subjects() : [],
+    interests: step === "details" && code === "other" ? await reference.interests({ firstAccess: true }) : [],
+    errors,
+  };
+}
+
+const idField = z.string().trim().max(64).optional();
+const firstAccessSchema = z.object({
+  profession: idField,
+  university: idField,
+  degreeCourse: idField,
+  subject: idField,
+  interests: z.array(z.string().trim().max(64)).max(100),
+});
+
+type ActionResult = {
+  errors: FieldErrors;
+  formError?: string;
+  values: { degreeCourse?: string; subject?: string; interests: string[] };
+};
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { user } = await requireUser(request, context);
+  if (user.professionId) throw redirect("/");
+  const form = await request.formData();
+  const parsed = firstAccessSchema.safeParse({
+    ...Object.fromEntries([...form].filter(([key]) => key !== "interests")),
+    interests: form.getAll("interests"),
+  });
+  if (!parsed.success) {
+    return data<ActionResult>({ errors: {}, formError: MESSAGES.invalidChoice, values: { interests: [] } }, { status: 400 });
+  }
+  const input = parsed.data;
+  const values = { degreeCourse: input.degreeCourse, subject: input.subject, interests: input.interests };
+  const result = await context.get(servicesContext).profiles.completeFirstAccess(user.id, {
+    professionId: input.profession,
+    universityId: input.university,
+    degreeCourseId: input.degreeCourse,
+    subjectId: input.subject,
+    interestIds: input.interests,
+  });
+  // Straight to where "/" leads: a toast does not survive the extra redirect of "/".
+  if (result.ok) return redirectWithToast(context, "/", { type: "success", title: MESSAGES.profileUpdated });
+  if (result.reason === "already_completed") throw redirect("/");
+  return data<ActionResult>({ errors: toMessages(result.errors), values }, { status: 400 });
+}
+
+function StepList({ current, code }: { current: Step; code: ProfessionCode | null }) {
+  const steps: { key: Step; label: string }[] =
+    code === "other"
+      ? [
+          { key: "profession", label: "Professione" },
+          { key: "details", label: "Interessi" },
+        ]
+      : [
+          { key: "profession", label: "Professione" },
+          { key: "university", label: "Università" },
+          { key: "details", label: code === "professor" ? "Materia" : code === "student" ? "Corso di laurea" : "Dettagli" },
+        ];
+  const index = steps.findIndex((s) => s.key === current);
+  return (
+    <div className="mt-4">
+      <p className="text-sm text-muted">
+        Passo {index + 1} di {steps.length}
+      </p>
+      <ol className="mt-2 flex flex-wrap gap-2 text-sm" aria-label="Passaggi">
+        {steps.map((s, i) => (
+          <li
+            key={s.key}
+            aria-current={s.key === current ? "step" : undefined}
+            className={`rounded-full px-3 py-1 ${s.key === current ? "bg-brand text-white" : i < index ? "bg-brand-light text-brand" : "border border-line text-muted"}`}
+          >
+            {i + 1}. {s.label}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+export default function FirstAccess({ loaderData, actionData }: Route.ComponentProps) {
+  const { step, professions, profession, universities, university, degreeCourses, subjects, interests } = loaderData;
+  const result = actionData as ActionResult | undefined;
+  const errors: FieldErrors = { ...loaderData.errors, ...result?.errors };
+  const code = (profession?.code ?? null) as ProfessionCode | null;
+  const back = (params: Record<string, string>) => `${PATH}?${new URLSearchParams(params)}`;
+  // Errors about earlier steps (a tampered or outdated form) are listed at the top.
+  const summary = [
+    result?.formError,
+    step === "details" ? errors.professionId : undefined,
+    step === "details" ? errors.universityId : undefined,
+  ].filter(Boolean);
+  const checkedInterests = new Set(result?.values.interests ?? []);
+
+  return (
+    <section className="mx-auto max-w-2xl px-4 py-12">
+      <title>Completa il tuo profilo · Novalex Editore</title>
+      <div className="card p-8">
+        <h1 className="font-serif text-3xl font-bold text-brand">Completa il tuo profilo</h1>
+        <p className="mt-2 text-muted">
+          Raccontaci qualcosa di te: ti proporremo i contenuti più adatti ai tuoi studi o al tuo lavoro.
+        </p>
+        <StepList current={step} code={code} />
+
+        {summary.length > 0 && (
+          <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
+            <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
+            <ul className="mt-1 list-disc pl-5 text-sm">
+              {summary.map((message) => (
+                <li key={message}>{message}</li>
+              ))}
+            </ul>
+          </div>
+        )}
+
+        {step === "profession" && (
+          <Form method="get" action={PATH} noValidate className="mt-6 space-y-6">
+            <input type="hidden" name="from" value="profession" />
+            <fieldset aria-describedby={errors.professionId ? "profession-error" : undefined}>
+              <legend className="text-lg font-semibold">Qual è la tua professione?</legend>
+              <div className="mt-3 space-y-3">
+                {professions.map((p) => (
+                  <label
+                    key={p.id}
+                    className="flex cursor-pointer items-start gap-3 rounded-md border border-line p-4 hover:bg-brand-light"
+                  >
+                    <input
+                      type="radio"
+                      name="profession"
+                      value={p.id}
+                      required
+                      defaultChecked={p.id === profession?.id}
+                      aria-invalid={errors.professionId ? true : undefined}
+                      className="mt-1"
+                    />
+                    <span>
+                      <span className="block font-semibold">{p.name}</span>
+                      {p.code in PROFESSION_HINTS && (
+                        <span className="block text-sm text-muted">{PROFESSION_HINTS[p.code as ProfessionCode]}</span>
+                      )}
+                    </span>
+                  </label>
+                ))}
+              </div>
+              <FieldError id="profession-error" message={errors.professionId} />
+            </fieldset>
+            <button type="submit" className="button-primary px-6 py-3 text-base">
+              Continua
+            </button>
+          </Form>
+        )}
+
+        {step === "university" && profession && (
+          <Form method="get" action={PATH} noValidate className="mt-6 space-y-6">
+            <input type="hidden" name="profession" value={profession.id} />
+            <input type="hidden" name="from" value="university" />
+            <p>
+              Professione: <strong>{profession.name}</strong>
+            </p>
+            <SelectField
+              name="university"
+              label={code === "professor" ? "Università in cui insegni" : "La tua università"}
+              placeholder="Seleziona l'università"
+              options={universities}
+              defaultValue={university?.id}
+              error={errors.universityId}
+            />
+            <div className="flex flex-wrap items-center gap-3">
+              <Link to={back({ profession: profession.id, step: "profession" })} className="button-outline">
+                Indietro
+              </Link>
+              <button type="submit" className="button-primary px-6 py-3 text-base">
+                Continua
+              </button>
+            </div>
+          </Form>
+        )}
+
+        {step === "details" && profession && (
+          <Form method="post" noValidate className="mt-6 space-y-6">
+            <input type="hidden" name="profession" value={profession.id} />
+            {university && <input type="hidden" name="university" value={university.id} />}
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+              <dt className="text-muted">Professione</dt>
+              <dd className="font-semibold">{profession.name}</dd>
+              {university && (
+                <>
+                  <dt className="text-muted">Università</dt>
+                  <dd className="font-semibold">{university.name}</dd>
+                </>
+              )}
+            </dl>
+
+            {code === "student" && (
+              <SelectField
+                name="degreeCourse"
+                label="Corso di laurea"
+                placeholder="Seleziona il corso di laurea"
+                options={degreeCourses}
+                defaultValue={result?.values.degreeCourse}
+                error={errors.degreeCourseId}
+              />
+            )}
+
+            {code === "professor" && (
+              <SelectField
+                name="subject"
+                label="Materia che insegni"
+                placeholder="Seleziona la materia"
+                options={subjects}
+                defaultValue={result?.values.subject}
+                error={errors.subjectId}
+              />
+            )}
+
+            {code === "other" && (
+              <InterestChoices
+                legend="I tuoi interessi"
+                interests={interests}
+                checked={checkedInterests}
+                error={errors.interestIds}
+              />
+            )}
+
+            <div className="flex flex-wrap items-center gap-3">
+              <Link
+                to={
+                  university
+                    ? back({ profession: profession.id, university: university.id, step: "university" })
+                    : back({ profession: profession.id, step: "profession" })
+                }
+                className="button-outline"
+              >
+                Indietro
+              </Link>
+              <button type="submit" className="button-primary px-6 py-3 text-base">
+                Completa
+              </button>
+            </div>
+          </Form>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+// /forgot-password/ — request a password link (spec §2, §5, §8): an e-mail field, 'Invia', and
+// once a link has been sent 'Rinvia' to send another to the same address. The account's owner
+// gets a link to /forgot-password/reset/<token> (valid an hour, usable once) and the page comes
+// back with the toast 'Richiesta inviata, controlla la tua casella email'. An address without an
+// account gets the alert 'Email non trovata', as the spec asks; requests are limited per client
+// address and per target address, and a refused request sends nothing.
+import { data, Form } from "react-router";
+import { z } from "zod";
+import { requestContext, servicesContext, settingsContext } from "../context";
+import { passwordResetMail } from "../../server/mail/templates";
+import type { Route } from "./+types/forgot-password";
+import { getUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { redirectWithToast } from "../lib/toast.server";
+import { AlertBox, TextField, type FormAlert } from "../components/form-fields";
+
+const requestSchema = z.object({
+  email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.emailInvalid).email(MESSAGES.emailInvalid),
+});
+
+type ActionResult = { fieldErrors?: { email?: string }; alert?: FormAlert; email?: string };
+
+/** The address the page comes back with (?email=), to fill the field and resend. */
+function emailParam(request: Request): string | null {
+  const value = new URL(request.url).searchParams.get("email")?.trim();
+  return value ? value.slice(0, 254) : null;
+}
+
+export function headers() {
+  // The address travels in the query: keep it out of caches.
+  return { "Cache-Control": "no-store" };
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  // Signed-in customers reach this page from 'Cambio password' ("forgot your current one?"):
+  // they get the form with their own address.
+  const user = await getUser(request, context);
+  const email = emailParam(request);
+  return { email: email ?? user?.email ?? "", sent: email !== null };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { ip, log } = context.get(requestContext);
+  const form = Object.fromEntries(await request.formData());
+  const typed = typeof form.email === "string" ? form.email.slice(0, 254) : "";
+  const parsed = requestSchema.safeParse(form);
+  if (!parsed.success) {
+    return data<ActionResult>({ fieldErrors: { email: parsed.error.issues[0]?.message }, email: typed }, { status: 400 });
+  }
+  const { email } = parsed.data;
+
+  // Before looking the address up: the limits also slow down probing which addresses exist.
+  const limit = await services.rateLimits.checkPasswordResetRequest({ ip, email });
+  if (!limit.ok) {
+    log.warn({ limit: limit.limit }, "password reset request refused by the rate limit");
+    return data<ActionResult>(
+      {
+        alert: {
+          title: MESSAGES.tooManyRequests,
+          text: `${MESSAGES.tooManyResetRequestsText} ${MESSAGES.retryAfter(limit.retryAfterSeconds)}`,
+        },
+        email,
+      },
+      { status: 429 },
+    );
+  }
+
+  const user = await services.accounts.findActiveByEmail(email);
+  if (!user?.email) {
+    return data<ActionResult>(
+      {
+        alert: {
+          title: MESSAGES.emailNotFound,
+          text: MESSAGES.emailNotFoundText,
+          link: { href: "/register/", label: "Crea un account" },
+        },
+        email,
+      },
+      { status: 404 },
+    );
+  }
+
+  const token = await services.passwordResets.issue(user.id, "reset");
+  const { publicOrigin } = context.get(settingsContext);
+  try {
+    await services.mail.send({
+      to: user.email,
+      ...passwordResetMail({ firstname: user.firstname, link: `${publicOrigin}/forgot-password/reset/${token}` }),
+    });
+  } catch (error) {
+    // The link never left: it expires unused within the hour.
+    log.error({ err: error }, "password reset mail could not be sent");
+    return data<ActionResult>(
+      { alert: { title: MESSAGES.communicationError, text: MESSAGES.communicationErrorText }, email },
+      { status: 503 },
+    );
+  }
+  await services.audit.record("password_reset_requested", { userId: user.id, ip });
+  return redirectWithToast(context, `/forgot-password/?${new URLSearchParams({ email })}`, {
+    type: "success",
+    title: MESSAGES.resetRequestSent,
+  });
+}
+
+export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
+  const result = actionData as ActionResult | undefined;
+  const error = result?.fieldErrors?.email;
+  return (
+    <section className="mx-auto max-w-lg px-4 py-12">
+      <title>Password dimenticata · Novalex Editore</title>
+      <div className="card p-8">
+        <h1 className="font-serif text-3xl font-bold text-brand">Password dimenticata?</h1>
+        <p className="mt-2 text-muted">Scrivi l'email del tuo account: ti invieremo un link per scegliere una nuova password.</p>
+
+        {result?.alert && <AlertBox alert={result.alert} />}
+
+        {/* Keyed by the address the page came back with, so that after a send the field shows it. */}
+        <Form key={loaderData.email} method="post" noValidate className="mt-6 space-y-5">
+          <TextField
+            name="email"
+            label="Email"
+            type="email"
+            autoComplete="email"
+            defaultValue={result?.email ?? loaderData.email}
+            error={error}
+          />
+          <button type="submit" className="button-primary w-full py-3 text-base">
+            Invia
+          </button>
+        </Form>
+
+        {loaderData.sent && (
+          <div className="mt-6 rounded-md border border-line bg-paper p-4 text-sm">
+            <p>
+              Il link vale un'ora e si può usare una sola volta. Non trovi l'email? Controlla anche la posta indesiderata, oppure
+              fatti inviare un nuovo link.
+            </p>
+            <Form method="post" className="mt-3">
+              <input type="hidden" name="email" value={loaderData.email} />
+              <button type="submit" className="button-outline">
+                Rinvia
+              </button>
+            </Form>
+          </div>
+        )}
+
+        <p className="mt-6 text-sm">
+          Ti sei ricordato la password?{" "}
+          <a href="/login/" className="link">
+            Accedi
+          </a>
+        </p>
+      </div>
+    </section>
+  );
+}

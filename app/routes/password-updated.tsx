@@ -1,0 +1,23 @@
+// /forgot-password/password-updated — the confirmation after a reset by link (spec §2, §4):
+// 'Password aggiornata' with an 'Accedi' link to the sign-in.
+import { MESSAGES } from "../lib/messages";
+
+export default function PasswordUpdated() {
+  return (
+    <section className="mx-auto max-w-lg px-4 py-12">
+      <title>Password aggiornata · Novalex Editore</title>
+      <div className="card p-8">
+        <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.passwordUpdated}</h1>
+        <p className="mt-4">
+          La tua nuova password è attiva. Per sicurezza abbiamo chiuso le sessioni aperte del tuo account: accedi con la nuova
+          password.
+        </p>
+        <p className="mt-6">
+          <a href="/login/" className="button-primary">
+            Accedi
+          </a>
+        </p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,107 @@
+// /profile/change-password/ — 'Cambio password' / 'Modifica Password' (spec §2, §5, §8): the
+// current password, the new one and its confirmation, and a link to /forgot-password/. A wrong
+// current password counts as a failed sign-in of the account, and while the sign-in is locked
+// the password is not even checked, so this page cannot be used to guess it. On success only
+// this browser stays signed in (the portal's other sessions and the identity provider's other
+// sessions and grants end), and the page comes back with the toast 'Password aggiornata'.
+import { data, Form, Link, useLocation } from "react-router";
+import { z } from "zod";
+import { requestContext, servicesContext } from "../context";
+import type { PasswordChangeFailure } from "../../server/accounts/password-change";
+import type { Route } from "./+types/profile.change-password";
+import { requireUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { redirectWithToast } from "../lib/toast.server";
+import { AlertBox, type FormAlert } from "../components/form-fields";
+import { NewPasswordFields, PasswordInput } from "../components/password-fields";
+import { newPasswordShape, validatePasswordForm } from "../lib/password-form.server";
+
+const changeShape = () => ({
+  currentPassword: z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong),
+  ...newPasswordShape(),
+});
+type Field = keyof ReturnType<typeof changeShape>;
+
+type ActionResult = { fieldErrors?: Partial<Record<Field, string>>; alert?: FormAlert; currentPasswordRejected?: boolean };
+
+const REASONS: Record<PasswordChangeFailure, string> = {
+  wrong_password: MESSAGES.currentPasswordWrong,
+  invalid_password: MESSAGES.passwordRule,
+  unknown_user: MESSAGES.accountNotFound,
+};
+
+export function headers() {
+  return { "Cache-Control": "no-store" };
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  await requireUser(request, context);
+  return null;
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { user, sessionId } = await requireUser(request, context);
+  const services = context.get(servicesContext);
+  const { ip } = context.get(requestContext);
+  const checked = validatePasswordForm(changeShape(), Object.fromEntries(await request.formData()));
+  if (!checked.ok) return data<ActionResult>({ fieldErrors: checked.fieldErrors }, { status: 400 });
+  const { currentPassword, password } = checked.data;
+  const failed = (text: string, status: number, currentPasswordRejected = false) =>
+    data<ActionResult>({ alert: { title: MESSAGES.passwordChangeFailed, text }, currentPasswordRejected }, { status });
+
+  // The current password is a sign-in credential: the sign-in's brute-force limits apply.
+  const account = { email: user.email ?? user.id, ip };
+  const lock = await services.rateLimits.checkSignIn(account);
+  if (!lock.ok) return failed(`${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(lock.retryAfterSeconds)}`, 429, true);
+
+  const result = await services.passwordChanges.change(user.id, currentPassword, password, { keepSessionId: sessionId });
+  if (!result.ok) {
+    if (result.reason === "wrong_password") await services.rateLimits.recordSignInFailure(account);
+    return failed(REASONS[result.reason], result.reason === "unknown_user" ? 404 : 400, result.reason === "wrong_password");
+  }
+  await services.rateLimits.recordSignInSuccess(account);
+  await services.auth.endOtherSessions(user.id, sessionId);
+  await services.audit.record("password_changed", { userId: user.id, ip });
+  return redirectWithToast(context, "/profile/change-password/", { type: "success", title: MESSAGES.passwordUpdated });
+}
+
+export default function ChangePassword({ actionData }: Route.ComponentProps) {
+  const result = actionData as ActionResult | undefined;
+  const errors = result?.fieldErrors ?? {};
+  // A new page after each change: the fields start empty again (with JavaScript too).
+  const { key } = useLocation();
+  return (
+    <section className="mx-auto max-w-3xl px-4 py-10">
+      <title>Cambio password · Novalex Editore</title>
+      <p>
+        <Link to="/profile/" className="link text-sm">
+          <span aria-hidden="true">← </span>Il mio account
+        </Link>
+      </p>
+      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Cambio password</h1>
+
+      {result?.alert && <AlertBox alert={result.alert} id="change-password-alert" />}
+
+      <Form key={key} method="post" noValidate className="card mt-6 max-w-xl space-y-5 p-6 md:p-8">
+        <h2 className="font-serif text-xl font-bold text-brand">Modifica Password</h2>
+        <PasswordInput
+          name="currentPassword"
+          label="Password attuale"
+          autoComplete="current-password"
+          error={errors.currentPassword}
+          invalid={result?.currentPasswordRejected}
+          describedBy={result?.currentPasswordRejected ? ["change-password-alert"] : []}
+        />
+        <NewPasswordFields errors={errors} />
+        <div className="flex flex-wrap items-center gap-4">
+          <button type="submit" className="button-primary px-6 py-3 text-base">
+            Salva
+          </button>
+          <a href="/forgot-password/" className="link text-sm">
+            Password dimenticata?
+          </a>
+        </div>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,121 @@
+// /profile/delete-user/ — account deletion (spec §2, §4 "Delete account"): a warning, 'Annulla'
+// and 'Conferma'. Conferma erases the personal data, ends every session (portal and identity
+// provider) and comes back here as a signed-out visitor with ?show=deleted: the modal
+// 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
+import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { requestContext, servicesContext } from "../context";
+import type { Route } from "./+types/profile.delete-user";
+import { getUser, loginRedirect, requireUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+
+const CONFIRMED = "/profile/delete-user/?show=deleted";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const user = await getUser(request, context);
+  // The confirmation is for the visitor the deletion just signed out.
+  if (!user && new URL(request.url).searchParams.get("show") === "deleted") return { deleted: true };
+  if (!user) throw loginRedirect(request);
+  return { deleted: false };
+}
+
+type ActionResult = { formError: string };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { user } = await requireUser(request, context);
+  const services = context.get(servicesContext);
+  const { ip, log } = context.get(requestContext);
+  const result = await services.profiles.deleteAccount(user.id, { ip });
+  if (!result.ok) return data<ActionResult>({ formError: MESSAGES.deleteUserFailed }, { status: 409 });
+  try {
+    // After the commit: the provider's sessions, grants and tokens of the account end too.
+    await services.identity.revokeAccount(user.id);
+  } catch (error) {
+    // The account is deleted and can no longer sign in; the leftovers expire by themselves.
+    log.error({ err: error, userId: user.id }, "revoking the identity provider's grants of a deleted account failed");
+  }
+  log.info({ userId: user.id }, "account deleted");
+  const headers = new Headers();
+  headers.append("Set-Cookie", await context.get(servicesContext).auth.clearSessionCookie());
+  return redirect(CONFIRMED, { headers });
+}
+
+function DeletedDialog() {
+  return (
+    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4">
+      <dialog
+        open
+        aria-labelledby="deleted-title"
+        aria-describedby="deleted-text"
+        aria-modal="true"
+        className="relative w-full max-w-md rounded-lg bg-white p-6 shadow-xl"
+      >
+        <h2 id="deleted-title" className="font-serif text-2xl font-bold text-brand">
+          {MESSAGES.deleteUserConfirmed}
+        </h2>
+        <p id="deleted-text" className="mt-3">
+          Il tuo account e i tuoi dati personali sono stati cancellati. Grazie per essere stato con noi.
+        </p>
+        <div className="mt-6 flex justify-end">
+          <a href="/" className="button-primary" autoFocus>
+            Home Page
+          </a>
+        </div>
+      </dialog>
+    </div>
+  );
+}
+
+export default function DeleteUser({ loaderData, actionData }: Route.ComponentProps) {
+  const navigation = useNavigation();
+  const deleting = navigation.state === "submitting" && navigation.formMethod?.toUpperCase() === "POST";
+  const result = actionData as ActionResult | undefined;
+
+  if (loaderData.deleted) {
+    return (
+      <section className="mx-auto max-w-2xl px-4 py-12">
+        <title>{`${MESSAGES.deleteUserConfirmed} · Novalex Editore`}</title>
+        <h1 className="font-serif text-3xl font-bold text-brand">Account cancellato</h1>
+        <p className="mt-3">Il tuo account è stato cancellato.</p>
+        <DeletedDialog />
+      </section>
+    );
+  }
+
+  return (
+    <section className="mx-auto max-w-2xl px-4 py-12">
+      <title>Cancella account · Novalex Editore</title>
+      <p>
+        <Link to="/profile/preferences/" className="link text-sm">
+          <span aria-hidden="true">← </span>Preferenze
+        </Link>
+      </p>
+      <div className="card mt-4 p-6 md:p-8">
+        <h1 className="font-serif text-3xl font-bold text-brand">Cancella account</h1>
+        {result?.formError && (
+          <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
+            <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
+            <p className="mt-1 text-sm">{result.formError}</p>
+          </div>
+        )}
+        <div id="delete-warning" className="mt-4 space-y-3 rounded-md border-l-4 border-accent bg-accent/5 p-4">
+          <p className="font-semibold text-accent-dark">Attenzione: la cancellazione è definitiva e non può essere annullata.</p>
+          <ul className="list-disc space-y-1 pl-5 text-sm">
+            <li>I tuoi dati personali (nome, cognome, email, cellulare e profilo) saranno cancellati.</li>
+            <li>Non potrai più accedere ai tuoi ebook, corsi, riviste e all'abbonamento EDU.</li>
+            <li>Sarai disconnesso da tutti i dispositivi.</li>
+            <li>Gli ordini e i pagamenti già effettuati resteranno registrati in forma anonima, come richiesto dalla legge.</li>
+          </ul>
+          <p className="text-sm">Potrai registrarti di nuovo in futuro con la stessa email.</p>
+        </div>
+        <Form method="post" className="mt-6 flex flex-wrap justify-end gap-3">
+          <Link to="/profile/preferences/" className="button-outline">
+            Annulla
+          </Link>
+          <button type="submit" className="button-primary" disabled={deleting} aria-describedby="delete-warning">
+            {deleting ? "Cancellazione in corso…" : "Conferma"}
+          </button>
+        </Form>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,123 @@
+// /profile/preferences/ — 'Preferenze' (spec §2, §3, §8): privacy settings, the marketing consent
+// (accept_marketing), the personalisation consent shown disabled (accept_customize) and the way
+// to delete the account.
+import { data, Form, Link, redirect } from "react-router";
+import { z } from "zod";
+import { servicesContext, settingsContext } from "../context";
+import type { Route } from "./+types/profile.preferences";
+import { requireUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { redirectWithToast } from "../lib/toast.server";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { user } = await requireUser(request, context);
+  const profile = await context.get(servicesContext).profiles.get(user.id);
+  if (!profile) throw redirect("/login/");
+  return {
+    acceptMarketing: profile.acceptMarketing,
+    acceptCustomize: profile.acceptCustomize,
+    privacyUrl: `${context.get(settingsContext).links.shop}/privacy`,
+  };
+}
+
+// An unticked checkbox is not sent: absent means no consent.
+const preferencesSchema = z.object({ acceptMarketing: z.literal("on").optional() });
+
+type ActionResult = { formError: string };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { user } = await requireUser(request, context);
+  const parsed = preferencesSchema.safeParse(Object.fromEntries(await request.formData()));
+  if (!parsed.success) return data<ActionResult>({ formError: MESSAGES.profileInvalid }, { status: 400 });
+  const result = await context
+    .get(servicesContext)
+    .profiles.updatePreferences(user.id, { acceptMarketing: parsed.data.acceptMarketing === "on" });
+  if (!result.ok) return data<ActionResult>({ formError: MESSAGES.accountNotFound }, { status: 404 });
+  return redirectWithToast(context, "/profile/preferences/", { type: "success", title: MESSAGES.preferencesUpdated });
+}
+
+export default function Preferences({ loaderData, actionData }: Route.ComponentProps) {
+  const result = actionData as ActionResult | undefined;
+  return (
+    <section className="mx-auto max-w-3xl px-4 py-10">
+      <title>Preferenze · Novalex Editore</title>
+      <p>
+        <Link to="/profile/" className="link text-sm">
+          <span aria-hidden="true">← </span>Il mio account
+        </Link>
+      </p>
+      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Preferenze</h1>
+
+      {result?.formError && (
+        <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
+          <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
+          <p className="mt-1 text-sm">{result.formError}</p>
+        </div>
+      )}
+
+      <Form method="post" className="card mt-6 space-y-6 p-6 md:p-8">
+        <div>
+          <h2 className="font-serif text-xl font-bold text-brand">Impostazioni privacy</h2>
+          <p className="mt-2 text-sm">
+            Novalex Editore tratta i tuoi dati personali per gestire il tuo account, i prodotti che acquisti o attivi e
+            l'assistenza, nel rispetto del Regolamento (UE) 2016/679 (GDPR). Qui scegli come possiamo contattarti. Puoi cambiare
+            idea in qualsiasi momento.{" "}
+            <a href={loaderData.privacyUrl} className="link">
+              Leggi l'informativa sulla privacy
+            </a>
+          </p>
+        </div>
+
+        <fieldset className="space-y-4">
+          <legend className="sr-only">Consensi</legend>
+          <label className="flex items-start gap-3">
+            <input
+              type="checkbox"
+              name="acceptMarketing"
+              defaultChecked={loaderData.acceptMarketing}
+              aria-describedby="acceptMarketing-hint"
+              className="mt-1 h-4 w-4"
+            />
+            <span>
+              <span className="block font-semibold">Comunicazioni commerciali</span>
+              <span id="acceptMarketing-hint" className="block text-sm text-muted">
+                Acconsento a ricevere newsletter, novità editoriali e offerte di Novalex Editore.
+              </span>
+            </span>
+          </label>
+          <label className="flex items-start gap-3">
+            <input
+              type="checkbox"
+              disabled
+              checked={loaderData.acceptCustomize}
+              readOnly
+              aria-describedby="acceptCustomize-hint"
+              className="mt-1 h-4 w-4"
+            />
+            <span>
+              <span className="block font-semibold text-muted">Personalizzazione dei contenuti</span>
+              <span id="acceptCustomize-hint" className="block text-sm text-muted">
+                Acconsento all'analisi delle mie preferenze per ricevere contenuti e offerte personalizzati. Per modificare questo
+                consenso scrivi al servizio clienti.
+              </span>
+            </span>
+          </label>
+        </fieldset>
+
+        <button type="submit" className="button-primary px-6 py-3 text-base">
+          Salva
+        </button>
+      </Form>
+
+      <div className="card mt-6 p-6 md:p-8">
+        <h2 className="font-serif text-xl font-bold text-brand">Cancellazione account</h2>
+        <p className="mt-2 text-sm">
+          Puoi cancellare il tuo account e i tuoi dati personali. L'operazione non può essere annullata.
+        </p>
+        <Link to="/profile/delete-user/" className="button-outline mt-4">
+          Cancella il tuo account
+        </Link>
+      </div>
+    </section>
+  );
+}

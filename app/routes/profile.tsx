@@ -1,0 +1,432 @@
+// /profile/ — 'Il mio account' (spec §2, §3, §5, §8): names, e-mail, mobile, the profession (set
+// once, then shown disabled) and its branch: university and degree course for students,
+// university and subject for professors, interests for other professionals. The username
+// ('Utente', the e-mail) is shown read-only and never sent. The server writes only what
+// changed and refuses an incomplete profile; with JavaScript the Save button is also disabled
+// while the form is incomplete, and the degree courses follow the chosen university.
+import { useState } from "react";
+import { data, Form, Link, redirect } from "react-router";
+import { z } from "zod";
+import { servicesContext } from "../context";
+import {
+  PROFILE_LIMITS,
+  type ProfileErrorCode,
+  type ProfileErrors,
+  type ProfileField,
+  type ProfileSubmission,
+} from "../../server/accounts/profile";
+import type { ProfessionCode } from "../../server/catalog/reference";
+import type { Route } from "./+types/profile";
+import { FieldError, InterestChoices, TextField } from "../components/form-fields";
+import { requireUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { messageFor } from "../lib/profile-messages";
+import { redirectWithToast } from "../lib/toast.server";
+import { useHydrated } from "../lib/use-hydrated";
+
+type FieldErrors = Partial<Record<ProfileField, string>>;
+
+/** The description under 'Errore': what keeps the profile from being saved. */
+function describe(errors: ProfileErrors): string {
+  if (errors.email === "taken") return MESSAGES.emailInUse;
+  const branch: ProfileField[] = ["professionId", "universityId", "degreeCourseId", "subjectId"];
+  if (branch.some((f) => errors[f] === "required")) return MESSAGES.profileIncomplete;
+  const refused = Object.entries(errors) as [ProfileField, ProfileErrorCode][];
+  return refused.length === 1 ? messageFor(...refused[0]!) : MESSAGES.profileInvalid;
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { user } = await requireUser(request, context);
+  const { profiles, reference } = context.get(servicesContext);
+  const profile = await profiles.get(user.id);
+  if (!profile) throw redirect("/login/");
+  const [professions, universities, degreeCourses, subjects, interests] = await Promise.all([
+    reference.professions(),
+    reference.universities(),
+    reference.allDegreeCourses(),
+    reference.subjects(),
+    reference.interests(),
+  ]);
+  // The limits travel with the data: the server module itself must stay out of the browser bundle.
+  return { profile, professions, universities, degreeCourses, subjects, interests, limits: PROFILE_LIMITS };
+}
+
+const text = (max: number) => z.string().max(max, MESSAGES.fieldTooLong).optional();
+const id = z.string().trim().max(64, MESSAGES.invalidChoice).optional();
+const profileSchema = z.object({
+  firstname: text(PROFILE_LIMITS.name),
+  lastname: text(PROFILE_LIMITS.name),
+  email: z
+    .string()
+    .trim()
+    .max(PROFILE_LIMITS.email, MESSAGES.emailInvalid)
+    .refine((v) => v === "" || z.email().safeParse(v).success, MESSAGES.emailInvalid)
+    .optional(),
+  mobile: z.string().max(40, MESSAGES.mobileInvalid).optional(),
+  profession: id,
+  university: id,
+  degreeCourse: id,
+  subject: id,
+  interests: z.array(z.string().trim().max(64, MESSAGES.invalidChoice)).max(100).optional(),
+});
+type FormValues = z.infer<typeof profileSchema>;
+
+/** Form field → profile field. */
+const FIELD_OF: Record<Exclude<keyof FormValues, "interests">, ProfileField> = {
+  firstname: "firstname",
+  lastname: "lastname",
+  email: "email",
+  mobile: "mobile",
+  profession: "professionId",
+  university: "universityId",
+  degreeCourse: "degreeCourseId",
+  subject: "subjectId",
+};
+
+type ActionResult = { formError: string; errors: FieldErrors; values: FormValues };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { user } = await requireUser(request, context);
+  const form = await request.formData();
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(FIELD_OF)) {
+    const value = form.get(name);
+    if (typeof value === "string") raw[name] = value;
+  }
+  // The interests are part of the form only when shown (a marker says so: no box ticked is a choice too).
+  if (form.has("interestsShown")) raw.interests = form.getAll("interests");
+  const values = raw as FormValues;
+
+  const parsed = profileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const errors: FieldErrors = {};
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[0] as keyof FormValues;
+      const field = key === "interests" ? "interestIds" : FIELD_OF[key];
+      errors[field] ??= issue.message;
+    }
+    return data<ActionResult>({ formError: MESSAGES.profileInvalid, errors, values }, { status: 400 });
+  }
+  const v = parsed.data;
+  const submission: ProfileSubmission = {
+    firstname: v.firstname,
+    lastname: v.lastname,
+    email: v.email,
+    mobile: v.mobile,
+    professionId: v.profession,
+    universityId: v.university,
+    degreeCourseId: v.degreeCourse,
+    subjectId: v.subject,
+    interestIds: v.interests,
+  };
+  const result = await context.get(servicesContext).profiles.update(user.id, submission);
+  if (result.ok) {
+    return redirectWithToast(
+      context,
+      "/profile/",
+      result.changed.length > 0
+        ? { type: "success", title: MESSAGES.profileUpdated }
+        : { type: "info", title: MESSAGES.profileNoChanges },
+    );
+  }
+  if (result.reason === "not_found") throw redirect("/login/");
+  const errors: FieldErrors = {};
+  for (const [field, code] of Object.entries(result.errors) as [ProfileField, ProfileErrorCode][]) {
+    errors[field] = messageFor(field, code);
+  }
+  return data<ActionResult>({ formError: describe(result.errors), errors, values }, { status: 400 });
+}
+
+const describedBy = (name: string, error?: string, hint?: string) =>
+  [hint, error ? `${name}-error` : undefined].filter(Boolean).join(" ") || undefined;
+
+export default function Profile({ loaderData, actionData }: Route.ComponentProps) {
+  const result = actionData as ActionResult | undefined;
+  // A new render of the stored profile or of a refused submission starts the form afresh.
+  return <ProfileForm key={JSON.stringify(result?.values ?? loaderData.profile)} data={loaderData} result={result} />;
+}
+
+function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loaderData"]; result?: ActionResult }) {
+  const { profile, professions, universities, degreeCourses, subjects, interests, limits } = loaded;
+  const hydrated = useHydrated();
+  const errors = result?.errors ?? {};
+  const values = result?.values ?? {};
+
+  const professionLocked = profile.professionId !== null;
+  const [professionId, setProfessionId] = useState(professionLocked ? profile.professionId! : (values.profession ?? ""));
+  const [universityId, setUniversityId] = useState(values.university ?? profile.universityId ?? "");
+  const [degreeCourseId, setDegreeCourseId] = useState(values.degreeCourse ?? profile.degreeCourseId ?? "");
+  const [subjectId, setSubjectId] = useState(values.subject ?? profile.subjectId ?? "");
+  const checkedInterests = new Set(values.interests ?? profile.interestIds);
+
+  const code = (professions.find((p) => p.id === professionId)?.code ?? null) as ProfessionCode | null;
+  // Without JavaScript a profile that has no profession yet shows every branch: the server keeps
+  // only the one of the chosen profession.
+  const showAll = !hydrated && code === null;
+  const showUniversity = showAll || code === "student" || code === "professor";
+  const showCourse = showAll || code === "student";
+  const showSubject = showAll || code === "professor";
+  const showInterests = showAll || code === "other";
+
+  const complete =
+    code !== null &&
+    (code !== "student" || (universityId !== "" && degreeCourseId !== "")) &&
+    (code !== "professor" || (universityId !== "" && subjectId !== ""));
+  const saveDisabled = hydrated && !complete;
+
+  // With JavaScript only the chosen university's courses are offered; without it they are
+  // grouped by university and the server checks the pair.
+  const courseGroups = universities
+    .filter((u) => (hydrated ? u.id === universityId : true))
+    .map((u) => ({ university: u, courses: degreeCourses.filter((c) => c.universityId === u.id) }))
+    .filter((g) => g.courses.length > 0);
+
+  const input = (
+    name: "firstname" | "lastname" | "email" | "mobile",
+    label: string,
+    type: "text" | "email" | "tel",
+    autoComplete: string,
+  ) => (
+    <TextField
+      name={name}
+      label={label}
+      type={type}
+      autoComplete={autoComplete}
+      required={name !== "mobile"}
+      optionalNote={name === "mobile" ? "facoltativo" : undefined}
+      defaultValue={values[name] ?? profile[name] ?? ""}
+      maxLength={name === "email" ? limits.email : name === "mobile" ? limits.mobile : limits.name}
+      error={errors[FIELD_OF[name]]}
+    />
+  );
+
+  return (
+    <section className="mx-auto max-w-3xl px-4 py-10">
+      <title>Il mio account · Novalex Editore</title>
+      <p>
+        <Link to="/dashboard/" className="link text-sm">
+          <span aria-hidden="true">← </span>Torna alla dashboard
+        </Link>
+      </p>
+      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Il mio account</h1>
+      <nav aria-label="Impostazioni account" className="mt-3 flex flex-wrap gap-4 text-sm">
+        <Link to="/profile/preferences/" className="link">
+          Preferenze
+        </Link>
+        <Link to="/profile/change-password/" className="link">
+          Cambio password
+        </Link>
+      </nav>
+
+      {result?.formError && (
+        <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
+          <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
+          <p className="mt-1 text-sm">{result.formError}</p>
+        </div>
+      )}
+      {!professionLocked && (
+        <p role="status" className="mt-6 rounded-md border border-gold bg-white p-4 text-sm">
+          Indica la tua professione per completare il profilo, oppure{" "}
+          <Link to="/profilo/primoaccesso/" className="link">
+            completa il profilo passo per passo
+          </Link>
+          .
+        </p>
+      )}
+
+      <Form method="post" noValidate className="card mt-6 space-y-8 p-6 md:p-8">
+        <fieldset className="space-y-5">
+          <legend className="font-serif text-xl font-bold text-brand">Dati personali</legend>
+          <div>
+            <label htmlFor="username" className="block text-sm font-semibold">
+              Utente
+            </label>
+            {/* Shown only: no name, so the username is never sent. */}
+            <input
+              id="username"
+              type="text"
+              readOnly
+              value={profile.email}
+              aria-describedby="username-hint"
+              className="field bg-paper text-muted"
+            />
+            <p id="username-hint" className="mt-1 text-xs text-muted">
+              Il nome utente non può essere modificato.
+            </p>
+          </div>
+          <div className="grid gap-5 md:grid-cols-2">
+            {input("firstname", "Nome", "text", "given-name")}
+            {input("lastname", "Cognome", "text", "family-name")}
+          </div>
+          <div className="grid gap-5 md:grid-cols-2">
+            {input("email", "Email", "email", "email")}
+            {input("mobile", "Cellulare", "tel", "tel")}
+          </div>
+        </fieldset>
+
+        <fieldset className="space-y-5">
+          <legend className="font-serif text-xl font-bold text-brand">Profilo professionale</legend>
+          <div>
+            <label htmlFor="profession" className="block text-sm font-semibold">
+              Professione
+            </label>
+            <select
+              id="profession"
+              name="profession"
+              required
+              disabled={professionLocked}
+              value={professionId}
+              onChange={(e) => setProfessionId(e.target.value)}
+              aria-invalid={errors.professionId ? true : undefined}
+              aria-describedby={describedBy("profession", errors.professionId, professionLocked ? "profession-hint" : undefined)}
+              className="field disabled:bg-paper disabled:text-muted"
+            >
+              <option value="">Seleziona la professione</option>
+              {professions.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+            {professionLocked && (
+              <p id="profession-hint" className="mt-1 text-xs text-muted">
+                La professione non può essere modificata.
+              </p>
+            )}
+            <FieldError id="profession-error" message={errors.professionId} />
+          </div>
+
+          {showUniversity && (
+            <div>
+              <label htmlFor="university" className="block text-sm font-semibold">
+                Università{showAll && <span className="font-normal text-muted"> (studenti e docenti)</span>}
+              </label>
+              <select
+                id="university"
+                name="university"
+                required
+                value={universityId}
+                onChange={(e) => {
+                  setUniversityId(e.target.value);
+                  // The course belonged to the previous university.
+                  if (degreeCourses.find((c) => c.id === degreeCourseId)?.universityId !== e.target.value) setDegreeCourseId("");
+                }}
+                aria-invalid={errors.universityId ? true : undefined}
+                aria-describedby={describedBy("university", errors.universityId)}
+                className="field"
+              >
+                <option value="">Seleziona l'università</option>
+                {universities.map((u) => (
+                  <option key={u.id} value={u.id}>
+                    {u.name}
+                  </option>
+                ))}
+              </select>
+              <FieldError id="university-error" message={errors.universityId} />
+            </div>
+          )}
+
+          {showCourse && (
+            <div>
+              <label htmlFor="degreeCourse" className="block text-sm font-semibold">
+                Corso di laurea{showAll && <span className="font-normal text-muted"> (studenti)</span>}
+              </label>
+              <select
+                id="degreeCourse"
+                name="degreeCourse"
+                required
+                value={degreeCourseId}
+                onChange={(e) => setDegreeCourseId(e.target.value)}
+                aria-invalid={errors.degreeCourseId ? true : undefined}
+                aria-describedby={describedBy("degreeCourse", errors.degreeCourseId, hydrated ? undefined : "degreeCourse-hint")}
+                className="field"
+              >
+                <option value="">
+                  {hydrated && !universityId ? "Seleziona prima l'università" : "Seleziona il corso di laurea"}
+                </option>
+                {hydrated
+                  ? courseGroups.flatMap((g) =>
+                      g.courses.map((c) => (
+                        <option key={c.id} value={c.id}>
+                          {c.name}
+                        </option>
+                      )),
+                    )
+                  : courseGroups.map((g) => (
+                      <optgroup key={g.university.id} label={g.university.name}>
+                        {g.courses.map((c) => (
+                          <option key={c.id} value={c.id}>
+                            {c.name}
+                          </option>
+                        ))}
+                      </optgroup>
+                    ))}
+              </select>
+              {!hydrated && (
+                <p id="degreeCourse-hint" className="mt-1 text-xs text-muted">
+                  Scegli un corso della tua università: i corsi sono raggruppati per ateneo.
+                </p>
+              )}
+              <FieldError id="degreeCourse-error" message={errors.degreeCourseId} />
+            </div>
+          )}
+
+          {showSubject && (
+            <div>
+              <label htmlFor="subject" className="block text-sm font-semibold">
+                Materia{showAll && <span className="font-normal text-muted"> (docenti)</span>}
+              </label>
+              <select
+                id="subject"
+                name="subject"
+                required
+                value={subjectId}
+                onChange={(e) => setSubjectId(e.target.value)}
+                aria-invalid={errors.subjectId ? true : undefined}
+                aria-describedby={describedBy("subject", errors.subjectId)}
+                className="field"
+              >
+                <option value="">Seleziona la materia</option>
+                {subjects.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+              <FieldError id="subject-error" message={errors.subjectId} />
+            </div>
+          )}
+
+          {showInterests && (
+            <>
+              <input type="hidden" name="interestsShown" value="1" />
+              <InterestChoices
+                compact
+                legend={<>Interessi{showAll && <span className="font-normal text-muted"> (professionisti)</span>}</>}
+                interests={interests}
+                checked={checkedInterests}
+                error={errors.interestIds}
+              />
+            </>
+          )}
+        </fieldset>
+
+        <div className="flex flex-wrap items-center gap-3">
+          <button
+            type="submit"
+            disabled={saveDisabled}
+            aria-describedby={saveDisabled ? "save-hint" : undefined}
+            className={saveDisabled ? "button-primary button-disabled px-6 py-3 text-base" : "button-primary px-6 py-3 text-base"}
+          >
+            Salva
+          </button>
+          {saveDisabled && (
+            <p id="save-hint" className="text-sm text-muted">
+              {MESSAGES.profileIncomplete}
+            </p>
+          )}
+        </div>
+      </Form>
+    </section>
+  );
+}

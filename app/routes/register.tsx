@@ -1,0 +1,182 @@
+// /register/ — 'Crea il tuo account' (spec §2 registration, §5 rules, §8 'Email già registrata').
+import { useState } from "react";
+import { data, Form, redirect, useLocation } from "react-router";
+import { z } from "zod";
+import { requestContext, servicesContext, settingsContext } from "../context";
+import { welcomeMail } from "../../server/mail/templates";
+import { isValidPassword } from "../../server/accounts/password-rule";
+import { safeRedirectTarget } from "../lib/redirects";
+import type { Route } from "./+types/register";
+import { FieldError, TextField } from "../components/form-fields";
+import { PasswordHints } from "../components/password-fields";
+import { requireSignedOut } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { useHydrated } from "../lib/use-hydrated";
+
+const registrationSchema = z.object({
+  firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100),
+  lastname: z.string().trim().min(1, MESSAGES.lastnameRequired).max(100),
+  email: z.string().trim().min(1, MESSAGES.emailRequired).max(254).email(MESSAGES.emailInvalid),
+  password: z.string().min(1, MESSAGES.passwordRequired).max(200).refine(isValidPassword, MESSAGES.passwordRule),
+  terms: z.literal("on", { error: MESSAGES.termsRequired }),
+});
+type Field = keyof z.infer<typeof registrationSchema>;
+type ActionResult = {
+  fieldErrors?: Partial<Record<Field, string>>;
+  emailTaken?: boolean;
+  values?: Partial<Record<Field, string>>;
+};
+
+/** The social button starts the sign-in through social login, keeping `redirect`. */
+function socialSignInQuery(search: string) {
+  return new URLSearchParams({ via: "social", redirect: new URLSearchParams(search).get("redirect") ?? "/" }).toString();
+}
+
+/** Bots fill every field; people never see this one. */
+const HONEYPOT = "website";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  await requireSignedOut(request, context);
+  return { socialLogin: context.get(settingsContext).socialLogin };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const services = context.get(servicesContext);
+  const { ip, log } = context.get(requestContext);
+  const form = Object.fromEntries(await request.formData()) as Record<string, string>;
+  const returnTo = safeRedirectTarget(new URL(request.url).searchParams.get("redirect"));
+  const values = { firstname: form.firstname, lastname: form.lastname, email: form.email };
+
+  if (form[HONEYPOT]) {
+    log.warn("registration honeypot filled in");
+    return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
+  }
+  const parsed = registrationSchema.safeParse(form);
+  if (!parsed.success) {
+    const fieldErrors: ActionResult["fieldErrors"] = {};
+    for (const issue of parsed.error.issues) fieldErrors[issue.path[0] as Field] ??= issue.message;
+    return data<ActionResult>({ fieldErrors, values }, { status: 400 });
+  }
+  if (!(await services.rateLimits.checkRegistration(ip)).ok) {
+    return data<ActionResult>({ fieldErrors: { email: MESSAGES.tooManyAttempts }, values }, { status: 429 });
+  }
+  const result = await services.accounts.register(parsed.data);
+  if (!result.ok) return data<ActionResult>({ emailTaken: true, values }, { status: 409 });
+  // A welcome that fails to go out does not undo the registration.
+  const { publicOrigin } = context.get(settingsContext);
+  await services.mail
+    .send({ to: result.user.email!, ...welcomeMail({ firstname: result.user.firstname, loginUrl: `${publicOrigin}/login/` }) })
+    .catch((err) => log.warn({ err }, "welcome mail not sent"));
+  // Registered: the sign-in starts, and comes back where the visitor was going.
+  return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
+}
+
+export default function Register({ loaderData, actionData }: Route.ComponentProps) {
+  const { search } = useLocation();
+  const result = actionData as ActionResult | undefined;
+  const errors = result?.fieldErrors ?? {};
+  const hydrated = useHydrated();
+  const [showPassword, setShowPassword] = useState(false);
+  // Tracks what is typed only for the live hints; the field itself stays uncontrolled.
+  const [password, setPassword] = useState("");
+
+  const field = (name: Field, label: string, type: "text" | "email", autoComplete: string) => (
+    <TextField
+      name={name}
+      label={label}
+      type={type}
+      autoComplete={autoComplete}
+      defaultValue={result?.values?.[name] ?? ""}
+      error={errors[name]}
+    />
+  );
+
+  return (
+    <section className="mx-auto max-w-lg px-4 py-12">
+      <title>Crea il tuo account · Novalex Editore</title>
+      <div className="card p-8">
+        <h1 className="font-serif text-3xl font-bold text-brand">Crea il tuo account</h1>
+        <p className="mt-2 text-muted">
+          Hai già un account?{" "}
+          <a href="/login/" className="link">
+            Accedi
+          </a>
+        </p>
+        {loaderData.socialLogin && (
+          <p className="mt-6">
+            <a href={`/login/?${socialSignInQuery(search)}`} className="button-outline w-full">
+              Registrati con Google
+            </a>
+          </p>
+        )}
+
+        {result?.emailTaken && (
+          <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
+            <p className="font-semibold text-accent-dark">{MESSAGES.emailTaken}</p>
+            <p className="mt-1 text-sm">{MESSAGES.emailTakenText}</p>
+            <a href="/login/" className="link mt-2 inline-block text-sm">
+              {MESSAGES.loginPage}
+            </a>
+          </div>
+        )}
+
+        <Form method="post" noValidate className="mt-6 space-y-5">
+          {field("firstname", "Nome", "text", "given-name")}
+          {field("lastname", "Cognome", "text", "family-name")}
+          {field("email", "Email", "email", "email")}
+          <div>
+            <label htmlFor="password" className="block text-sm font-semibold">
+              Password
+            </label>
+            <div className="flex gap-2">
+              <input
+                id="password"
+                name="password"
+                type={showPassword ? "text" : "password"}
+                autoComplete="new-password"
+                required
+                onChange={(e) => setPassword(e.target.value)}
+                aria-invalid={errors.password ? true : undefined}
+                aria-describedby={`password-hints${errors.password ? " password-error" : ""}`}
+                className="field"
+              />
+              {hydrated && (
+                <button
+                  type="button"
+                  className="button-outline mt-1 shrink-0"
+                  onClick={() => setShowPassword((v) => !v)}
+                  aria-pressed={showPassword}
+                >
+                  {showPassword ? "Nascondi" : "Mostra"}
+                </button>
+              )}
+            </div>
+            <FieldError id="password-error" message={errors.password} />
+            <PasswordHints id="password-hints" password={password} />
+          </div>
+          <div className="hidden" aria-hidden="true">
+            <label htmlFor={HONEYPOT}>Non compilare questo campo</label>
+            <input id={HONEYPOT} name={HONEYPOT} type="text" tabIndex={-1} autoComplete="off" />
+          </div>
+          <div>
+            <label className="flex items-start gap-2 text-sm">
+              <input
+                name="terms"
+                type="checkbox"
+                required
+                className="mt-1"
+                aria-invalid={errors.terms ? true : undefined}
+                aria-describedby={errors.terms ? "terms-error" : undefined}
+              />
+              <span>Ho letto e accetto i termini e le condizioni d'uso e l'informativa sulla privacy</span>
+            </label>
+            <FieldError id="terms-error" message={errors.terms} />
+          </div>
+          <button type="submit" className="button-primary w-full py-3 text-base">
+            Crea account
+          </button>
+        </Form>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,34 @@
+// /forgot-password/reset/:token and /forgot-password/:token (the earlier address): a new password
+// through the e-mailed link (spec §2, §4 "Password reset", §5, §8). The page checks the link
+// first: a live one gets the form, a dead one 'Ooops. il tuo link è scaduto!'. Signed-in
+// visitors are sent away. On success every session of the account ends, the portal's and the
+// identity provider's, and the browser goes to /forgot-password/password-updated.
+import type { Route } from "./+types/reset-password";
+import { ResetPasswordView, type ResetActionResult, type ResetPageText } from "../components/password-fields";
+import { requireSignedOut } from "../lib/auth.server";
+import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
+
+const TEXT: ResetPageText = {
+  title: "Nuova password",
+  intro: "Scegli la nuova password del tuo account.",
+  submit: "Salva la nuova password",
+  expiredText:
+    "Il link per reimpostare la password vale un'ora e si può usare una sola volta. Richiedine un altro: ti arriverà per email.",
+  expiredLink: { href: "/forgot-password/", label: "Richiedi un nuovo link" },
+};
+
+export const headers = resetPageHeaders;
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  await requireSignedOut(request, context);
+  return { usable: await isResetLinkUsable(context, params.token, "reset") };
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  await requireSignedOut(request, context);
+  return submitResetLink({ request, context }, params.token, "reset", "/forgot-password/password-updated");
+}
+
+export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
+  return <ResetPasswordView usable={loaderData.usable} result={actionData as ResetActionResult | undefined} text={TEXT} />;
+}

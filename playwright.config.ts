@@ -1,0 +1,55 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_ARGS } from "./scripts/chromium.ts";
+
+// The production build, served on its own port over a fresh embedded database.
+const port = Number(process.env.E2E_PORT ?? 3917);
+const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), "portal-e2e-"));
+// The portal's mail goes to a local SMTP server (tests/e2e/global-setup.ts) that files it here.
+// Set on process.env so that the test workers, started later, read the same folder.
+process.env.E2E_MAIL_DIR ??= mkdtempSync(path.join(tmpdir(), "portal-e2e-mail-"));
+process.env.E2E_SMTP_PORT ??= String(port + 9);
+export const baseURL = `http://localhost:${port}`;
+
+const chromium = {
+  ...devices["Desktop Chrome"],
+  launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
+};
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  use: { baseURL, locale: "it-IT", timezoneId: "Europe/Rome", trace: "retain-on-failure" },
+  projects: [
+    // *.js.spec.ts test enhancements and run only with JavaScript; *.nojs.spec.ts only without.
+    { name: "js", use: { ...chromium, javaScriptEnabled: true }, testIgnore: /\.nojs\.spec\.ts$/ },
+    { name: "no-js", use: { ...chromium, javaScriptEnabled: false }, testIgnore: /\.js\.spec\.ts$/ },
+  ],
+  globalSetup: "./tests/e2e/global-setup.ts",
+  webServer: {
+    command: "node server/main.ts",
+    url: `${baseURL}/readyz`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      SESSION_SECRET: "e2e-session-secret-0123456789-0123456789-abcdef",
+      OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789-0123456789",
+      OIDC_COOKIE_KEYS: "e2e-oidc-cookie-key-0123456789-0123456789-abc",
+      LOG_LEVEL: "warn",
+      // Tests speak through a pretend proxy, one client address each (see identity-support.ts).
+      TRUST_PROXY: "true",
+      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+    },
+  },
+});

@@ -1,0 +1,376 @@
+// `npm run bench`: throughput and page weight of the production build.
+//
+// Builds the portal, starts `node server/main.ts` (NODE_ENV=production) on a free port with a fresh
+// embedded PGlite database in a temporary DATA_DIR, waits for /readyz, then:
+//   1. warms up each URL below (3 s each), then drives each with autocannon, one after the other, and
+//      prints requests/s (mean of the per-second samples), p50 and p99 latency (1 ms resolution) and
+//      the ratio to the route with no loader (/attivaprodotto/, the framework floor; the root loader
+//      still runs). /healthz is the plain Express floor.
+//      Requests carry no Accept-Encoding, so compression is not part of the measurement.
+//      Target: landing page ≥ 0.5 × the no-loader route.
+//   2. weighs each public page: its HTML and the client JavaScript it loads (modulepreload links,
+//      imports of the inline module scripts, and the static imports of those modules, recursively),
+//      each gzipped with zlib's default level as the compression middleware would.
+//      1 KB = 1000 bytes. Budget: client JavaScript ≤ 120 KB gzip per public page.
+// Exits 1 when any request failed (non-2xx, socket error, timeout) or a budget is missed.
+//
+// Environment:
+//   BENCH_DURATION      seconds of load per URL (default 10)
+//   BENCH_CONNECTIONS   concurrent connections (default 20)
+//   BENCH_DATABASE_URL  benchmark against this PostgreSQL database instead of PGlite
+import autocannon from "autocannon";
+import type { Result } from "autocannon";
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { measureSignIns } from "./bench/sign-in.ts";
+
+const LOADED_URLS = ["/landingpage/landing/", "/edu/", "/help-center/", "/attivaprodotto/", "/healthz"];
+const LANDING = "/landingpage/landing/";
+const NO_LOADER = "/attivaprodotto/";
+const PUBLIC_PAGES = ["/landingpage/landing/", "/landingpage/edu/", "/universita", "/edu/", "/help-center/", "/attivaprodotto/"];
+const NOT_FOUND_PAGE = "/does-not-exist";
+const JS_BUDGET_KB = 120;
+const TARGET_RATIO = 0.5;
+const SIGN_IN_CONCURRENCY = 4;
+const WARMUP_SECONDS = 3;
+const READY_TIMEOUT_MS = 120_000;
+
+const duration = positiveNumber("BENCH_DURATION", 10);
+const connections = positiveNumber("BENCH_CONNECTIONS", 20);
+const root = path.resolve(import.meta.dirname, "..");
+process.chdir(root);
+
+const failures: string[] = [];
+let server: ChildProcess | undefined;
+let dataDir: string | undefined;
+let running: { stop(): void } | undefined;
+let interrupted = false;
+let ready = false;
+let stopping: Promise<void> | undefined;
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const kb = (bytes: number) => (bytes / 1000).toFixed(1);
+const gzipSize = (body: string | Uint8Array) => gzipSync(body).length;
+
+function table(head: string[], rows: string[][]) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(line(head));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) console.log(line(row));
+}
+
+// ── build and server ─────────────────────────────────────────────────────────
+
+function run(command: string, args: string[]) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: "inherit" });
+    child.on("error", reject);
+    child.on("exit", (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(`${path.basename(args[0] ?? command)} ${args.slice(1).join(" ")} failed (${signal ?? `exit ${code}`})`),
+          ),
+    );
+  });
+}
+
+function freePort() {
+  return new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the server; its output (warn and above) is tallied by message for the report, see logSummary. */
+function startServer(port: number) {
+  dataDir = mkdtempSync(path.join(tmpdir(), "portal-bench-"));
+  const child = spawn(process.execPath, ["server/main.ts"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      DATABASE_URL: process.env.BENCH_DATABASE_URL ?? "",
+      SESSION_SECRET: randomBytes(48).toString("base64url"),
+      OIDC_CLIENT_SECRET: randomBytes(48).toString("base64url"),
+      OIDC_COOKIE_KEYS: randomBytes(48).toString("base64url"),
+      LOG_LEVEL: "warn",
+    },
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    let pending = "";
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => {
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) if (line.trim()) serverLine(line);
+    });
+  }
+  child.on("exit", (code, signal) => {
+    if (ready && !stopping) failures.push(`the server stopped on its own (${signal ?? `exit ${code}`}; its output is above)`);
+  });
+  server = child;
+  return child;
+}
+
+type LogEntry = {
+  level?: number;
+  msg?: string;
+  err?: { message?: string; stack?: string };
+  req?: { method?: string; url?: string };
+};
+const LEVELS: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+const serverLog = new Map<string, { count: number; example: string }>();
+const plainOutput: string[] = [];
+
+/** Pino lines are grouped by level, message and error message; anything else is kept verbatim. */
+function serverLine(line: string) {
+  let entry: LogEntry;
+  try {
+    entry = JSON.parse(line) as LogEntry;
+  } catch {
+    if (plainOutput.length < 100) plainOutput.push(line); // a crash or a console message
+    return;
+  }
+  const key = `${LEVELS[entry.level ?? 0] ?? entry.level} "${entry.msg}"${entry.err?.message ? `: ${entry.err.message}` : ""}`;
+  const seen = serverLog.get(key);
+  if (seen) return void seen.count++;
+  const stack = entry.err?.stack?.split("\n").slice(1, 4) ?? [];
+  const example = [entry.req && `first: ${entry.req.method} ${entry.req.url}`, ...stack].filter(Boolean);
+  serverLog.set(key, { count: 1, example: example.map((l) => `\n      ${l!.trim()}`).join("") });
+}
+
+function logSummary() {
+  if (serverLog.size === 0 && plainOutput.length === 0) return;
+  const total = [...serverLog.values()].reduce((sum, { count }) => sum + count, plainOutput.length);
+  console.log(`\nThe server logged ${total} line(s) at warn level or above:`);
+  for (const [key, { count, example }] of serverLog) console.log(`  ${String(count).padStart(7)}×  ${key}${example}`);
+  for (const line of plainOutput) console.log(`  [server] ${line}`);
+}
+
+async function waitUntilReady(origin: string, child: ChildProcess) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode)
+      throw new Error(`the server exited during start-up (${child.signalCode ?? `exit ${child.exitCode}`}; its output is above)`);
+    try {
+      const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the server was not ready within ${READY_TIMEOUT_MS / 1000} s (GET /readyz)`);
+}
+
+/** SIGTERM (SIGKILL after 15 s), then removes the temporary DATA_DIR. Safe to call twice. */
+function stopServer() {
+  running?.stop();
+  stopping ??= (async () => {
+    const child = server;
+    if (child && child.exitCode === null && !child.signalCode) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  })();
+  return stopping;
+}
+
+// ── load ─────────────────────────────────────────────────────────────────────
+
+async function load(url: string, seconds: number): Promise<Result> {
+  if (interrupted) throw new Error("interrupted");
+  const instance = autocannon({ url, connections, duration: seconds });
+  running = instance;
+  try {
+    return await instance;
+  } finally {
+    running = undefined;
+  }
+}
+
+function checkResponses(label: string, result: Result) {
+  if (result.non2xx === 0 && result.errors === 0 && result.timeouts === 0) return;
+  const codes = Object.entries(result.statusCodeStats)
+    .filter(([code]) => !code.startsWith("2"))
+    .map(([code, { count }]) => `${count}× ${code}`);
+  failures.push(`${label}: ${[...codes, `${result.errors} errors`, `${result.timeouts} timeouts`].join(", ")}`);
+}
+
+async function benchmark(origin: string) {
+  // Warming every URL before measuring any lets V8 optimise the rendering code they share, so the
+  // first URL measured is not penalised.
+  console.log(`\nWarm-up: ${WARMUP_SECONDS} s per URL`);
+  for (const url of LOADED_URLS) checkResponses(`${url} (warm-up)`, await load(origin + url, WARMUP_SECONDS));
+
+  console.log(`Load: ${connections} connections, ${duration} s per URL\n`);
+  const results = new Map<string, Result>();
+  for (const url of LOADED_URLS) {
+    process.stdout.write(`  ${url} …`);
+    const result = await load(origin + url, duration);
+    checkResponses(url, result);
+    results.set(url, result);
+    process.stdout.write(` ${Math.round(result.requests.average)} req/s\n`);
+  }
+
+  const floor = results.get(NO_LOADER)!.requests.average;
+  console.log();
+  table(
+    ["URL", "req/s", "p50 ms", "p99 ms", "× no-loader", "non-2xx/errors"],
+    [...results].map(([url, r]) => [
+      url,
+      r.requests.average.toFixed(0),
+      r.latency.p50.toFixed(0),
+      r.latency.p99.toFixed(0),
+      (r.requests.average / floor).toFixed(2),
+      `${r.non2xx}/${r.errors + r.timeouts}`,
+    ]),
+  );
+  const ratio = results.get(LANDING)!.requests.average / floor;
+  const pass = ratio >= TARGET_RATIO;
+  console.log(`\nlanding page ≥ ${TARGET_RATIO} × no-loader route: ${pass ? "PASS" : "FAIL"} (ratio ${ratio.toFixed(2)})`);
+  if (!pass) failures.push(`landing page throughput is ${ratio.toFixed(2)} × the no-loader route (target ≥ ${TARGET_RATIO})`);
+}
+
+// ── page weight ──────────────────────────────────────────────────────────────
+
+const MODULE_SCRIPT = /<script\b[^>]*\btype=["']?module["']?[^>]*>([\s\S]*?)<\/script>/gi;
+const TAG = /<(?:link|script)\b[^>]*>/gi;
+// `import "x"`, `import {a} from "x"`, `export * from "x"`, minified `from"x"`, and (inline only) `import("x")`.
+const STATIC_IMPORT = /(?:\bimport|\bfrom)\s*["']([^"']+)["']/g;
+// Between built chunks Vite writes relative specifiers (`from"./x.js"`); this skips look-alikes in strings.
+const CHUNK_IMPORT = /(?:\bimport|\bfrom)\s*["'](\.\.?\/[^"']+\.js)["']/g;
+const DYNAMIC_IMPORT = /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+
+const attr = (tag: string, name: string) => new RegExp(`\\b${name}=["']?([^"'\\s>]+)`, "i").exec(tag)?.[1];
+const specifiers = (code: string, pattern: RegExp) => [...code.matchAll(pattern)].map((m) => m[1]!);
+
+/** The /assets/*.js modules a page loads at start-up: its entry points and their static imports. */
+async function pageScripts(origin: string, pageUrl: string, html: string, cache: Map<string, Uint8Array>) {
+  const entries: string[] = [];
+  for (const tag of html.match(TAG) ?? []) {
+    const href = attr(tag, "href");
+    const src = attr(tag, "src");
+    if (/^<link/i.test(tag) && /\brel=["']?modulepreload/i.test(tag) && href) entries.push(href);
+    if (/^<script/i.test(tag) && src) entries.push(src);
+  }
+  for (const [, code] of html.matchAll(MODULE_SCRIPT)) {
+    entries.push(...specifiers(code!, STATIC_IMPORT), ...specifiers(code!, DYNAMIC_IMPORT));
+  }
+
+  const seen = new Set<string>();
+  const queue = entries.map((spec) => new URL(spec, origin + pageUrl).href);
+  while (queue.length) {
+    const url = queue.shift()!;
+    const { pathname } = new URL(url);
+    if (seen.has(url) || !url.startsWith(origin) || !pathname.startsWith("/assets/") || !pathname.endsWith(".js")) continue;
+    seen.add(url);
+    let body = cache.get(url);
+    if (!body) {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`${pageUrl} loads ${pathname}, which answers ${res.status}`);
+      body = new Uint8Array(await res.arrayBuffer());
+      cache.set(url, body);
+    }
+    const code = new TextDecoder().decode(body);
+    queue.push(...specifiers(code, CHUNK_IMPORT).map((spec) => new URL(spec, url).href));
+  }
+  return [...seen].map((url) => cache.get(url)!);
+}
+
+async function pageWeights(origin: string) {
+  console.log(`\nPage weight (gzip, 1 KB = 1000 bytes)\n`);
+  const cache = new Map<string, Uint8Array>();
+  const rows: string[][] = [];
+  let overBudget = false;
+  for (const page of [...PUBLIC_PAGES, NOT_FOUND_PAGE]) {
+    const expected = page === NOT_FOUND_PAGE ? 404 : 200;
+    const res = await fetch(origin + page, { redirect: "manual" });
+    const html = await res.text();
+    if (res.status !== expected) failures.push(`${page} answered ${res.status}, expected ${expected}`);
+    const scripts = await pageScripts(origin, page, html, cache);
+    const js = scripts.reduce((sum, body) => sum + gzipSize(body), 0);
+    const over = js > JS_BUDGET_KB * 1000;
+    overBudget ||= over;
+    rows.push([page, String(res.status), kb(gzipSize(html)), String(scripts.length), kb(js), over ? "over budget" : "ok"]);
+  }
+  table(["page", "status", "HTML KB", "JS files", "JS KB", `≤ ${JS_BUDGET_KB} KB`], rows);
+  console.log(`\nclient JavaScript ≤ ${JS_BUDGET_KB} KB gzip per public page: ${overBudget ? "FAIL" : "PASS"}`);
+  if (overBudget) failures.push(`a public page loads more than ${JS_BUDGET_KB} KB of gzipped JavaScript`);
+  console.log("(That no public page needs JavaScript to be read or navigated is verified by the browser tests, not here.)");
+}
+
+// ── main ─────────────────────────────────────────────────────────────────────
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the server`);
+    void stopServer().finally(() => process.exit(130));
+  });
+}
+
+/** Complete sign-ins through the identity provider (the public origin is localhost:<port>). */
+async function signIns(publicOrigin: string) {
+  const seconds = Math.min(duration, 10);
+  console.log(`\nSign-ins: ${SIGN_IN_CONCURRENCY} browsers, ${seconds} s, each the full redirect flow with an argon2id check`);
+  const result = await measureSignIns(publicOrigin, seconds, SIGN_IN_CONCURRENCY);
+  console.log(
+    `  ${result.signIns} sign-ins, ${result.perSecond.toFixed(1)}/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms, ${result.failures} failed`,
+  );
+  if (result.failures > 0 || result.signIns === 0) failures.push(`${result.failures} sign-ins failed`);
+}
+
+try {
+  console.log("Building the portal…");
+  await run(process.execPath, [path.join(root, "node_modules/.bin/react-router"), "build"]);
+
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  console.log(`\nStarting the production server on ${origin} (${process.env.BENCH_DATABASE_URL ? "PostgreSQL" : "PGlite"})…`);
+  const child = startServer(port);
+  const started = Date.now();
+  await waitUntilReady(origin, child);
+  ready = true;
+  console.log(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  await benchmark(origin);
+  await pageWeights(origin);
+  await signIns(`http://localhost:${port}`);
+} catch (error) {
+  failures.push(error instanceof Error ? error.message : String(error));
+} finally {
+  await stopServer();
+}
+
+logSummary();
+if (failures.length) console.log(`\nFAIL:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
+else console.log("\nAll requests succeeded and all budgets pass.");
+process.exit(failures.length ? 1 : 0);

@@ -1,0 +1,46 @@
+// Database maintenance against the configured database (DATABASE_URL, or the embedded PGlite
+// in DATA_DIR):  node scripts/db.ts migrate | seed | reset
+import { sql } from "drizzle-orm";
+import { loadConfig } from "../server/config.ts";
+import { openDatabase } from "../server/db/client.ts";
+import { prepareDatabase } from "../server/db/prepare.ts";
+import { seedDemoAccounts } from "../server/db/seed/accounts.ts";
+import { seedDatabase } from "../server/db/seed/index.ts";
+import { createLogger } from "../server/logger.ts";
+
+const command = process.argv[2];
+if (!["migrate", "seed", "reset"].includes(command ?? "")) {
+  console.error("usage: node scripts/db.ts migrate | seed | reset");
+  process.exit(2);
+}
+
+const config = loadConfig();
+const log = createLogger(config.logLevel);
+const database = await openDatabase(
+  config.database.url ? { url: config.database.url, poolMax: 2 } : { dataDir: config.database.pgliteDir },
+);
+try {
+  if (command === "migrate") {
+    await database.withStartupLock((db) => database.migrate(db));
+    log.info("migrations applied");
+  } else if (command === "seed") {
+    const { inserted } = await seedDatabase(database.db, config.links);
+    const accounts = config.isProduction ? 0 : await seedDemoAccounts(database.db);
+    log.info(inserted || accounts ? "demo data inserted" : "demo data already present: nothing to do");
+  } else {
+    if (config.isProduction) throw new Error("db:reset refuses to run with NODE_ENV=production");
+    // Drops everything of ours, migration bookkeeping included, then rebuilds from scratch.
+    await database.withStartupLock(async (db) => {
+      for (const statement of [
+        "drop schema if exists public cascade",
+        "drop schema if exists drizzle cascade",
+        "create schema public",
+      ]) {
+        await db.execute(sql.raw(statement));
+      }
+    });
+    await prepareDatabase(database, config, log);
+  }
+} finally {
+  await database.close();
+}

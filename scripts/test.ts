@@ -1,0 +1,37 @@
+// `npm test`: every test. Unit and integration tests (vitest: PGlite, and PostgreSQL too when
+// DATABASE_URL is set), then the browser tests (Playwright, Debian's Chromium) against the
+// production build, with and without JavaScript.
+//   npm test                   all of it
+//   npm run test:e2e           only the browser tests
+import { spawnSync } from "node:child_process";
+import { ensureChromium } from "./chromium.ts";
+
+const e2eOnly = process.argv.includes("--e2e-only");
+
+function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  console.log(`\n▶ ${title}`);
+  const r = spawnSync(command, args, { stdio: "inherit", env });
+  if (r.status !== 0) {
+    console.error(`\n✖ ${title} failed`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+if (!e2eOnly) {
+  const targets = process.env.DATABASE_URL ? "PGlite and PostgreSQL" : "PGlite (set DATABASE_URL to add PostgreSQL)";
+  step(`unit and integration tests on ${targets}`, "vitest", ["run"]);
+}
+
+let chromium: string;
+try {
+  chromium = ensureChromium();
+} catch (error) {
+  console.error(`\n✖ ${(error as Error).message}`);
+  process.exit(1);
+}
+step("production build", "react-router", ["build"]);
+step("browser tests (Chromium, with and without JavaScript)", "playwright", ["test"], {
+  ...process.env,
+  CHROMIUM_PATH: chromium,
+});
+console.log("\n✔ all tests passed");

@@ -1,0 +1,115 @@
+// Password change from the profile (spec §2 /profile/change-password/, §5, §8): the customer
+// proves the current password and chooses a new one that meets the rule.
+//
+// After the change only the browser that made it stays signed in. The portal's other sessions
+// are ended by the caller (`auth.endOtherSessions`); this module ends the identity provider's
+// side in the same transaction as the new hash: every provider session, grant and token of the
+// account except the grant behind the portal session that stays. Without that, a browser whose
+// portal session was ended would be signed straight back in by the provider's own session
+// cookie (30 days) at its next visit to /login/, without a password.
+import { createHash } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { oidcPayloads, sessions, users } from "../db/schema.ts";
+import { isValidPassword } from "./password-rule.ts";
+import { hashPassword, verifyPassword } from "./passwords.ts";
+
+export type PasswordChangeFailure =
+  /** The current password is wrong (or the password changed meanwhile, so it is no longer right). */
+  | "wrong_password"
+  /** The new password does not meet the rule (the form checks it first; this is the guard). */
+  | "invalid_password"
+  /** No active account with this id (deleted meanwhile). */
+  | "unknown_user";
+
+export type PasswordChangeResult = { ok: true } | { ok: false; reason: PasswordChangeFailure };
+
+export type PasswordChangeOptions = {
+  /** The raw id of the portal session that stays signed in; its provider grant survives. */
+  keepSessionId?: string;
+};
+
+/** Same digest as server/accounts/sessions.ts: the table keeps only the id's SHA-256. */
+const sessionIdHash = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");
+
+/** The provider grant behind a portal session (through its refresh token), or null. */
+async function grantOfSession(db: Database, rawSessionId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ grantId: oidcPayloads.grantId })
+    .from(sessions)
+    .innerJoin(oidcPayloads, and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, sessions.refreshToken)))
+    .where(eq(sessions.idHash, sessionIdHash(rawSessionId)));
+  return row?.grantId ?? null;
+}
+
+/**
+ * Deletes the provider's sessions, grants, codes and tokens of the account, except the grant
+ * `keepGrantId`, its tokens and the provider session that holds it. Without a grant to keep it
+ * deletes everything, as `identity.revokeAccount` does.
+ */
+async function endOtherProviderSessions(db: Database, userId: string, keepGrantId: string | null): Promise<void> {
+  const ofAccount = sql`${oidcPayloads.payload} ->> 'accountId' = ${userId}`;
+  if (!keepGrantId) {
+    await db.delete(oidcPayloads).where(ofAccount);
+    return;
+  }
+  // Never null (a null would make `not kept` null, and the row would survive).
+  const kept = sql`(
+    coalesce(${oidcPayloads.grantId}, '') = ${keepGrantId}
+    or (${oidcPayloads.type} = 'Grant' and ${oidcPayloads.id} = ${keepGrantId})
+    or (${oidcPayloads.type} = 'Session' and exists (
+      select 1 from jsonb_each(coalesce(${oidcPayloads.payload} -> 'authorizations', '{}'::jsonb)) as authorization_entry
+      where authorization_entry.value ->> 'grantId' = ${keepGrantId}
+    ))
+  )`;
+  await db.delete(oidcPayloads).where(and(ofAccount, sql`not ${kept}`));
+}
+
+/**
+ * Changes the password of an active account after checking the current one. The new hash is
+ * written only over the hash that was verified, so a reset or another change that lands in
+ * between is never overwritten by a password nobody proved.
+ */
+export async function changePassword(
+  db: Database,
+  userId: string,
+  currentPassword: string,
+  newPassword: string,
+  { keepSessionId }: PasswordChangeOptions = {},
+): Promise<PasswordChangeResult> {
+  if (!isValidPassword(newPassword)) return { ok: false, reason: "invalid_password" };
+  const [user] = await db
+    .select({ passwordHash: users.passwordHash })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.status, "active")));
+  if (!user) {
+    await verifyPassword(null, currentPassword); // the same time as a real check
+    return { ok: false, reason: "unknown_user" };
+  }
+  if (!user.passwordHash || !(await verifyPassword(user.passwordHash, currentPassword))) {
+    return { ok: false, reason: "wrong_password" };
+  }
+  const verifiedHash = user.passwordHash;
+  const passwordHash = await hashPassword(newPassword);
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(users)
+      .set({ passwordHash, updatedAt: new Date() })
+      .where(and(eq(users.id, userId), eq(users.status, "active"), eq(users.passwordHash, verifiedHash)))
+      .returning({ id: users.id });
+    if (updated.length === 0) return { ok: false, reason: "wrong_password" } as const;
+    const keepGrantId = keepSessionId ? await grantOfSession(tx, keepSessionId) : null;
+    await endOtherProviderSessions(tx, userId, keepGrantId);
+    return { ok: true } as const;
+  });
+}
+
+/** The service the routes reach through the context (`services.passwordChanges`). */
+export function createPasswordChanges(db: Database) {
+  return {
+    change: (userId: string, currentPassword: string, newPassword: string, options?: PasswordChangeOptions) =>
+      changePassword(db, userId, currentPassword, newPassword, options),
+  };
+}
+
+export type PasswordChanges = ReturnType<typeof createPasswordChanges>;

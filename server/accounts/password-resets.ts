@@ -1,0 +1,73 @@
+// Password links: forgotten password, and first password of accounts migrated from the old shop.
+// A token is 256 random bits, stored only as its SHA-256, valid one hour, usable once.
+import { createHash, randomBytes } from "node:crypto";
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { passwordResetTokens, users } from "../db/schema.ts";
+import { hashPassword } from "./passwords.ts";
+
+export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+export type ResetPurpose = "reset" | "migrated";
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("base64url");
+
+export function createPasswordResets(db: Database, now: () => Date = () => new Date()) {
+  const usable = (token: string, purpose: ResetPurpose) =>
+    and(
+      eq(passwordResetTokens.tokenHash, hashToken(token)),
+      eq(passwordResetTokens.purpose, purpose),
+      isNull(passwordResetTokens.usedAt),
+      gt(passwordResetTokens.expiresAt, now()),
+    );
+
+  return {
+    /** A new link token for the user; earlier unused tokens stay valid until they expire. */
+    async issue(userId: string, purpose: ResetPurpose): Promise<string> {
+      const token = randomBytes(32).toString("base64url");
+      await db.insert(passwordResetTokens).values({
+        tokenHash: hashToken(token),
+        userId,
+        purpose,
+        expiresAt: new Date(now().getTime() + RESET_TOKEN_TTL_MS),
+      });
+      return token;
+    },
+
+    /** Whether the link can still be used (the page checks before showing the form). */
+    async isUsable(token: string, purpose: ResetPurpose): Promise<boolean> {
+      const [row] = await db
+        .select({ userId: passwordResetTokens.userId })
+        .from(passwordResetTokens)
+        .where(usable(token, purpose));
+      return Boolean(row);
+    },
+
+    /**
+     * Sets the new password and uses up the token in one transaction. The UPDATE that marks the
+     * token used matches only an unused one, so of parallel submissions exactly one succeeds.
+     * Every other token of the user dies with it. Returns the user, or null for a dead link.
+     */
+    async resetPassword(token: string, purpose: ResetPurpose, newPassword: string): Promise<{ userId: string } | null> {
+      const passwordHash = await hashPassword(newPassword);
+      return db.transaction(async (tx) => {
+        const [used] = await tx
+          .update(passwordResetTokens)
+          .set({ usedAt: now() })
+          .where(usable(token, purpose))
+          .returning({ userId: passwordResetTokens.userId });
+        if (!used) return null;
+        await tx
+          .update(users)
+          .set({ passwordHash, migratedFromShop: false, updatedAt: now() })
+          .where(and(eq(users.id, used.userId), eq(users.status, "active")));
+        await tx
+          .update(passwordResetTokens)
+          .set({ usedAt: now() })
+          .where(and(eq(passwordResetTokens.userId, used.userId), isNull(passwordResetTokens.usedAt)));
+        return { userId: used.userId };
+      });
+    },
+  };
+}
+
+export type PasswordResets = ReturnType<typeof createPasswordResets>;

@@ -1,0 +1,93 @@
+// Customer accounts: registration, credentials, lookups.
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { isUniqueViolation } from "../db/errors.ts";
+import { users } from "../db/schema.ts";
+import { hashPassword, verifyPassword } from "./passwords.ts";
+
+export type User = typeof users.$inferSelect;
+
+/** E-mails are compared trimmed and lower-cased: one account per address, whatever the case. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export type RegistrationInput = { firstname: string; lastname: string; email: string; password: string };
+
+export type CredentialsResult =
+  | { ok: true; user: User }
+  | { ok: false; reason: "invalid" }
+  /** Imported from the old shop: has to set a password through an e-mailed link first. */
+  | { ok: false; reason: "migrated"; user: User };
+
+export function createAccountsService(db: Database) {
+  async function findActiveByEmail(email: string): Promise<User | null> {
+    const [user] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.email, normalizeEmail(email)), eq(users.status, "active")));
+    return user ?? null;
+  }
+
+  return {
+    findActiveByEmail,
+
+    async findActiveById(id: string): Promise<User | null> {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+      const [user] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, id), eq(users.status, "active")));
+      return user ?? null;
+    },
+
+    /** Creates an account; the unique index on e-mail decides races between two sign-ups. */
+    async register(input: RegistrationInput): Promise<{ ok: true; user: User } | { ok: false; reason: "email_taken" }> {
+      const passwordHash = await hashPassword(input.password);
+      try {
+        const [user] = await db
+          .insert(users)
+          .values({
+            email: normalizeEmail(input.email),
+            passwordHash,
+            firstname: input.firstname.trim(),
+            lastname: input.lastname.trim(),
+          })
+          .returning();
+        return { ok: true, user: user! };
+      } catch (error) {
+        if (isUniqueViolation(error)) return { ok: false, reason: "email_taken" };
+        throw error;
+      }
+    },
+
+    /**
+     * An account for a customer proven by the social login's upstream provider: no password
+     * (one can be set later through "password dimenticata"). A racing twin returns the same row.
+     */
+    async registerWithoutPassword(input: { email: string; firstname: string; lastname: string }): Promise<User> {
+      try {
+        const [user] = await db
+          .insert(users)
+          .values({ email: normalizeEmail(input.email), firstname: input.firstname.trim(), lastname: input.lastname.trim() })
+          .returning();
+        return user!;
+      } catch (error) {
+        const existing = isUniqueViolation(error) ? await findActiveByEmail(input.email) : null;
+        if (!existing) throw error;
+        return existing;
+      }
+    },
+
+    /** Checks e-mail and password. Unknown e-mail and wrong password are the same answer. */
+    async verifyCredentials(email: string, password: string): Promise<CredentialsResult> {
+      const user = await findActiveByEmail(email);
+      const valid = await verifyPassword(user?.passwordHash, password);
+      if (user?.migratedFromShop) return { ok: false, reason: "migrated", user };
+      if (!user || !valid) return { ok: false, reason: "invalid" };
+      return { ok: true, user };
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

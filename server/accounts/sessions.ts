@@ -1,0 +1,127 @@
+// The portal's sessions: a row per signed-in browser. The cookie carries a random 256-bit id;
+// the table keeps only its SHA-256, so a leaked table does not hand out sessions.
+import { createHash, randomBytes } from "node:crypto";
+import { and, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { sessions, users } from "../db/schema.ts";
+
+/** A session unused this long ends (a week without visits). */
+export const SESSION_IDLE_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
+/** A session ends this long after sign-in, however active (30 days). */
+export const SESSION_ABSOLUTE_TIMEOUT_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long one request may take to refresh a session's tokens before another may try. */
+const REFRESH_CLAIM_MS = 10_000;
+/** lastSeenAt is written at most this often, not on every request. */
+const TOUCH_INTERVAL_MS = 60 * 1000;
+
+export type ProviderTokens = {
+  accessToken: string;
+  accessTokenExpiresAt: Date;
+  refreshToken: string | null;
+  idToken: string;
+};
+
+export type Session = typeof sessions.$inferSelect;
+
+const hashId = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");
+
+export function createSessionStore(db: Database, now: () => Date = () => new Date()) {
+  return {
+    /** A new session (and a new id: sign-in never reuses an id the browser had before). */
+    async create(userId: string, tokens: ProviderTokens): Promise<string> {
+      const rawId = randomBytes(32).toString("base64url");
+      await db.insert(sessions).values({
+        idHash: hashId(rawId),
+        userId,
+        expiresAt: new Date(now().getTime() + SESSION_ABSOLUTE_TIMEOUT_MS),
+        ...tokens,
+      });
+      return rawId;
+    },
+
+    /** The live session of this id, or null when unknown, idle too long or past its end. */
+    async find(rawId: string): Promise<Session | null> {
+      const at = now();
+      const [row] = await db
+        .select({ session: sessions })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(
+          and(
+            eq(sessions.idHash, hashId(rawId)),
+            gt(sessions.expiresAt, at),
+            gt(sessions.lastSeenAt, new Date(at.getTime() - SESSION_IDLE_TIMEOUT_MS)),
+            eq(users.status, "active"),
+          ),
+        );
+      if (!row) return null;
+      if (at.getTime() - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
+        await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash));
+      }
+      return row.session;
+    },
+
+    /**
+     * Renews the provider tokens of a session whose access token has expired, once however many
+     * requests (on however many instances) need it at the same moment. One request claims the
+     * refresh with an atomic UPDATE; the others wait for its result. No lock is held during the
+     * call to the provider, which uses the same database.
+     * Returns false when the session cannot be renewed (grant revoked): it is then deleted.
+     */
+    async refreshTokens(idHash: string, refresh: (refreshToken: string) => Promise<ProviderTokens | null>): Promise<boolean> {
+      const claimed = await db
+        .update(sessions)
+        .set({ refreshingUntil: new Date(now().getTime() + REFRESH_CLAIM_MS) })
+        .where(
+          and(
+            eq(sessions.idHash, idHash),
+            or(isNull(sessions.accessTokenExpiresAt), lte(sessions.accessTokenExpiresAt, now())),
+            or(isNull(sessions.refreshingUntil), lte(sessions.refreshingUntil, now())),
+          ),
+        )
+        .returning({ refreshToken: sessions.refreshToken });
+      const claim = claimed[0];
+      if (claim) {
+        const fresh = claim.refreshToken ? await refresh(claim.refreshToken).catch(() => null) : null;
+        if (!fresh) {
+          await db.delete(sessions).where(eq(sessions.idHash, idHash));
+          return false;
+        }
+        await db
+          .update(sessions)
+          .set({ ...fresh, refreshingUntil: null })
+          .where(eq(sessions.idHash, idHash));
+        return true;
+      }
+      // Someone else is refreshing (or just did): wait for the renewed tokens.
+      const deadline = now().getTime() + REFRESH_CLAIM_MS;
+      while (now().getTime() < deadline) {
+        const [row] = await db
+          .select({ expiresAt: sessions.accessTokenExpiresAt })
+          .from(sessions)
+          .where(eq(sessions.idHash, idHash));
+        if (!row) return false;
+        if (row.expiresAt && row.expiresAt > now()) return true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return false;
+    },
+
+    async destroy(rawId: string): Promise<Session | null> {
+      const [row] = await db
+        .delete(sessions)
+        .where(eq(sessions.idHash, hashId(rawId)))
+        .returning();
+      return row ?? null;
+    },
+
+    /** Ends the user's sessions, except the one given (password change keeps the current one). */
+    async destroyAllForUser(userId: string, exceptRawId?: string): Promise<void> {
+      await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), exceptRawId ? ne(sessions.idHash, hashId(exceptRawId)) : sql`true`));
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>;

@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const tempDir = () => mkdtempSync(path.join(tmpdir(), "portal-config-"));
+
+describe("loadConfig", () => {
+  it("defaults the public origin to localhost on the configured port", () => {
+    const config = loadConfig({ env: { PORT: "4123", DATA_DIR: tempDir() } });
+    expect(config.publicOrigin).toBe("http://localhost:4123");
+    expect(config.isHttps).toBe(false);
+    expect(config.database.url).toBeUndefined();
+  });
+
+  it("takes the origin from configuration behind a proxy", () => {
+    const config = loadConfig({ env: { PUBLIC_ORIGIN: "https://account.novalex.example/", DATA_DIR: tempDir() } });
+    expect(config.publicOrigin).toBe("https://account.novalex.example");
+    expect(config.isHttps).toBe(true);
+  });
+
+  it("refuses to start in production without secrets, naming them", () => {
+    expect(() => loadConfig({ env: { NODE_ENV: "production", DATA_DIR: tempDir() } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { NODE_ENV: "production", DATA_DIR: tempDir() } })).toThrow(/SESSION_SECRET/);
+  });
+
+  it("generates missing secrets once outside production and keeps them", () => {
+    const dir = tempDir();
+    const told: string[][] = [];
+    const first = loadConfig({ env: { DATA_DIR: dir }, onGeneratedSecrets: (names) => told.push(names) });
+    const second = loadConfig({ env: { DATA_DIR: dir }, onGeneratedSecrets: (names) => told.push(names) });
+    expect(first.secrets.session).toHaveLength(64);
+    expect(second.secrets.session).toBe(first.secrets.session);
+    expect(told).toEqual([["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS"]]);
+    expect(JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8")).SESSION_SECRET).toBe(first.secrets.session);
+  });
+
+  it("takes the identity provider's signing keys from OIDC_JWKS when given, and checks them", () => {
+    const jwks = { keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", d: "d", kid: "k1" }] };
+    const config = loadConfig({ env: { DATA_DIR: tempDir(), OIDC_JWKS: JSON.stringify(jwks) } });
+    expect(config.oidc.jwks).toEqual(jwks);
+    expect(loadConfig({ env: { DATA_DIR: tempDir() } }).oidc.jwks).toBeNull();
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), OIDC_JWKS: "{nope" } })).toThrow(/OIDC_JWKS/);
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), OIDC_JWKS: '{"keys":[{"kty":"EC"}]}' } })).toThrow(/private keys/);
+  });
+
+  it("rejects invalid values with a readable message", () => {
+    expect(() => loadConfig({ env: { PORT: "not-a-port" } })).toThrow(/PORT/);
+  });
+});

@@ -1,0 +1,186 @@
+// The one place that reads process.env. Everything else receives a validated Config.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // Where customers reach the portal; behind a proxy this is the proxy's address.
+  PUBLIC_ORIGIN: z.url().optional(),
+  TRUST_PROXY: boolean.default(false),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  // Unset: the embedded PGlite database under DATA_DIR. Set: a PostgreSQL server.
+  DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  SESSION_SECRET: z.string().min(32).optional(),
+  // Identity provider (the portal's own OpenID provider, mounted at /oidc).
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).default("portal-frontend"),
+  OIDC_CLIENT_SECRET: z.string().min(32).optional(),
+  /** Comma-separated keys that sign the provider's cookies; the first signs, all verify. */
+  OIDC_COOKIE_KEYS: z.string().min(32).optional(),
+  /** The provider's private signing keys as a JWKS (JSON); unset: generated and kept in the database. */
+  OIDC_JWKS: z.string().optional(),
+  // Social login: an upstream OpenID provider. Unset: the social login link is hidden.
+  SOCIAL_OIDC_ISSUER: z.url().optional(),
+  SOCIAL_OIDC_CLIENT_ID: z.string().optional(),
+  SOCIAL_OIDC_CLIENT_SECRET: z.string().optional(),
+  /** The storefront's customer logout page, opened in a new tab on sign-out. */
+  STOREFRONT_LOGOUT_URL: z.url().optional(),
+  // Mail: SMTP when set (smtp://user:pass@host:port), otherwise the embedded outbox.
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().min(3).default("Novalex Editore <noreply@novalex.example>"),
+  // The publisher's other sites, linked from the header, footer and landing pages.
+  MAIN_SITE_URL: z.url().default("https://www.novalex.example"),
+  SHOP_URL: z.url().default("https://shop.novalex.example"),
+  COURSE_PLATFORM_URL: z.url().default("https://corsi.novalex.example"),
+  EDU_PLATFORM_URL: z.url().default("https://edu.novalex.example"),
+  SALES_EMAIL: z.email().default("vendite@novalex.example"),
+});
+
+export type Config = {
+  env: "development" | "production" | "test";
+  isProduction: boolean;
+  host: string;
+  port: number;
+  publicOrigin: string;
+  /** True when customers reach the portal over HTTPS (enables HSTS and Secure cookies). */
+  isHttps: boolean;
+  trustProxy: boolean;
+  logLevel: string;
+  dataDir: string;
+  database: { url: string | undefined; poolMax: number; pgliteDir: string };
+  secrets: { session: string; oidcClient: string; oidcCookieKeys: string[] };
+  oidc: { issuer: string; clientId: string; jwks: { keys: JsonWebKey[] } | null };
+  socialLogin: { issuer: string; clientId: string; clientSecret: string } | null;
+  storefrontLogoutUrl: string;
+  mail: { smtpUrl: string | undefined; from: string };
+  links: { mainSite: string; shop: string; coursePlatform: string; eduPlatform: string };
+  salesEmail: string;
+};
+
+/** The secrets a production deployment must provide. */
+const REQUIRED_SECRETS = ["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS"] as const;
+type SecretName = (typeof REQUIRED_SECRETS)[number];
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export type LoadConfigOptions = {
+  env?: NodeJS.ProcessEnv;
+  /** Told about secrets generated for a non-production run. */
+  onGeneratedSecrets?: (names: string[], file: string) => void;
+};
+
+export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfigOptions = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === "production";
+  const dataDir = path.resolve(e.DATA_DIR);
+  const publicOrigin = (e.PUBLIC_ORIGIN ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+
+  const secrets = resolveSecrets(
+    { SESSION_SECRET: e.SESSION_SECRET, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET, OIDC_COOKIE_KEYS: e.OIDC_COOKIE_KEYS },
+    { isProduction, dataDir, onGeneratedSecrets },
+  );
+  const social = [e.SOCIAL_OIDC_ISSUER, e.SOCIAL_OIDC_CLIENT_ID, e.SOCIAL_OIDC_CLIENT_SECRET];
+  if (social.some(Boolean) && !social.every(Boolean)) {
+    throw new ConfigError("Social login needs SOCIAL_OIDC_ISSUER, SOCIAL_OIDC_CLIENT_ID and SOCIAL_OIDC_CLIENT_SECRET together.");
+  }
+
+  return {
+    env: e.NODE_ENV,
+    isProduction,
+    host: e.HOST,
+    port: e.PORT,
+    publicOrigin,
+    isHttps: publicOrigin.startsWith("https://"),
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === "test" ? "warn" : "info"),
+    dataDir,
+    database: {
+      url: e.DATABASE_URL || undefined,
+      poolMax: e.DATABASE_POOL_MAX,
+      pgliteDir: path.join(dataDir, "pglite"),
+    },
+    secrets: {
+      session: secrets.SESSION_SECRET,
+      oidcClient: secrets.OIDC_CLIENT_SECRET,
+      oidcCookieKeys: secrets.OIDC_COOKIE_KEYS.split(",").map((k) => k.trim()),
+    },
+    oidc: {
+      issuer: (e.OIDC_ISSUER ?? `${publicOrigin}/oidc`).replace(/\/+$/, ""),
+      clientId: e.OIDC_CLIENT_ID,
+      jwks: e.OIDC_JWKS ? parseJwks(e.OIDC_JWKS) : null,
+    },
+    socialLogin:
+      e.SOCIAL_OIDC_ISSUER && e.SOCIAL_OIDC_CLIENT_ID && e.SOCIAL_OIDC_CLIENT_SECRET
+        ? { issuer: e.SOCIAL_OIDC_ISSUER, clientId: e.SOCIAL_OIDC_CLIENT_ID, clientSecret: e.SOCIAL_OIDC_CLIENT_SECRET }
+        : null,
+    storefrontLogoutUrl: e.STOREFRONT_LOGOUT_URL ?? `${e.SHOP_URL.replace(/\/+$/, "")}/customer/account/logout/`,
+    mail: { smtpUrl: e.SMTP_URL || undefined, from: e.MAIL_FROM },
+    links: {
+      mainSite: e.MAIN_SITE_URL.replace(/\/+$/, ""),
+      shop: e.SHOP_URL.replace(/\/+$/, ""),
+      coursePlatform: e.COURSE_PLATFORM_URL.replace(/\/+$/, ""),
+      eduPlatform: e.EDU_PLATFORM_URL.replace(/\/+$/, ""),
+    },
+    salesEmail: e.SALES_EMAIL,
+  };
+}
+
+/** OIDC_JWKS: {"keys":[...]} with at least one private key (a "d" member). */
+function parseJwks(text: string): { keys: JsonWebKey[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigError('OIDC_JWKS is not valid JSON: it must be a JWKS, {"keys": [ ...private keys... ]}.');
+  }
+  const keys = (value as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((k) => k && typeof k === "object" && "d" in k)) {
+    throw new ConfigError('OIDC_JWKS must hold a non-empty "keys" array of private keys.');
+  }
+  return { keys: keys as JsonWebKey[] };
+}
+
+/**
+ * Production must be given its secrets. Anywhere else a missing secret is generated once and
+ * kept in DATA_DIR/secrets.json, so sessions survive restarts of a development server.
+ */
+function resolveSecrets(
+  given: Record<SecretName, string | undefined>,
+  opts: { isProduction: boolean; dataDir: string; onGeneratedSecrets?: LoadConfigOptions["onGeneratedSecrets"] },
+): Record<SecretName, string> {
+  const missing = REQUIRED_SECRETS.filter((name) => !given[name]);
+  if (missing.length === 0) return given as Record<SecretName, string>;
+  if (opts.isProduction) {
+    throw new ConfigError(
+      `Missing required secret(s) in production: ${missing.join(", ")}. ` +
+        `Set each to a random value of at least 32 characters (e.g. \`openssl rand -base64 48\`).`,
+    );
+  }
+  const file = path.join(opts.dataDir, "secrets.json");
+  const stored: Partial<Record<SecretName, string>> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  const generated = missing.filter((name) => !stored[name]);
+  for (const name of generated) stored[name] = randomBytes(48).toString("base64url");
+  if (generated.length > 0) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+    opts.onGeneratedSecrets?.(generated, file);
+  }
+  const result = { ...given };
+  for (const name of missing) result[name] = stored[name];
+  return result as Record<SecretName, string>;
+}

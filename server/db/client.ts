@@ -1,0 +1,105 @@
+// Opens the database: a PostgreSQL pool when a URL is given, the embedded PGlite otherwise.
+// Both speak the same SQL and expose the same Drizzle API, so nothing above this file knows
+// which one it is talking to.
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import type { Logger as DrizzleLogger } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import pg from "pg";
+import * as schema from "./schema.ts";
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type DatabaseHandle = {
+  db: Database;
+  kind: "postgres" | "pglite";
+  /**
+   * Runs `work` while holding a PostgreSQL advisory lock on one connection, so that two
+   * instances starting at once migrate and seed one after the other.
+   */
+  withStartupLock<T>(work: (db: Database) => Promise<T>): Promise<T>;
+  /** Applies the committed SQL migrations on the given connection. */
+  migrate(db: Database): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type OpenDatabaseOptions =
+  | {
+      url: string;
+      poolMax?: number;
+      logger?: DrizzleLogger;
+      /** Errors of idle connections (the server restarted, the network dropped). */
+      onIdleError?: (error: Error) => void;
+    }
+  /** `dataDir` undefined keeps the PGlite database in memory (tests). */
+  | { url?: undefined; dataDir: string | undefined; logger?: DrizzleLogger };
+
+export const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;
+
+/** Arbitrary constant shared by every instance: the key of the start-up advisory lock. */
+const STARTUP_LOCK_KEY = 7_402_118_311;
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.url !== undefined) return openPostgres(options);
+  return openPglite(options.dataDir, options.logger);
+}
+
+function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  // Without a listener an idle connection's error would crash the process; the pool drops
+  // that connection and opens a new one for the next query.
+  pool.on("error", (error) => onIdleError?.(error));
+  const db = drizzlePg({ client: pool, schema, logger });
+  return {
+    db,
+    kind: "postgres",
+    async withStartupLock(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("select pg_advisory_lock($1)", [STARTUP_LOCK_KEY]);
+        try {
+          return await work(drizzlePg({ client, schema, logger }));
+        } finally {
+          await client.query("select pg_advisory_unlock($1)", [STARTUP_LOCK_KEY]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    migrate: (conn) => migratePg(conn as Parameters<typeof migratePg>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
+    async ping() {
+      await pool.query("select 1");
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, logger?: DrizzleLogger): Promise<DatabaseHandle> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite({ client, schema, logger });
+  return {
+    db,
+    kind: "pglite",
+    async withStartupLock(work) {
+      // PGlite is one connection in one process; the lock keeps the code path identical.
+      await client.query("select pg_advisory_lock($1)", [STARTUP_LOCK_KEY]);
+      try {
+        return await work(db);
+      } finally {
+        await client.query("select pg_advisory_unlock($1)", [STARTUP_LOCK_KEY]);
+      }
+    },
+    migrate: (conn) => migratePglite(conn as Parameters<typeof migratePglite>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
+    async ping() {
+      await client.query("select 1");
+    },
+    close: () => client.close(),
+  };
+}

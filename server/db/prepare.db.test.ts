@@ -1,0 +1,75 @@
+import { count } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
+import { testConfig } from "../../tests/support/config.ts";
+import { createAccountsService } from "../accounts/service.ts";
+import { createLogger } from "../logger.ts";
+import { openDatabase } from "./client.ts";
+import { prepareDatabase } from "./prepare.ts";
+import { landingPages, productTypes, products, users } from "./schema.ts";
+import { DEMO_CUSTOMER } from "./seed/accounts.ts";
+
+const log = createLogger("silent");
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrate: false });
+});
+afterAll(() => database.destroy());
+
+async function counts() {
+  const [p] = await database.db.select({ n: count() }).from(products);
+  const [t] = await database.db.select({ n: count() }).from(productTypes);
+  const [l] = await database.db.select({ n: count() }).from(landingPages);
+  const [u] = await database.db.select({ n: count() }).from(users);
+  return { products: p!.n, types: t!.n, landings: l!.n, users: u!.n };
+}
+
+describe("prepareDatabase", () => {
+  it("migrates and seeds an empty database, and running it again changes nothing", async () => {
+    await prepareDatabase(database, testConfig(), log);
+    const first = await counts();
+    expect(first.products).toBeGreaterThan(50);
+    expect(first.landings).toBe(8);
+    expect(first.users).toBe(3); // the demo customer and two accounts migrated from the old shop
+    await prepareDatabase(database, testConfig(), log);
+    expect(await counts()).toEqual(first);
+  });
+
+  it("creates no demo accounts in production", async () => {
+    const fresh = await createTestDatabase({ migrate: false });
+    try {
+      await prepareDatabase(fresh, testConfig({ NODE_ENV: "production" }), log);
+      const [u] = await fresh.db.select({ n: count() }).from(users);
+      expect(u!.n).toBe(0);
+    } finally {
+      await fresh.destroy();
+    }
+  });
+
+  it("lets the demo customer sign in with the README's password", async () => {
+    const result = await createAccountsService(database.db).verifyCredentials(DEMO_CUSTOMER.email, DEMO_CUSTOMER.password);
+    expect(result.ok).toBe(true);
+  });
+
+  it("lets two instances start at once on an empty database without racing (PostgreSQL)", async () => {
+    const reference = await counts();
+    const fresh = await createTestDatabase({ migrate: false });
+    try {
+      if (!fresh.url) return expect(fresh.kind).toBe("pglite"); // a PGlite directory has a single owner process
+      const [a, b] = await Promise.all([
+        openDatabase({ url: fresh.url, poolMax: 2 }),
+        openDatabase({ url: fresh.url, poolMax: 2 }),
+      ]);
+      try {
+        await Promise.all([prepareDatabase(a, testConfig(), log), prepareDatabase(b, testConfig(), log)]);
+        const [p] = await a.db.select({ n: count() }).from(products);
+        expect(p!.n).toBe(reference.products);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    } finally {
+      await fresh.destroy();
+    }
+  });
+});

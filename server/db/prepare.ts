@@ -1,0 +1,23 @@
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { ensureSigningKey } from "../identity/keys.ts";
+import type { DatabaseHandle } from "./client.ts";
+import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
+import { seedDatabase } from "./seed/index.ts";
+
+/**
+ * Brings the database up to date: applies the committed migrations, creates the identity
+ * provider's first signing key and, on an empty catalogue, the demo seed (plus, outside
+ * production, demo accounts). Runs under an advisory lock so instances starting together take turns.
+ */
+export async function prepareDatabase(database: DatabaseHandle, config: Pick<Config, "links" | "isProduction">, log: Logger) {
+  await database.withStartupLock(async (db) => {
+    await database.migrate(db);
+    await ensureSigningKey(db);
+    const { inserted } = await seedDatabase(db, config.links);
+    if (!config.isProduction && (await seedDemoAccounts(db)) > 0) {
+      log.info({ email: DEMO_CUSTOMER.email }, "demo customer created (development only; its password is in the README)");
+    }
+    log.info({ database: database.kind, seeded: inserted }, inserted ? "database migrated and seeded" : "database migrated");
+  });
+}

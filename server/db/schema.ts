@@ -1,0 +1,400 @@
+// The database schema. drizzle-kit generates the SQL migrations in ./migrations from this file.
+import { sql } from "drizzle-orm";
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const id = () => uuid("id").primaryKey().defaultRandom();
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+
+// ---------------------------------------------------------------- catalogue reference data
+
+/** Product types with the spec's codes: ebook, paper_flex, paper_hard, corso, rivista. */
+export const productTypes = pgTable("product_types", {
+  id: id(),
+  code: text("code").notNull().unique(),
+  name: text("name").notNull(),
+});
+
+export const products = pgTable(
+  "products",
+  {
+    id: id(),
+    /** Business code used in URLs, e.g. `abbonamentoedu` for the EDU subscription. */
+    code: text("code").unique(),
+    name: text("name").notNull(),
+    productTypeId: uuid("product_type_id")
+      .notNull()
+      .references(() => productTypes.id),
+    sku: text("sku").notNull().unique(),
+    isbn: text("isbn"),
+    issn: text("issn"),
+    ean: text("ean"),
+    /** Key of the generated cover served under /media/copertine/. */
+    cover: text("cover").notNull(),
+    shortAuthors: text("short_authors"),
+    edition: text("edition"),
+    periodicity: text("periodicity"),
+    description: text("description"),
+    pubdate: timestamp("pubdate", { withTimezone: true }),
+    priceCents: integer("price_cents").notNull(),
+    /** Monthly price of a subscription (the EDU offer), in cents. */
+    monthlyPriceCents: integer("monthly_price_cents"),
+    /** Course id on the course platform. */
+    moodleId: integer("moodle_id"),
+    /** Link of a journal on the journals platform. */
+    url: text("url"),
+    /** The paper edition this digital product belongs to. */
+    masterProductId: uuid("master_product_id"),
+    /** Suggested to students and professors. */
+    forStudents: boolean("for_students").notNull().default(false),
+    /** Suggested to legal professionals. */
+    forLegalProfessions: boolean("for_legal_professions").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("products_price_not_negative", sql`${t.priceCents} >= 0`),
+    index("products_type_pubdate_idx").on(t.productTypeId, t.pubdate),
+    index("products_isbn_idx").on(t.isbn),
+  ],
+);
+
+/** Professions with codes student, professor, other. */
+export const professions = pgTable("professions", {
+  id: id(),
+  code: text("code").notNull().unique(),
+  name: text("name").notNull(),
+  position: integer("position").notNull(),
+});
+
+export const interests = pgTable("interests", {
+  id: id(),
+  code: text("code").notNull().unique(),
+  name: text("name").notNull(),
+});
+
+export const universities = pgTable("universities", {
+  id: id(),
+  name: text("name").notNull().unique(),
+  city: text("city").notNull(),
+});
+
+export const degreeCourses = pgTable(
+  "degree_courses",
+  {
+    id: id(),
+    name: text("name").notNull(),
+    universityId: uuid("university_id")
+      .notNull()
+      .references(() => universities.id, { onDelete: "cascade" }),
+  },
+  (t) => [uniqueIndex("degree_courses_university_name_uq").on(t.universityId, t.name)],
+);
+
+export const subjects = pgTable("subjects", {
+  id: id(),
+  code: text("code").notNull().unique(),
+  name: text("name").notNull(),
+});
+
+// ---------------------------------------------------------------- editorial content
+
+/** One marketing landing page variant (landing, edu, universita, studenti, ...). */
+export const landingPages = pgTable("landing_pages", {
+  id: id(),
+  variant: text("variant").notNull().unique(),
+  title: text("title").notNull(),
+  metaDescription: text("meta_description").notNull(),
+  bannerEyebrow: text("banner_eyebrow"),
+  bannerTitle: text("banner_title").notNull(),
+  bannerText: text("banner_text").notNull(),
+  bannerCtaLabel: text("banner_cta_label").notNull(),
+  bannerCtaUrl: text("banner_cta_url").notNull(),
+  publicationsTitle: text("publications_title").notNull(),
+  newsTitle: text("news_title").notNull(),
+  activateTitle: text("activate_title").notNull(),
+  activateText: text("activate_text").notNull(),
+  /** The edu variant shows the subject carousel and the note for teachers. */
+  showEduBlocks: boolean("show_edu_blocks").notNull().default(false),
+});
+
+export const LANDING_CARD_KINDS = ["publication", "news", "collaborate", "subject"] as const;
+export type LandingCardKind = (typeof LANDING_CARD_KINDS)[number];
+
+/** Cards of a landing page: latest publications, news, collaborate links, EDU subjects. */
+export const landingCards = pgTable(
+  "landing_cards",
+  {
+    id: id(),
+    landingPageId: uuid("landing_page_id")
+      .notNull()
+      .references(() => landingPages.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: LANDING_CARD_KINDS }).notNull(),
+    position: integer("position").notNull(),
+    title: text("title").notNull(),
+    text: text("text"),
+    label: text("label"),
+    url: text("url"),
+    cta: text("cta"),
+    /** Publication cards show this product's cover, authors and price. */
+    productId: uuid("product_id").references(() => products.id),
+    /** Price quoted on the card when it differs from the catalogue (e.g. a monthly offer). */
+    priceNote: text("price_note"),
+  },
+  (t) => [uniqueIndex("landing_cards_page_kind_position_uq").on(t.landingPageId, t.kind, t.position)],
+);
+
+export const FAQ_PAGES = ["help-center", "edu"] as const;
+export type FaqPage = (typeof FAQ_PAGES)[number];
+
+export const faqEntries = pgTable(
+  "faq_entries",
+  {
+    id: id(),
+    page: text("page", { enum: FAQ_PAGES }).notNull(),
+    section: text("section").notNull(),
+    position: integer("position").notNull(),
+    question: text("question").notNull(),
+    /** Paragraphs separated by blank lines; lines starting with "- " form a list. */
+    answer: text("answer").notNull(),
+  },
+  (t) => [uniqueIndex("faq_entries_page_position_uq").on(t.page, t.position)],
+);
+
+/** Promo box of an area code (e.g. dashboard_studenti_top_right). */
+export const promoBoxes = pgTable("promo_boxes", {
+  id: id(),
+  areaCode: text("area_code").notNull().unique(),
+  title: text("title").notNull(),
+  subtitle: text("subtitle"),
+  titleIsImage: boolean("title_is_image").notNull().default(false),
+  titleImage: text("title_image"),
+  isBanner: boolean("is_banner").notNull().default(false),
+  bannerImage: text("banner_image"),
+  bannerUrl: text("banner_url"),
+  bannerCta: text("banner_cta"),
+});
+
+/** Up to 20 small boxes inside a promo box. */
+export const promoSmallBoxes = pgTable(
+  "promo_small_boxes",
+  {
+    id: id(),
+    promoBoxId: uuid("promo_box_id")
+      .notNull()
+      .references(() => promoBoxes.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    title: text("title").notNull(),
+    url: text("url").notNull(),
+    cta: text("cta").notNull(),
+    color: text("color").notNull(),
+  },
+  (t) => [
+    uniqueIndex("promo_small_boxes_box_position_uq").on(t.promoBoxId, t.position),
+    check("promo_small_boxes_at_most_20", sql`${t.position} between 1 and 20`),
+  ],
+);
+
+export const contactBoxes = pgTable(
+  "contact_boxes",
+  {
+    id: id(),
+    areaCode: text("area_code").notNull(),
+    position: integer("position").notNull(),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    url: text("url").notNull(),
+    cta: text("cta").notNull(),
+  },
+  (t) => [uniqueIndex("contact_boxes_area_position_uq").on(t.areaCode, t.position)],
+);
+
+/** Products to discover, by area code, referenced by ISBN as in the publisher's feed. */
+export const discoverBoxes = pgTable(
+  "discover_boxes",
+  {
+    id: id(),
+    areaCode: text("area_code").notNull(),
+    position: integer("position").notNull(),
+    isbn: text("isbn").notNull(),
+  },
+  (t) => [uniqueIndex("discover_boxes_area_position_uq").on(t.areaCode, t.position)],
+);
+
+// ---------------------------------------------------------------- accounts and identity
+
+/**
+ * A customer account. Deleting an account erases the personal data but keeps the row (status
+ * `deleted`, email null) so that orders and payments stay attached to an anonymous customer.
+ */
+export const users = pgTable(
+  "users",
+  {
+    id: id(),
+    /** Lower-cased and trimmed; null once the account is deleted. */
+    email: text("email"),
+    passwordHash: text("password_hash"),
+    firstname: text("firstname"),
+    lastname: text("lastname"),
+    mobile: text("mobile"),
+    professionId: uuid("profession_id").references(() => professions.id),
+    universityId: uuid("university_id").references(() => universities.id),
+    degreeCourseId: uuid("degree_course_id").references(() => degreeCourses.id),
+    subjectId: uuid("subject_id").references(() => subjects.id),
+    acceptMarketing: boolean("accept_marketing").notNull().default(false),
+    acceptCustomize: boolean("accept_customize").notNull().default(false),
+    /** Imported from the old shop: must set a new password through an e-mailed link first. */
+    migratedFromShop: boolean("migrated_from_shop").notNull().default(false),
+    status: text("status", { enum: ["active", "deleted"] })
+      .notNull()
+      .default("active"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("users_email_uq")
+      .on(t.email)
+      .where(sql`${t.email} is not null`),
+  ],
+);
+
+export const userInterests = pgTable(
+  "user_interests",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    interestId: uuid("interest_id")
+      .notNull()
+      .references(() => interests.id),
+  },
+  (t) => [uniqueIndex("user_interests_pk").on(t.userId, t.interestId)],
+);
+
+/** The portal's server-side sessions. The cookie holds a random id; only its hash is stored. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    /** Tokens from the identity provider, for refresh and RP-initiated logout. */
+    accessToken: text("access_token"),
+    accessTokenExpiresAt: timestamp("access_token_expires_at", { withTimezone: true }),
+    refreshToken: text("refresh_token"),
+    idToken: text("id_token"),
+    /** Set while one request refreshes the tokens, so that parallel requests wait for it. */
+    refreshingUntil: timestamp("refreshing_until", { withTimezone: true }),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/** Single-use password links (forgotten password, and accounts migrated from the old shop). */
+export const passwordResetTokens = pgTable(
+  "password_reset_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose", { enum: ["reset", "migrated"] }).notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [index("password_reset_tokens_user_idx").on(t.userId)],
+);
+
+/** oidc-provider's models (sessions, grants, codes, tokens, interactions...), one table for all. */
+export const oidcPayloads = pgTable(
+  "oidc_payloads",
+  {
+    id: text("id").notNull(),
+    type: text("type").notNull(),
+    payload: jsonb("payload").notNull(),
+    grantId: text("grant_id"),
+    userCode: text("user_code"),
+    uid: text("uid"),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    consumedAt: timestamp("consumed_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("oidc_payloads_pk").on(t.type, t.id),
+    index("oidc_payloads_grant_idx").on(t.grantId),
+    index("oidc_payloads_uid_idx").on(t.uid),
+    index("oidc_payloads_user_code_idx").on(t.userCode),
+  ],
+);
+
+/**
+ * The provider's signing keys, generated at first start so every instance shares them. The
+ * newest active key signs; retired keys stay published until tokens they signed have expired.
+ */
+export const oidcSigningKeys = pgTable("oidc_signing_keys", {
+  kid: text("kid").primaryKey(),
+  privateJwk: jsonb("private_jwk").notNull(),
+  createdAt: createdAt(),
+  retiredAt: timestamp("retired_at", { withTimezone: true }),
+});
+
+/** Mail waiting for, or sent through, the outbox (the embedded default when no SMTP is set). */
+export const mailOutbox = pgTable("mail_outbox", {
+  id: id(),
+  to: text("to").notNull(),
+  subject: text("subject").notNull(),
+  text: text("text").notNull(),
+  html: text("html").notNull(),
+  createdAt: createdAt(),
+  sentAt: timestamp("sent_at", { withTimezone: true }),
+  // Orders the outbox: created_at can tie when mails are sent within one clock tick.
+  seq: bigserial("seq", { mode: "number" }).notNull(),
+});
+
+/** Counters of the rate limiters (rate-limiter-flexible's Drizzle store), shared by every instance. */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull(),
+  expire: timestamp("expire", { withTimezone: true }),
+});
+
+export const AUDIT_EVENTS = [
+  "sign_in_success",
+  "sign_in_failure",
+  "password_reset_requested",
+  "password_reset",
+  "password_changed",
+  "account_deleted",
+] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
+/** Security-relevant events: who, when, from where. Never a password or a token. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: id(),
+    /** Insertion order: events of the same instant still list in the order they happened. */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    event: text("event", { enum: AUDIT_EVENTS }).notNull(),
+    userId: uuid("user_id").references(() => users.id, { onDelete: "set null" }),
+    /** The e-mail typed in, for failures on unknown accounts. */
+    subject: text("subject"),
+    ip: text("ip"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_log_user_idx").on(t.userId, t.createdAt)],
+);

@@ -1,0 +1,129 @@
+// The Express host: security headers, logging, compression, static files, health checks and
+// the React Router handler. Identity provider and JSON API mount here in later issues.
+import { randomBytes, randomUUID } from "node:crypto";
+import path from "node:path";
+import { createRequestHandler } from "@react-router/express";
+import compression from "compression";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import { pinoHttp } from "pino-http";
+import { RouterContextProvider, type ServerBuild } from "react-router";
+import type { Config } from "../config.ts";
+import { publicSettingsOf, type ContextKeys } from "../../app/context.ts";
+import type { Logger } from "../logger.ts";
+import type { Services } from "../services.ts";
+import { renderErrorPage } from "./error-page.ts";
+import { sameOriginPosts } from "./same-origin.ts";
+import { securityHeaders } from "./security-headers.ts";
+
+export type HttpAppOptions = {
+  config: Config;
+  services: Services;
+  log: Logger;
+  /** The React Router server build, or a loader of it (the Vite dev server reloads it). */
+  build: ServerBuild | (() => Promise<ServerBuild>);
+  /** Middleware placed before the portal (the Vite dev server's). */
+  devMiddleware?: RequestHandler;
+  /** Directory of the built client assets; absent in development. */
+  clientDir?: string;
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** The context keys the app build exports from its server entry (see app/context.ts). */
+async function contextKeysOf(build: HttpAppOptions["build"]): Promise<ContextKeys> {
+  const loaded = typeof build === "function" ? await build() : build;
+  return loaded.entry.module as unknown as ContextKeys;
+}
+
+export function createHttpApp({ config, services, log, build, devMiddleware, clientDir }: HttpAppOptions) {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger: log,
+      // A proxy's request id is kept so one id follows the request across hops.
+      genReqId(req, res) {
+        const incoming = req.headers["x-request-id"];
+        const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader("X-Request-Id", id);
+        return id;
+      },
+      customLogLevel(_req, res, err) {
+        if (err || res.statusCode >= 500) return "error";
+        if (res.statusCode >= 400) return "warn";
+        return "info";
+      },
+      // Health probes would drown everything else.
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" },
+    }),
+  );
+
+  app.use((_req, res, next) => {
+    res.locals.cspNonce = randomBytes(16).toString("base64");
+    next();
+  });
+  app.use(securityHeaders(config));
+  app.use(compression());
+
+  app.get("/healthz", (_req, res) => {
+    res.set("Cache-Control", "no-store").json({ status: "ok" });
+  });
+  app.get("/readyz", async (req, res) => {
+    res.set("Cache-Control", "no-store");
+    try {
+      await services.health.checkDatabase();
+      res.json({ status: "ok", database: "ok" });
+    } catch (error) {
+      req.log.error({ err: error }, "readiness check failed");
+      res.status(503).json({ status: "unavailable", database: "error" });
+    }
+  });
+
+  // The identity provider parses its own request bodies and renders its own pages.
+  app.use("/oidc", services.identity.provider.callback());
+
+  if (devMiddleware) app.use(devMiddleware);
+  app.use(sameOriginPosts(config.publicOrigin));
+  if (clientDir) {
+    // Fingerprinted build output never changes under the same name.
+    app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y", index: false }));
+    app.use(express.static(clientDir, { maxAge: "1h", index: false }));
+  }
+
+  const settings = publicSettingsOf(config);
+  app.all(
+    "/{*splat}",
+    createRequestHandler({
+      build,
+      mode: config.isProduction ? "production" : "development",
+      async getLoadContext(req, res) {
+        const keys = await contextKeysOf(build);
+        const context = new RouterContextProvider();
+        context.set(keys.servicesContext, services);
+        context.set(keys.settingsContext, settings);
+        context.set(keys.requestContext, {
+          id: String(req.id),
+          nonce: res.locals.cspNonce as string,
+          ip: req.ip ?? "",
+          log: req.log,
+        });
+        return context;
+      },
+    }),
+  );
+
+  const handleError: ErrorRequestHandler = (error, req, res, _next) => {
+    // Client mistakes caught by Express itself (e.g. a malformed %-escape in the path) keep their 4xx.
+    const declared = Number((error as { status?: unknown }).status);
+    const status = declared >= 400 && declared < 500 ? declared : 500;
+    if (status === 500) req.log.error({ err: error }, "unhandled error");
+    else req.log.warn({ err: error }, "bad request");
+    if (res.headersSent) return res.end();
+    const page = renderErrorPage({ status, requestId: String(req.id), nonce: res.locals.cspNonce as string });
+    res.status(status).type("html").send(page);
+  };
+  app.use(handleError);
+  return app;
+}

@@ -1,0 +1,163 @@
+// The publisher's identity provider ("aaa"): an OpenID Provider mounted at /oidc. The portal is
+// its first-party client; the login screen is a page of the portal (/accedi/:uid).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import type { JWK } from "jose";
+import type { AccountsService } from "../accounts/service.ts";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import type { Logger } from "../logger.ts";
+import { escapeMarkup } from "../lib/escape.ts";
+import { createAdapterClass } from "./adapter.ts";
+
+/** Lifetimes in seconds. The portal refreshes access tokens; sessions outlive them. */
+export const OIDC_TTL = {
+  AccessToken: 10 * 60,
+  AuthorizationCode: 60,
+  IdToken: 10 * 60,
+  Interaction: 60 * 60,
+  Grant: 30 * 24 * 60 * 60,
+  RefreshToken: 30 * 24 * 60 * 60,
+  Session: 30 * 24 * 60 * 60,
+};
+
+export const PORTAL_SCOPES = ["openid", "email", "profile", "offline_access"];
+
+/** Where the provider sends the browser for the login interaction. */
+export const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
+
+export type IdentityProviderOptions = {
+  config: Pick<Config, "publicOrigin" | "isHttps" | "trustProxy" | "oidc" | "secrets">;
+  db: Database;
+  accounts: Pick<AccountsService, "findActiveById">;
+  signingKeys: JWK[];
+};
+
+/** The CSP nonce the Express host gave this response (see server/http/app.ts). */
+function nonceOf(ctx: KoaContextWithOIDC) {
+  return String((ctx.res as ServerResponse & { locals?: { cspNonce?: string } }).locals?.cspNonce ?? "");
+}
+
+function requestLogger(ctx: KoaContextWithOIDC): Logger | undefined {
+  return (ctx.req as IncomingMessage & { log?: Logger }).log;
+}
+
+function page(ctx: KoaContextWithOIDC, title: string, body: string, script = "") {
+  const nonce = escapeMarkup(nonceOf(ctx));
+  return `<!doctype html>
+<html lang="it"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · Novalex Editore</title>
+<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1c2430}
+h1{color:#0b2545}button{font:inherit;font-weight:600;padding:.6rem 1.2rem;border-radius:.4rem;border:0;background:#a4243b;color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:#0b2545;border:1px solid #0b2545}a{color:#a4243b}</style></head>
+<body><main>${body}</main>${script ? `<script nonce="${nonce}">${script}</script>` : ""}</body></html>`;
+}
+
+export function createIdentityProvider({ config, db, accounts, signingKeys }: IdentityProviderOptions): Provider {
+  const clientId = config.oidc.clientId;
+  const configuration: Configuration = {
+    adapter: createAdapterClass(db),
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: config.secrets.oidcClient,
+        client_name: "Portale clienti",
+        redirect_uris: [`${config.publicOrigin}/oauthcb`],
+        post_logout_redirect_uris: [`${config.publicOrigin}/logout/`],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "client_secret_basic",
+      },
+    ],
+    // PKCE S256 for every client, confidential ones included.
+    pkce: { required: () => true },
+    scopes: PORTAL_SCOPES,
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["given_name", "family_name"] },
+    // The portal reads the names from the ID token, not from a second call to userinfo.
+    conformIdTokenClaims: false,
+    async findAccount(_ctx, sub) {
+      const user = await accounts.findActiveById(sub);
+      if (!user) return undefined;
+      return {
+        accountId: user.id,
+        async claims() {
+          return {
+            sub: user.id,
+            email: user.email ?? undefined,
+            email_verified: false,
+            given_name: user.firstname ?? undefined,
+            family_name: user.lastname ?? undefined,
+          };
+        },
+      };
+    },
+    interactions: { url: (_ctx, interaction) => loginInteractionPath(interaction.uid) },
+    // The portal is the publisher's own client: no consent screen. Its grant covers its scopes.
+    async loadExistingGrant(ctx) {
+      const existingId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
+      if (existingId) {
+        const existing = await ctx.oidc.provider.Grant.find(existingId);
+        if (existing) return existing;
+      }
+      if (ctx.oidc.client?.clientId !== clientId || !ctx.oidc.session?.accountId) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ accountId: ctx.oidc.session.accountId, clientId });
+      grant.addOIDCScope(PORTAL_SCOPES.join(" "));
+      await grant.save();
+      return grant;
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    // Every refresh returns a new refresh token; presenting a used one revokes the whole grant.
+    rotateRefreshToken: true,
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          ctx.body = page(
+            ctx,
+            "Disconnessione",
+            `<h1>Disconnessione utente</h1><p>Vuoi uscire dal tuo account?</p>${form}
+<p><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" id="logout-yes">Esci</button>
+<button class="secondary" type="submit" form="op.logoutForm">Annulla</button></p>`,
+            // The portal already asked for confirmation; with JavaScript this page passes by itself.
+            `document.getElementById("logout-yes").click();`,
+          );
+        },
+        async postLogoutSuccessSource(ctx) {
+          ctx.body = page(
+            ctx,
+            "Disconnessione",
+            `<h1>Sei uscito dal tuo account</h1><p><a href="/login/">Accedi di nuovo</a></p>`,
+          );
+        },
+      },
+    },
+    async renderError(ctx, _out, error) {
+      ctx.type = "html";
+      ctx.body = page(
+        ctx,
+        "Oops...",
+        `<h1>Oops...</h1><p>Sign-in failed</p><p>Il collegamento di accesso non è più valido o è già stato usato.</p><p><a href="/login/">Accedi di nuovo</a></p>`,
+      );
+      // The cause goes to the log with the request id (pino-http's logger), never to the page.
+      requestLogger(ctx)?.warn({ err: error }, "identity provider error page");
+    },
+    cookies: {
+      keys: config.secrets.oidcCookieKeys,
+      long: { signed: true, httpOnly: true, sameSite: "lax", secure: config.isHttps },
+      short: { signed: true, httpOnly: true, sameSite: "lax", secure: config.isHttps },
+    },
+    jwks: { keys: signingKeys },
+    ttl: { ...OIDC_TTL },
+    clientBasedCORS: () => false,
+  };
+
+  const provider = new Provider(config.oidc.issuer, configuration);
+  provider.proxy = config.trustProxy;
+  provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
+    requestLogger(ctx)?.error({ err: error }, "identity provider server error");
+  });
+  return provider;
+}

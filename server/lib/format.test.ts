@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { formatDate, formatEuro, formatLongDate } from "./format.ts";
+
+describe("Italian formatting", () => {
+  it("formats cents as euro with a decimal comma", () => {
+    expect(formatEuro(3200).replace(/\s/g, " ")).toBe("32,00 €");
+    expect(formatEuro(450).replace(/\s/g, " ")).toBe("4,50 €");
+    // Italian groups thousands from five digits on.
+    expect(formatEuro(123456).replace(/\s/g, " ")).toBe("1234,56 €");
+    expect(formatEuro(1234567).replace(/\s/g, " ")).toBe("12.345,67 €");
+  });
+
+  it("formats dates in Europe/Rome", () => {
+    // 23:30 UTC on 11 March is already 12 March in Rome.
+    expect(formatDate("2026-03-11T23:30:00Z")).toBe("12/03/2026");
+    expect(formatLongDate("2026-03-11T23:30:00Z")).toBe("12 marzo 2026");
+  });
+});

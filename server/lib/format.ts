@@ -1,0 +1,25 @@
+// Italian formatting of money and dates (Europe/Rome).
+
+const euro = new Intl.NumberFormat("it-IT", { style: "currency", currency: "EUR" });
+const shortDate = new Intl.DateTimeFormat("it-IT", {
+  day: "2-digit",
+  month: "2-digit",
+  year: "numeric",
+  timeZone: "Europe/Rome",
+});
+const longDate = new Intl.DateTimeFormat("it-IT", { day: "numeric", month: "long", year: "numeric", timeZone: "Europe/Rome" });
+
+/** 3200 → "32,00 €" */
+export function formatEuro(cents: number): string {
+  return euro.format(cents / 100);
+}
+
+/** → "12/03/2026" */
+export function formatDate(date: Date | string | number): string {
+  return shortDate.format(new Date(date));
+}
+
+/** → "12 marzo 2026" */
+export function formatLongDate(date: Date | string | number): string {
+  return longDate.format(new Date(date));
+}

@@ -1,0 +1,84 @@
+// Outgoing mail. With SMTP_URL set, nodemailer delivers over SMTP; without it the mail is kept
+// in the `mail_outbox` table, where the development mailbox page (/dev/mailbox) shows it.
+//
+// Mail bodies carry single-use password links, which are secrets: they are never logged, in
+// either mode. The log says only that a mail left (or was put in the outbox), and which.
+import { desc, eq } from "drizzle-orm";
+import nodemailer from "nodemailer";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import { mailOutbox } from "../db/schema.ts";
+import type { Logger } from "../logger.ts";
+
+export type MailMessage = {
+  to: string;
+  subject: string;
+  /** Plain-text body. */
+  text: string;
+  /** HTML body (a complete document). */
+  html: string;
+};
+
+export type OutboxMail = {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  createdAt: Date;
+  sentAt: Date | null;
+};
+
+export type MailServiceOptions = Config["mail"] & {
+  db: Database;
+  log: Logger;
+};
+
+/** How many outbox mails `listOutbox` returns when not told, and at most. */
+export const OUTBOX_PAGE_SIZE = 50;
+const OUTBOX_MAX_PAGE_SIZE = 500;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createMailService({ db, smtpUrl, from, log }: MailServiceOptions) {
+  // Created once: nodemailer parses the URL here and opens a connection per message.
+  const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
+
+  async function sendOverSmtp(smtp: NonNullable<typeof transport>, message: MailMessage): Promise<void> {
+    const info = await smtp.sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    log.info({ mail: { messageId: info.messageId, subject: message.subject } }, "mail sent over SMTP");
+  }
+
+  async function putInOutbox(message: MailMessage): Promise<void> {
+    const [row] = await db
+      .insert(mailOutbox)
+      .values({ to: message.to, subject: message.subject, text: message.text, html: message.html })
+      .returning({ id: mailOutbox.id });
+    log.info({ mail: { id: row!.id, to: message.to, subject: message.subject } }, "mail put in the outbox (SMTP_URL is not set)");
+  }
+
+  return {
+    /** "smtp" when SMTP_URL is configured, "outbox" when mail is kept in the database. */
+    mode: transport ? ("smtp" as const) : ("outbox" as const),
+
+    /** Sends a mail, or keeps it in the outbox. SMTP errors propagate: the caller decides. */
+    send(message: MailMessage): Promise<void> {
+      return transport ? sendOverSmtp(transport, message) : putInOutbox(message);
+    },
+
+    /** The newest mails of the outbox first. */
+    async listOutbox(limit: number = OUTBOX_PAGE_SIZE): Promise<OutboxMail[]> {
+      const size = Math.min(Math.max(Math.trunc(limit) || OUTBOX_PAGE_SIZE, 1), OUTBOX_MAX_PAGE_SIZE);
+      return db.select().from(mailOutbox).orderBy(desc(mailOutbox.seq)).limit(size);
+    },
+
+    /** One outbox mail, or null when the id is unknown or not a UUID. */
+    async getOutboxMail(id: string): Promise<OutboxMail | null> {
+      if (!UUID.test(id)) return null;
+      const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, id)).limit(1);
+      return row ?? null;
+    },
+  };
+}
+
+export type MailService = ReturnType<typeof createMailService>;

@@ -1,0 +1,116 @@
+// The portal's mails, in Italian. Each has a plain-text body and a simple HTML body: one column
+// at most 600px wide, inline styles only (mail clients drop <style> and ignore classes), no
+// tables, no images. Every interpolated value is escaped for HTML.
+//
+// The links' expiry is decided where the tokens are issued; these texts only announce it.
+
+import { escapeMarkup } from "../lib/escape.ts";
+
+export type MailContent = { subject: string; text: string; html: string };
+
+/** How long a password link lasts, as the mails announce it. */
+export const PASSWORD_LINK_VALIDITY_TEXT = "1 ora";
+
+const BRAND = "#0b2545";
+const BUTTON = "#a4243b";
+const INK = "#1c2430";
+const MUTED = "#5b6472";
+const PAPER = "#f7f5f0";
+const LINE = "#d9dde3";
+const SIGNATURE = "Novalex Editore";
+
+export function passwordResetMail({ firstname, link }: { firstname: string | null; link: string }): MailContent {
+  return compose({
+    subject: "Reimposta la tua password",
+    firstname,
+    intro: ["abbiamo ricevuto una richiesta di reimpostare la password del tuo account Novalex Editore."],
+    action: { lead: "Per scegliere una nuova password apri questo link:", label: "Reimposta la password", url: httpUrl(link) },
+    outro: [
+      `Il link è valido per ${PASSWORD_LINK_VALIDITY_TEXT} e può essere usato una sola volta.`,
+      "Se non hai chiesto tu di reimpostare la password, puoi ignorare questa e-mail: la tua password resterà invariata.",
+    ],
+  });
+}
+
+export function migratedAccountMail({ firstname, link }: { firstname: string | null; link: string }): MailContent {
+  return compose({
+    subject: "Imposta la password del tuo nuovo account",
+    firstname,
+    intro: [
+      "il tuo account del negozio online Novalex Editore è stato trasferito sul nuovo portale clienti.",
+      "Per motivi di sicurezza, prima di accedere per la prima volta al nuovo portale devi impostare una nuova password.",
+    ],
+    action: { lead: "Per impostare la password apri questo link:", label: "Imposta la password", url: httpUrl(link) },
+    outro: [
+      `Il link è valido per ${PASSWORD_LINK_VALIDITY_TEXT} e può essere usato una sola volta.`,
+      "Se non hai un account Novalex Editore, puoi ignorare questa e-mail.",
+    ],
+  });
+}
+
+export function welcomeMail({ firstname, loginUrl }: { firstname: string | null; loginUrl: string }): MailContent {
+  return compose({
+    subject: "Benvenuto in Novalex Editore",
+    firstname,
+    intro: [
+      "grazie per aver creato il tuo account sul portale clienti di Novalex Editore.",
+      "Dal portale puoi attivare gli eBook e i corsi inclusi nei nostri libri, consultare i tuoi prodotti e i tuoi acquisti e gestire il tuo profilo.",
+    ],
+    action: { lead: "Per accedere apri questo link:", label: "Accedi al portale", url: httpUrl(loginUrl) },
+    outro: [],
+  });
+}
+
+type Parts = {
+  subject: string;
+  firstname: string | null;
+  /** Paragraphs after the greeting (the first continues "Gentile …,"). */
+  intro: string[];
+  action: { lead: string; label: string; url: string };
+  outro: string[];
+};
+
+function compose({ subject, firstname, intro, action, outro }: Parts): MailContent {
+  const greeting = `Gentile ${firstname?.trim() || "cliente"},`;
+
+  const text = [greeting, ...intro, `${action.lead}\n${action.url}`, ...outro, SIGNATURE].join("\n\n") + "\n";
+
+  const p = (content: string) => `<p style="margin:0 0 16px;">${content}</p>`;
+  const url = escapeMarkup(action.url);
+  const html = `<!DOCTYPE html>
+<html lang="it">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeMarkup(subject)}</title>
+</head>
+<body style="margin:0;padding:0;background-color:${PAPER};">
+<div style="max-width:600px;margin:0 auto;padding:24px 16px;font-family:Arial,Helvetica,sans-serif;font-size:16px;line-height:1.5;color:${INK};">
+<div style="background-color:${BRAND};color:#ffffff;padding:20px 24px;border-radius:8px 8px 0 0;font-family:Georgia,'Times New Roman',serif;font-size:22px;font-weight:bold;">${SIGNATURE}</div>
+<div style="background-color:#ffffff;padding:24px;border:1px solid ${LINE};border-top:0;border-radius:0 0 8px 8px;">
+${p(escapeMarkup(greeting))}
+${intro.map((paragraph) => p(escapeMarkup(paragraph))).join("\n")}
+<p style="margin:24px 0;"><a href="${url}" style="display:inline-block;background-color:${BUTTON};color:#ffffff;text-decoration:none;font-weight:bold;padding:12px 24px;border-radius:6px;">${escapeMarkup(action.label)}</a></p>
+${outro.map((paragraph) => p(escapeMarkup(paragraph))).join("\n")}
+<p style="margin:0 0 16px;font-size:14px;color:${MUTED};">Se il pulsante non funziona, copia questo indirizzo nella barra del browser:<br><a href="${url}" style="color:${BUTTON};word-break:break-all;">${url}</a></p>
+<p style="margin:0;">${SIGNATURE}</p>
+</div>
+<p style="margin:16px 0 0;font-size:12px;color:${MUTED};text-align:center;">Questa e-mail è stata inviata automaticamente: non rispondere a questo messaggio.</p>
+</div>
+</body>
+</html>
+`;
+  return { subject, text, html };
+}
+
+/** Links in mails are absolute http(s) addresses; anything else is a programming error. */
+function httpUrl(link: string): string {
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch {
+    throw new TypeError("A mail link must be an absolute http(s) URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new TypeError("A mail link must be an absolute http(s) URL");
+  return link;
+}

@@ -1,0 +1,73 @@
+// Start-up: configuration → database (migrate, seed) → services → HTTP host. Stops gracefully.
+//   node server/main.ts         serves the production build in ./build
+//   node server/main.ts --dev   serves through the Vite dev server (hot reload)
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ServerBuild } from "react-router";
+import { ConfigError, loadConfig } from "./config.ts";
+import { openDatabase } from "./db/client.ts";
+import { prepareDatabase } from "./db/prepare.ts";
+import { createHttpApp } from "./http/app.ts";
+import { createLogger } from "./logger.ts";
+import { createServices } from "./services.ts";
+import { listenWithGracefulShutdown } from "./http/shutdown.ts";
+
+const dev = process.argv.includes("--dev");
+
+async function main() {
+  const generated: string[] = [];
+  const config = loadConfig({ onGeneratedSecrets: (names, file) => generated.push(`${names.join(", ")} → ${file}`) });
+  const log = createLogger(config.logLevel);
+  if (generated.length) log.warn({ secrets: generated }, "generated development secrets (set them in production)");
+
+  const database = await openDatabase(
+    config.database.url ? { url: config.database.url, poolMax: config.database.poolMax } : { dataDir: config.database.pgliteDir },
+  );
+  await prepareDatabase(database, config, log);
+  const services = await createServices({ config, database, log });
+
+  let build: ServerBuild | (() => Promise<ServerBuild>);
+  let devMiddleware;
+  let clientDir: string | undefined;
+  let closeDevServer = async () => {};
+  if (dev) {
+    const vite = await import("vite");
+    const viteServer = await vite.createServer({ server: { middlewareMode: true } });
+    devMiddleware = viteServer.middlewares;
+    build = () => viteServer.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
+    closeDevServer = () => viteServer.close();
+  } else {
+    const serverBuild = path.resolve("build/server/index.js");
+    if (!existsSync(serverBuild))
+      throw new ConfigError("No production build found: run `npm run build` first (npm start does it for you).");
+    build = (await import(pathToFileURL(serverBuild).href)) as ServerBuild;
+    clientDir = path.resolve("build/client");
+  }
+
+  const app = createHttpApp({ config, services, log, build, devMiddleware, clientDir });
+  listenWithGracefulShutdown(app, {
+    host: config.host,
+    port: config.port,
+    log,
+    onListening: (address) =>
+      log.info(
+        { address, origin: config.publicOrigin, database: database.kind, mode: dev ? "dev" : "build" },
+        `portal listening on ${config.publicOrigin}`,
+      ),
+    onClose: async () => {
+      await closeDevServer();
+      services.close();
+      await database.close();
+    },
+  });
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError) {
+    console.error(`\n${error.message}\n`);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});

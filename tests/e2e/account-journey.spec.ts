@@ -1,0 +1,142 @@
+// The customer's whole account journey (issue: identity and accounts), with and without JavaScript.
+import { expect, test, type Page } from "@playwright/test";
+import { linkFromMail } from "./mailbox";
+import { expectAccessible } from "./support";
+import { newEmail, register, signIn, signOut, submitLogin, giveEachTestItsOwnAddress } from "./identity-support";
+
+giveEachTestItsOwnAddress();
+
+async function registerAndSignIn(page: Page, email: string, password = "Segreta1!") {
+  await register(page, { email, password });
+  await submitLogin(page, email, password);
+  await expect(page.getByRole("heading", { name: "Completa il tuo profilo" })).toBeVisible();
+}
+
+async function expectToast(page: Page, text: string) {
+  await expect(page.locator(".toast").filter({ hasText: text })).toBeVisible();
+}
+
+/** First access: the profession, then its branch's steps, then 'Completa'. */
+async function completeFirstAccess(page: Page, profession: "Studente" | "Docente" | "Professionista") {
+  const main = page.getByRole("main");
+  await main.getByLabel(profession).check();
+  await main.getByRole("button", { name: "Continua" }).click();
+  if (profession === "Professionista") {
+    await main.getByRole("group", { name: "I tuoi interessi" }).getByRole("checkbox").first().check();
+  } else {
+    const university = profession === "Studente" ? "La tua università" : "Università in cui insegni";
+    await main.getByRole("combobox", { name: university }).selectOption({ index: 1 });
+    await main.getByRole("button", { name: "Continua" }).click();
+    const detail = profession === "Studente" ? "Corso di laurea" : "Materia che insegni";
+    await main.getByRole("combobox", { name: detail }).selectOption({ index: 1 });
+  }
+  await main.getByRole("button", { name: "Completa" }).click();
+  await expectToast(page, "Profilo aggiornato");
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+}
+
+test("register, first access as a student, account, preferences, password change, sign out and in again", async ({ page }) => {
+  const email = newEmail("percorso");
+  await registerAndSignIn(page, email);
+  await expectAccessible(page);
+  await completeFirstAccess(page, "Studente");
+  await expect(page.getByRole("heading", { name: "Ciao, Mario!" })).toBeVisible();
+
+  // The account page: edit and save.
+  await page.goto("/profile/");
+  const account = page.getByRole("main");
+  await expect(account.getByRole("heading", { name: "Il mio account" })).toBeVisible();
+  await expect(account.getByLabel("Professione")).toBeDisabled();
+  await account.getByLabel("Cognome").fill("Bianchi");
+  await account.getByRole("button", { name: "Salva" }).click();
+  await expectToast(page, "Profilo aggiornato");
+  await expect(page.getByRole("main").getByLabel("Cognome")).toHaveValue("Bianchi");
+  await expectAccessible(page);
+
+  // Preferences: the marketing consent.
+  await page.goto("/profile/preferences/");
+  await page
+    .getByRole("main")
+    .getByRole("checkbox", { name: /newsletter/ })
+    .check();
+  await page.getByRole("main").getByRole("button", { name: "Salva" }).click();
+  await expectToast(page, "Preferenze aggiornate");
+  await expect(page.getByRole("main").getByRole("checkbox", { name: /newsletter/ })).toBeChecked();
+
+  // Change the password.
+  await page.goto("/profile/change-password/");
+  const change = page.getByRole("main");
+  await expect(change.getByRole("heading", { name: "Modifica Password" })).toBeVisible();
+  await change.getByLabel("Password attuale").fill("Segreta1!");
+  await change.getByLabel("Nuova password", { exact: true }).fill("Nuovissima2#");
+  await change.getByLabel("Conferma la nuova password").fill("Nuovissima2#");
+  await change.getByRole("button", { name: "Salva" }).click();
+  await expectToast(page, "Password aggiornata");
+
+  // Sign out, then in with the new password (the old one no longer works).
+  await signOut(page, "/dashboard/");
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
+  await submitLogin(page, email, "Nuovissima2#");
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+});
+
+test("first access as a professor: university, then subject", async ({ page }) => {
+  await registerAndSignIn(page, newEmail("docente"));
+  await completeFirstAccess(page, "Docente");
+});
+
+test("first access as another professional: interests", async ({ page }) => {
+  await registerAndSignIn(page, newEmail("professionista"));
+  await completeFirstAccess(page, "Professionista");
+});
+
+test("forgotten password: request, e-mailed link, new password, sign in", async ({ page }) => {
+  const email = newEmail("dimenticata");
+  await register(page, { email });
+  await page.goto("/forgot-password/");
+  await page.getByRole("main").getByLabel("Email").fill(email);
+  await page.getByRole("main").getByRole("button", { name: "Invia" }).click();
+  await expectToast(page, "Richiesta inviata, controlla la tua casella email");
+  await expectAccessible(page);
+
+  const link = await linkFromMail(email, /Reimposta la tua password/, /\/forgot-password\/reset\//);
+  await page.goto(link);
+  const form = page.getByRole("main");
+  await form.getByLabel("Nuova password", { exact: true }).fill("Ritrovata3!");
+  await form.getByLabel("Conferma la nuova password").fill("Ritrovata3!");
+  await form.getByRole("button", { name: "Salva la nuova password" }).click();
+  await expect(page.getByRole("heading", { name: "Password aggiornata" })).toBeVisible();
+
+  // The link works once.
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "Ooops. il tuo link è scaduto!" })).toBeVisible();
+
+  await signIn(page, email, "Ritrovata3!");
+  await expect(page).toHaveURL(/\/profilo\/primoaccesso\/$/);
+});
+
+test("an unknown e-mail gets 'Email non trovata'", async ({ page }) => {
+  await page.goto("/forgot-password/");
+  await page.getByRole("main").getByLabel("Email").fill(newEmail("sconosciuto"));
+  await page.getByRole("main").getByRole("button", { name: "Invia" }).click();
+  await expect(page.getByRole("alert")).toContainText("Email non trovata");
+});
+
+test("a deleted account cannot sign in, and its e-mail can register again", async ({ page }) => {
+  const email = newEmail("cancella");
+  await registerAndSignIn(page, email);
+  await completeFirstAccess(page, "Professionista");
+
+  await page.goto("/profile/delete-user/");
+  await page.getByRole("main").getByRole("button", { name: "Conferma" }).click();
+  const confirmed = page.getByRole("dialog", { name: "Cancellazione utente confermata" });
+  await expect(confirmed).toBeVisible();
+  await confirmed.getByRole("link", { name: "Home Page" }).click();
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible(); // / → dashboard → sign-in
+
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
+
+  await registerAndSignIn(page, email, "DiNuovo4!");
+});

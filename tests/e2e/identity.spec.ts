@@ -1,0 +1,109 @@
+import { expect, test } from "@playwright/test";
+import { expectAccessible } from "./support";
+import { giveEachTestItsOwnAddress } from "./identity-support";
+
+giveEachTestItsOwnAddress();
+import { fillRegistration, newEmail, register, sessionCookie, signIn, signOut, submitLogin } from "./identity-support";
+
+test("a visitor registers and is signed in through the identity provider", async ({ page }) => {
+  const email = newEmail("registra");
+  await register(page, { email });
+  await expectAccessible(page);
+  await submitLogin(page, email, "Segreta1!");
+  // No profession yet: the dashboard sends the customer to complete the first access.
+  await expect(page).toHaveURL(/\/profilo\/primoaccesso\/$/);
+  await page.goto("/edu/");
+  await expect(page.getByRole("banner").getByLabel("Menu utente").first()).toHaveText("MR");
+});
+
+test("registration shows the spec's messages and keeps what was typed", async ({ page }) => {
+  await page.goto("/register/");
+  await expect(page.getByRole("heading", { name: "Crea il tuo account" })).toBeVisible();
+  const main = page.getByRole("main");
+  await main.getByLabel("Email").fill("non-una-email");
+  await main.getByLabel("Password", { exact: true }).fill("corta");
+  await main.getByRole("button", { name: "Crea account" }).click();
+  await expect(main.getByText("Nome obbligatorio", { exact: true })).toBeVisible();
+  await expect(main.getByText("Cognome obbligatorio", { exact: true })).toBeVisible();
+  await expect(main.getByText("Inserisci un indirizzo email valido")).toBeVisible();
+  await expect(main.getByText("La password non rispetta i requisiti")).toBeVisible();
+  await expect(main.getByText("Devi accettare i termini e le condizioni")).toBeVisible();
+  await expect(main.getByLabel("Email")).toHaveValue("non-una-email");
+  for (const hint of ["8 caratteri o più", "Almeno un carattere speciale (# ! ? -)", "1 lettera maiuscola", "1 numero"]) {
+    await expect(main.getByText(hint)).toBeVisible();
+  }
+  await expectAccessible(page);
+});
+
+test("an e-mail already registered gets the 'Email già registrata' alert", async ({ page }) => {
+  const email = newEmail("doppio");
+  await register(page, { email });
+  await fillRegistration(page, { email: email.toUpperCase() });
+  const alert = page.getByRole("alert");
+  await expect(alert).toContainText("Email già registrata");
+  await expect(alert).toContainText("è gia presente nel nostro database");
+  await expect(alert.getByRole("link", { name: "Pagina Login" })).toHaveAttribute("href", "/login/");
+});
+
+test("a wrong password gets one generic message", async ({ page }) => {
+  const email = newEmail("sbaglia");
+  await register(page, { email });
+  await submitLogin(page, email, "Sbagliata1!");
+  await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
+  await submitLogin(page, newEmail("nessuno"), "Sbagliata1!");
+  await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
+});
+
+test("private pages send visitors to sign in and back", async ({ page }) => {
+  const email = newEmail("ritorno");
+  await register(page, { email });
+  await page.context().clearCookies();
+  await page.goto("/dashboard/");
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page).toHaveURL(/\/profilo\/primoaccesso\/$/); // via /dashboard/, which needs a profession
+});
+
+for (const target of ["https://evil.example/", "//evil.example/x"]) {
+  test(`redirect=${target} lands on the portal, not elsewhere`, async ({ page }) => {
+    const email = newEmail("redirect");
+    await register(page, { email });
+    await page.context().clearCookies();
+    await signIn(page, email, "Segreta1!", `/login/?redirect=${encodeURIComponent(target)}`);
+    await expect(page).toHaveURL(/^http:\/\/localhost:\d+\//);
+    expect(new URL(page.url()).hostname).toBe("localhost");
+  });
+}
+
+test("every sign-in gets a new session id, and after sign-out the old cookie is refused", async ({ page }) => {
+  const email = newEmail("rotazione");
+  await register(page, { email });
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page).toHaveURL(/primoaccesso/);
+  const first = await sessionCookie(page);
+  expect(first?.httpOnly).toBe(true);
+  expect(first?.sameSite).toBe("Lax");
+
+  await signOut(page, "/edu/");
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page).toHaveURL(/\/edu\/$/); // back where the customer signed out
+  const second = await sessionCookie(page);
+  expect(second?.value).toBeTruthy();
+  expect(second?.value).not.toBe(first?.value);
+
+  // The first session ended at sign-out: its cookie no longer opens private pages.
+  await page.context().clearCookies();
+  await page.context().addCookies([first!]);
+  await page.goto("/dashboard/");
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
+});
+
+test("the sign-out dialog's 'Annulla' keeps the customer signed in", async ({ page }) => {
+  const email = newEmail("annulla");
+  await register(page, { email });
+  await submitLogin(page, email, "Segreta1!");
+  await page.goto("/help-center/?show=userLogout");
+  await page.getByRole("dialog").getByRole("link", { name: "Annulla" }).click();
+  await expect(page).toHaveURL(/\/help-center\/$/);
+  await expect(page.getByRole("banner").getByLabel("Menu utente").first()).toBeVisible();
+});

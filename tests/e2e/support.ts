@@ -1,0 +1,54 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+
+export { LANDING_VARIANTS, SHORT_LANDING_VARIANTS } from "../../server/content/landing-variants.ts";
+export { ACTIVATION_PROMPT_PATHS as ACTIVATION_PATHS } from "../../app/lib/layout.ts";
+
+/**
+ * No serious or critical accessibility violation on the page as it is now. axe runs inside the
+ * page, so for the no-JavaScript project it checks the same address in a context where
+ * scripts may run but the page's own scripts are blocked: the page exactly as served.
+ */
+export async function expectAccessible(page: Page) {
+  if (test.info().project.use.javaScriptEnabled !== false) return check(page);
+  const browser = page.context().browser()!;
+  const context = await browser.newContext({ javaScriptEnabled: true, viewport: page.viewportSize() });
+  try {
+    const plain = await context.newPage();
+    await plain.route(/\.js(\?|$)/, (route) => route.abort());
+    await plain.goto(page.url());
+    await check(plain);
+  } finally {
+    await context.close();
+  }
+}
+
+async function check(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const blocking = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    );
+  expect(blocking, blocking.join("\n")).toEqual([]);
+}
+
+/** The page fits the viewport: nothing forces horizontal scrolling. */
+export async function expectNoHorizontalOverflow(page: Page) {
+  const wider = await page.evaluate(() =>
+    Array.from(document.querySelectorAll("body *"))
+      .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+      .filter((el) => !el.closest(".carousel")) // carousels scroll inside themselves
+      .map((el) => `${el.tagName.toLowerCase()}.${String(el.className).slice(0, 50)}`)
+      .slice(0, 5),
+  );
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${page.url()} is wider than the screen: ${wider.join(", ")}`).toBeLessThanOrEqual(0);
+}
+
+/** Italian euro amount as Intl prints it ("32,00 €", with a non-breaking space). */
+export const euro = (amount: string) => new RegExp(`${amount.replace(".", "\\.")}\\s€`);

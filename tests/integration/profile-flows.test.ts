@@ -1,0 +1,490 @@
+// First access, 'Il mio account', preferences and account deletion, through the routes' loaders
+// and actions as React Router calls them: plain GET and form POST requests with a session cookie.
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { createCookie } from "react-router";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { action as firstAccessAction, loader as firstAccessLoader } from "../../app/routes/first-access";
+import { action as profileAction, loader as profileLoader } from "../../app/routes/profile";
+import { action as preferencesAction, loader as preferencesLoader } from "../../app/routes/profile.preferences";
+import { action as deleteAction, loader as deleteLoader } from "../../app/routes/profile.delete-user";
+import { loader as dashboardLoader } from "../../app/routes/dashboard";
+import { MESSAGES } from "../../app/lib/messages";
+import type { Profiles } from "../../server/accounts/profile.ts";
+import { createSessionStore } from "../../server/accounts/sessions.ts";
+import { auditLog, oidcPayloads, sessions, userInterests, users } from "../../server/db/schema.ts";
+import type { Services } from "../../server/services.ts";
+import { thrownResponse } from "../support/requests.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { loaderArgs } from "../support/router-context.ts";
+import { seededReferenceIds, type ReferenceIds } from "../support/reference-ids.ts";
+import { createTestServices } from "../support/services.ts";
+
+let database: TestDatabase;
+let services: Services;
+let profiles: Profiles;
+let ref: ReferenceIds;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  services = await createTestServices(database);
+  profiles = services.profiles;
+  ref = await seededReferenceIds(database.db);
+});
+afterAll(async () => {
+  services.close();
+  await database.destroy();
+});
+
+// ---------------------------------------------------------------- helpers
+
+const sessionCookie = createCookie("portal_session");
+
+async function newCustomer(email = `cliente.${randomBytes(4).toString("hex")}@example.it`) {
+  const result = await services.accounts.register({ firstname: "Maria", lastname: "Rossi", email, password: "Segreta1!" });
+  if (!result.ok) throw new Error("setup: registration failed");
+  const rawId = await createSessionStore(database.db).create(result.user.id, {
+    accessToken: "at",
+    accessTokenExpiresAt: new Date(Date.now() + 10 * 60_000),
+    refreshToken: "rt",
+    idToken: "it",
+  });
+  const cookie = (await sessionCookie.serialize(rawId)).split(";")[0]!;
+  return { user: result.user, cookie };
+}
+
+function get(url: string, cookie?: string) {
+  const args = loaderArgs(services, url);
+  return { ...args, request: new Request(args.request.url, { headers: cookie ? { cookie } : {} }) };
+}
+
+function post(url: string, cookie: string | undefined, fields: Record<string, string | string[]>) {
+  const args = loaderArgs(services, url);
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (cookie) headers.cookie = cookie;
+  return { ...args, request: new Request(args.request.url, { method: "POST", headers, body }) };
+}
+
+/** The Response a loader or action threw (a redirect), or fails. */
+
+/** What `data(...)` carried: the payload and the status. */
+function payload<T>(result: unknown): { data: T; status: number } {
+  const value = result as { type?: string; data: T; init?: ResponseInit | null };
+  if (value instanceof Response || value?.type !== "DataWithResponseInit")
+    throw new Error(`expected data(), got ${String(result)}`);
+  return { data: value.data, status: value.init?.status ?? 200 };
+}
+
+/** The toast a redirect carries to the next page. */
+async function toastOf(response: Response) {
+  const cookies = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  return services.flash.read(new Request("http://localhost:3000/", { headers: { cookie: cookies } }));
+}
+
+async function userRow(id: string) {
+  const [row] = await database.db.select().from(users).where(eq(users.id, id));
+  return row!;
+}
+
+const login = (path: string) => `/login/?${new URLSearchParams({ redirect: path })}`;
+
+// ---------------------------------------------------------------- guards
+
+describe("who may open the profile pages", () => {
+  it.each([
+    ["/profilo/primoaccesso/", firstAccessLoader],
+    ["/profile/", profileLoader],
+    ["/profile/preferences/", preferencesLoader],
+    ["/profile/delete-user/", deleteLoader],
+  ] as const)("%s sends a signed-out visitor to the sign-in, and back", async (path, loader) => {
+    const response = await thrownResponse((loader as (args: unknown) => Promise<unknown>)(get(`${path}?x=1`)));
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe(login(`${path}?x=1`));
+  });
+
+  it.each([
+    ["/profilo/primoaccesso/", firstAccessAction],
+    ["/profile/", profileAction],
+    ["/profile/preferences/", preferencesAction],
+    ["/profile/delete-user/", deleteAction],
+  ] as const)("a signed-out POST to %s changes nothing and goes to the sign-in", async (path, action) => {
+    const response = await thrownResponse(
+      (action as (args: unknown) => Promise<unknown>)(post(path, undefined, { firstname: "X" })),
+    );
+    expect(response.headers.get("Location")).toBe(login(path));
+  });
+
+  it("the dashboard sends a profile without profession to first access, and first access sends a complete one home", async () => {
+    const { user, cookie } = await newCustomer();
+    expect((await thrownResponse(dashboardLoader(get("/dashboard/", cookie)))).headers.get("Location")).toBe(
+      "/profilo/primoaccesso/",
+    );
+    await profiles.completeFirstAccess(user.id, { professionId: ref.other, interestIds: [ref.interestA] });
+    expect((await thrownResponse(firstAccessLoader(get("/profilo/primoaccesso/", cookie)))).headers.get("Location")).toBe("/");
+    const again = await thrownResponse(firstAccessAction(post("/profilo/primoaccesso/", cookie, { profession: ref.student })));
+    expect(again.headers.get("Location")).toBe("/");
+    expect((await userRow(user.id)).professionId).toBe(ref.other);
+  });
+});
+
+// ---------------------------------------------------------------- first access
+
+describe("first access", () => {
+  it("renders each step from the address", async () => {
+    const { cookie } = await newCustomer();
+    const path = "/profilo/primoaccesso/";
+    const start = await firstAccessLoader(get(path, cookie));
+    expect(start.step).toBe("profession");
+    expect(start.professions.map((p) => p.code)).toEqual(["student", "professor", "other"]);
+    expect(start.errors).toEqual({});
+
+    const nothingChosen = await firstAccessLoader(get(`${path}?from=profession`, cookie));
+    expect(nothingChosen).toMatchObject({ step: "profession", errors: { professionId: MESSAGES.professionRequired } });
+    const bogus = await firstAccessLoader(get(`${path}?from=profession&profession=bogus`, cookie));
+    expect(bogus.errors.professionId).toBe(MESSAGES.invalidChoice);
+
+    const student = await firstAccessLoader(get(`${path}?from=profession&profession=${ref.student}`, cookie));
+    expect(student.step).toBe("university");
+    expect(student.universities.length).toBeGreaterThan(10);
+    const noUniversity = await firstAccessLoader(get(`${path}?profession=${ref.student}&from=university`, cookie));
+    expect(noUniversity).toMatchObject({ step: "university", errors: { universityId: MESSAGES.universityRequired } });
+
+    const course = await firstAccessLoader(
+      get(`${path}?profession=${ref.student}&university=${ref.milano}&from=university`, cookie),
+    );
+    expect(course.step).toBe("details");
+    expect(course.university?.id).toBe(ref.milano);
+    expect(course.degreeCourses.map((c) => c.id)).toContain(ref.milanoCourse);
+    expect(course.degreeCourses.map((c) => c.id)).not.toContain(ref.bolognaCourse);
+
+    const back = await firstAccessLoader(
+      get(`${path}?profession=${ref.student}&university=${ref.milano}&step=university`, cookie),
+    );
+    expect(back).toMatchObject({ step: "university", university: { id: ref.milano } });
+
+    const professor = await firstAccessLoader(get(`${path}?profession=${ref.professor}&university=${ref.bologna}`, cookie));
+    expect(professor.step).toBe("details");
+    expect(professor.subjects.length).toBeGreaterThan(0);
+    expect(professor.degreeCourses).toEqual([]);
+
+    const other = await firstAccessLoader(get(`${path}?profession=${ref.other}`, cookie));
+    expect(other.step).toBe("details");
+    expect(other.interests.map((i) => i.id)).toContain(ref.interestA);
+    expect(other.interests.map((i) => i.id)).not.toContain(ref.altro);
+  });
+
+  it("completes a student: saved, 'Profilo aggiornato', on to / (which leads to the dashboard), which now opens", async () => {
+    const { user, cookie } = await newCustomer();
+    const response = await firstAccessAction(
+      post(`/profilo/primoaccesso/?profession=${ref.student}&university=${ref.milano}`, cookie, {
+        profession: ref.student,
+        university: ref.milano,
+        degreeCourse: ref.milanoCourse,
+      }),
+    );
+    expect(response).toBeInstanceOf(Response);
+    expect((response as Response).headers.get("Location")).toBe("/");
+    expect(await toastOf(response as Response)).toEqual({ type: "success", title: "Profilo aggiornato" });
+    expect(await userRow(user.id)).toMatchObject({
+      professionId: ref.student,
+      universityId: ref.milano,
+      degreeCourseId: ref.milanoCourse,
+    });
+    expect(await dashboardLoader(get("/dashboard/", cookie))).toEqual({ firstname: "Maria" });
+  });
+
+  it("completes a professor with university and subject", async () => {
+    const { user, cookie } = await newCustomer();
+    const response = (await firstAccessAction(
+      post("/profilo/primoaccesso/", cookie, { profession: ref.professor, university: ref.bologna, subject: ref.subject }),
+    )) as Response;
+    expect(response.headers.get("Location")).toBe("/");
+    expect(await userRow(user.id)).toMatchObject({
+      professionId: ref.professor,
+      universityId: ref.bologna,
+      subjectId: ref.subject,
+    });
+  });
+
+  it("completes another professional with interests", async () => {
+    const { user, cookie } = await newCustomer();
+    const response = (await firstAccessAction(
+      post("/profilo/primoaccesso/", cookie, { profession: ref.other, interests: [ref.interestA, ref.interestB] }),
+    )) as Response;
+    expect(response.headers.get("Location")).toBe("/");
+    const chosen = await database.db.select().from(userInterests).where(eq(userInterests.userId, user.id));
+    expect(chosen.map((c) => c.interestId).sort()).toEqual([ref.interestA, ref.interestB].sort());
+  });
+
+  it.each([
+    ["no profession", {}, { professionId: MESSAGES.professionRequired }],
+    [
+      "a student without course",
+      { profession: "student", university: "milano" },
+      { degreeCourseId: MESSAGES.degreeCourseRequired },
+    ],
+    [
+      "a degree course of another university",
+      { profession: "student", university: "milano", degreeCourse: "bolognaCourse" },
+      { degreeCourseId: MESSAGES.degreeCourseMismatch },
+    ],
+    [
+      "a professor without university and subject",
+      { profession: "professor" },
+      { universityId: MESSAGES.universityRequired, subjectId: MESSAGES.subjectRequired },
+    ],
+    ["a professional without interests", { profession: "other" }, { interestIds: MESSAGES.interestsRequired }],
+    ["the interest 'Altro'", { profession: "other", interests: "altro" }, { interestIds: MESSAGES.invalidChoice }],
+  ] as const)("refuses %s with a clear message and saves nothing", async (_label, fields, errors) => {
+    const { user, cookie } = await newCustomer();
+    const form = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, ref[v as keyof typeof ref]]));
+    const { data, status } = payload<{ errors: Record<string, string> }>(
+      await firstAccessAction(post("/profilo/primoaccesso/", cookie, form)),
+    );
+    expect(status).toBe(400);
+    expect(data.errors).toEqual(errors);
+    expect(await userRow(user.id)).toMatchObject({
+      professionId: null,
+      universityId: null,
+      degreeCourseId: null,
+      subjectId: null,
+    });
+  });
+});
+
+// ---------------------------------------------------------------- account page
+
+describe("'Il mio account'", () => {
+  async function studentCustomer() {
+    const customer = await newCustomer();
+    await profiles.completeFirstAccess(customer.user.id, {
+      professionId: ref.student,
+      universityId: ref.milano,
+      degreeCourseId: ref.milanoCourse,
+    });
+    return customer;
+  }
+
+  it("shows the stored profile and the lists of the form", async () => {
+    const { user, cookie } = await studentCustomer();
+    const data = await profileLoader(get("/profile/", cookie));
+    expect(data.profile).toMatchObject({
+      email: user.email,
+      firstname: "Maria",
+      lastname: "Rossi",
+      professionCode: "student",
+      universityId: ref.milano,
+      degreeCourseId: ref.milanoCourse,
+    });
+    expect(data.degreeCourses.find((c) => c.id === ref.bolognaCourse)?.universityId).toBe(ref.bologna);
+    expect(data.interests.map((i) => i.id)).toContain(ref.altro);
+  });
+
+  it("saves the changed fields with 'Profilo aggiornato'; the username and a set profession are never taken from the form", async () => {
+    const { user, cookie } = await studentCustomer();
+    const response = (await profileAction(
+      post("/profile/", cookie, {
+        username: "altro@example.it",
+        firstname: "Marta",
+        lastname: "Rossi",
+        email: user.email!,
+        mobile: "+39 333 1234567",
+        profession: ref.professor,
+        university: ref.milano,
+        degreeCourse: ref.milanoCourse,
+      }),
+    )) as Response;
+    expect(response.headers.get("Location")).toBe("/profile/");
+    expect(await toastOf(response)).toEqual({ type: "success", title: "Profilo aggiornato" });
+    expect(await userRow(user.id)).toMatchObject({
+      firstname: "Marta",
+      mobile: "+39 333 1234567",
+      email: user.email,
+      professionId: ref.student,
+    });
+
+    const unchanged = (await profileAction(post("/profile/", cookie, { firstname: "Marta", lastname: "Rossi" }))) as Response;
+    expect(await toastOf(unchanged)).toEqual({ type: "info", title: MESSAGES.profileNoChanges });
+  });
+
+  it("refuses emptied fields with 'Errore' and the messages, and saves nothing", async () => {
+    const { user, cookie } = await studentCustomer();
+    const { data, status } = payload<{ formError: string; errors: Record<string, string>; values: Record<string, string> }>(
+      await profileAction(
+        post("/profile/", cookie, {
+          firstname: " ",
+          lastname: "",
+          email: "",
+          mobile: "3331234567",
+          university: "",
+          degreeCourse: "",
+        }),
+      ),
+    );
+    expect(status).toBe(400);
+    expect(data.errors).toEqual({
+      firstname: "Nome obbligatorio",
+      lastname: "Cognome obbligatorio",
+      email: "Email obbligatoria",
+      universityId: MESSAGES.universityRequired,
+      degreeCourseId: MESSAGES.degreeCourseRequired,
+    });
+    expect(data.formError).toBe(MESSAGES.profileIncomplete);
+    expect(data.values.mobile).toBe("3331234567");
+    expect(await userRow(user.id)).toMatchObject({ firstname: "Maria", lastname: "Rossi", email: user.email, mobile: null });
+  });
+
+  it("refuses an e-mail taken by another account, whatever its case", async () => {
+    const { cookie } = await studentCustomer();
+    const other = await newCustomer();
+    const { data } = payload<{ formError: string; errors: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { email: `  ${other.user.email!.toUpperCase()}` })),
+    );
+    expect(data.errors.email).toBe(MESSAGES.emailInUse);
+    expect(data.formError).toBe(MESSAGES.emailInUse);
+    const malformed = payload<{ errors: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { email: "maria@" })),
+    );
+    expect(malformed.data.errors.email).toBe(MESSAGES.emailInvalid);
+  });
+
+  it("changes the e-mail trimmed and lower-cased", async () => {
+    const { user, cookie } = await studentCustomer();
+    const fresh = `nuova.${randomBytes(4).toString("hex")}@example.it`;
+    await profileAction(post("/profile/", cookie, { email: `  ${fresh.toUpperCase()} ` }));
+    expect((await userRow(user.id)).email).toBe(fresh);
+  });
+
+  it("refuses a degree course of another university", async () => {
+    const { user, cookie } = await studentCustomer();
+    const { data } = payload<{ errors: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { university: ref.bologna, degreeCourse: ref.milanoCourse })),
+    );
+    expect(data.errors).toEqual({ degreeCourseId: MESSAGES.degreeCourseMismatch });
+    expect((await userRow(user.id)).universityId).toBe(ref.milano);
+    await profileAction(post("/profile/", cookie, { university: ref.bologna, degreeCourse: ref.bolognaCourse }));
+    expect(await userRow(user.id)).toMatchObject({ universityId: ref.bologna, degreeCourseId: ref.bolognaCourse });
+  });
+
+  it("refuses to save a profile without profession", async () => {
+    const { user, cookie } = await newCustomer();
+    const { data } = payload<{ formError: string; errors: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { firstname: "Marta", profession: "" })),
+    );
+    expect(data.errors).toEqual({ professionId: MESSAGES.professionRequired });
+    expect(data.formError).toBe(MESSAGES.profileIncomplete);
+    expect((await userRow(user.id)).firstname).toBe("Maria");
+  });
+
+  it("requires interests only when they were edited", async () => {
+    const { user, cookie } = await newCustomer();
+    await profiles.completeFirstAccess(user.id, { professionId: ref.other, interestIds: [ref.interestA] });
+    const emptied = payload<{ errors: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { interestsShown: "1" })),
+    );
+    expect(emptied.data.errors).toEqual({ interestIds: MESSAGES.interestsRequired });
+    const changed = (await profileAction(
+      post("/profile/", cookie, { interestsShown: "1", interests: [ref.interestB, ref.altro] }),
+    )) as Response;
+    expect(await toastOf(changed)).toEqual({ type: "success", title: "Profilo aggiornato" });
+    const chosen = await database.db.select().from(userInterests).where(eq(userInterests.userId, user.id));
+    expect(chosen.map((c) => c.interestId).sort()).toEqual([ref.interestB, ref.altro].sort());
+  });
+});
+
+// ---------------------------------------------------------------- preferences
+
+describe("'Preferenze'", () => {
+  it("shows and saves the marketing consent with 'Preferenze aggiornate'; accept_customize is not the form's", async () => {
+    const { user, cookie } = await newCustomer();
+    expect(await preferencesLoader(get("/profile/preferences/", cookie))).toMatchObject({
+      acceptMarketing: false,
+      acceptCustomize: false,
+    });
+
+    const on = (await preferencesAction(
+      post("/profile/preferences/", cookie, { acceptMarketing: "on", acceptCustomize: "on" }),
+    )) as Response;
+    expect(on.headers.get("Location")).toBe("/profile/preferences/");
+    expect(await toastOf(on)).toEqual({ type: "success", title: "Preferenze aggiornate" });
+    expect(await userRow(user.id)).toMatchObject({ acceptMarketing: true, acceptCustomize: false });
+    expect(await preferencesLoader(get("/profile/preferences/", cookie))).toMatchObject({ acceptMarketing: true });
+
+    await preferencesAction(post("/profile/preferences/", cookie, {}));
+    expect((await userRow(user.id)).acceptMarketing).toBe(false);
+
+    const tampered = payload<{ formError: string }>(
+      await preferencesAction(post("/profile/preferences/", cookie, { acceptMarketing: "yes" })),
+    );
+    expect(tampered.status).toBe(400);
+    expect(tampered.data.formError).toBeTruthy();
+  });
+});
+
+// ---------------------------------------------------------------- deletion
+
+describe("account deletion", () => {
+  it("erases the account, signs out everywhere and confirms to the signed-out visitor", async () => {
+    const { user, cookie } = await newCustomer();
+    await profiles.completeFirstAccess(user.id, { professionId: ref.other, interestIds: [ref.interestA] });
+    const { cookie: otherDevice } = await (async () => {
+      const rawId = await createSessionStore(database.db).create(user.id, {
+        accessToken: "at2",
+        accessTokenExpiresAt: new Date(Date.now() + 60_000),
+        refreshToken: null,
+        idToken: "it2",
+      });
+      return { cookie: (await sessionCookie.serialize(rawId)).split(";")[0]! };
+    })();
+    // A grant of the identity provider for this account, and one of somebody else.
+    await database.db.insert(oidcPayloads).values([
+      { id: `grant-${user.id}`, type: "Grant", payload: { accountId: user.id } },
+      { id: "grant-someone-else", type: "Grant", payload: { accountId: "00000000-0000-4000-8000-000000000000" } },
+    ]);
+
+    expect(await deleteLoader(get("/profile/delete-user/", cookie))).toEqual({ deleted: false });
+    // Signed in, ?show=deleted shows the page, not a confirmation of something that did not happen.
+    expect(await deleteLoader(get("/profile/delete-user/?show=deleted", cookie))).toEqual({ deleted: false });
+
+    const response = (await deleteAction(post("/profile/delete-user/", cookie, {}))) as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/profile/delete-user/?show=deleted");
+    const cleared = response.headers.getSetCookie().find((c) => c.startsWith("portal_session="));
+    expect(cleared).toMatch(/^portal_session=; .*Max-Age=0/i);
+
+    const row = await userRow(user.id);
+    expect(row).toMatchObject({
+      email: null,
+      firstname: null,
+      lastname: null,
+      passwordHash: null,
+      professionId: null,
+      status: "deleted",
+    });
+    expect(row.deletedAt).toBeInstanceOf(Date);
+    expect(await database.db.select().from(userInterests).where(eq(userInterests.userId, user.id))).toEqual([]);
+    expect(await database.db.select().from(sessions).where(eq(sessions.userId, user.id))).toEqual([]);
+    const grants = await database.db.select({ id: oidcPayloads.id }).from(oidcPayloads);
+    expect(grants.map((g) => g.id)).not.toContain(`grant-${user.id}`);
+    expect(grants.map((g) => g.id)).toContain("grant-someone-else");
+    const audit = await database.db.select().from(auditLog).where(eq(auditLog.userId, user.id));
+    expect(audit).toMatchObject([{ event: "account_deleted", ip: "203.0.113.7" }]);
+
+    // Both browsers are signed out; the confirmation shows to the visitor.
+    expect(await services.auth.currentUser(get("/", cookie).request)).toBeNull();
+    expect(await services.auth.currentUser(get("/", otherDevice).request)).toBeNull();
+    expect(await deleteLoader(get("/profile/delete-user/?show=deleted", cookie))).toEqual({ deleted: true });
+    expect(await deleteLoader(get("/profile/delete-user/?show=deleted"))).toEqual({ deleted: true });
+    expect((await thrownResponse(profileLoader(get("/profile/", cookie)))).headers.get("Location")).toBe(login("/profile/"));
+
+    // The address can register again.
+    expect(
+      (await services.accounts.register({ firstname: "Maria", lastname: "Rossi", email: user.email!, password: "Segreta1!" })).ok,
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,54 @@
+// The registration action: account, welcome mail, the spec's answers.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { action as registerAction } from "../../app/routes/register";
+import type { Services } from "../../server/services.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { formPost } from "../support/requests.ts";
+import { createRouterContext } from "../support/router-context.ts";
+import { createTestServices } from "../support/services.ts";
+
+let database: TestDatabase;
+let services: Services;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  services = await createTestServices(database);
+});
+afterAll(async () => {
+  services.close();
+  await database.destroy();
+});
+
+const fields = (email: string) => ({ firstname: "Lucia", lastname: "Moro", email, password: "Segreta1!", terms: "on" });
+
+async function register(form: Record<string, string>, url = "/register/?redirect=%2Fedu%2F") {
+  return (await registerAction({
+    request: formPost(url, form),
+    params: {},
+    context: createRouterContext(services),
+    url: new URL(url, "http://localhost:3000"),
+    pattern: "",
+  })) as unknown;
+}
+
+describe("registration", () => {
+  it("creates the account, welcomes it by mail and starts the sign-in, keeping redirect", async () => {
+    const response = (await register(fields("  Lucia.Moro@Example.it "))) as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/login/?redirect=%2Fedu%2F");
+    expect(await services.accounts.findActiveByEmail("lucia.moro@example.it")).not.toBeNull();
+    const [mail] = await services.mail.listOutbox(1);
+    expect(mail).toMatchObject({ to: "lucia.moro@example.it", subject: "Benvenuto in Novalex Editore" });
+  });
+
+  it("answers 'Email già registrata' for the same address in any case", async () => {
+    const result = (await register(fields("LUCIA.MORO@example.it"))) as { data: { emailTaken?: boolean }; init: ResponseInit };
+    expect(result.init.status).toBe(409);
+    expect(result.data.emailTaken).toBe(true);
+  });
+
+  it("creates nothing when the honeypot is filled in", async () => {
+    await register({ ...fields("bot@example.it"), website: "https://spam.example" });
+    expect(await services.accounts.findActiveByEmail("bot@example.it")).toBeNull();
+  });
+});

@@ -1,0 +1,68 @@
+// The portal keeps its session alive by refreshing the provider's access token, and ends it when
+// the provider refuses (the grant was revoked, e.g. by a password reset elsewhere).
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSessionStore } from "../../server/accounts/sessions.ts";
+import { sessions } from "../../server/db/schema.ts";
+import type { Services } from "../../server/services.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { startIdentityProvider } from "../support/identity.ts";
+import { sessionCookieHeader } from "../support/requests.ts";
+import { createTestServices } from "../support/services.ts";
+import { testConfig } from "../support/config.ts";
+
+let database: TestDatabase;
+let op: Awaited<ReturnType<typeof startIdentityProvider>>;
+let services: Services;
+let userId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  op = await startIdentityProvider(database.db);
+  services = await createTestServices(database, testConfig({ PUBLIC_ORIGIN: op.origin }));
+  const r = await services.accounts.register({
+    firstname: "Rita",
+    lastname: "Neri",
+    email: "rita@example.it",
+    password: "Segreta1!",
+  });
+  if (!r.ok) throw new Error("setup");
+  userId = r.user.id;
+});
+afterAll(async () => {
+  services.close();
+  await op.close();
+  await database.destroy();
+});
+
+/** A portal session holding real provider tokens whose access token has just expired. */
+async function expiredSession() {
+  const { code, verifier } = await op.authorize(userId);
+  const { body } = await op.exchangeCode(code!, verifier);
+  const rawId = await createSessionStore(database.db).create(userId, {
+    accessToken: body.access_token!,
+    accessTokenExpiresAt: new Date(Date.now() - 1000),
+    refreshToken: body.refresh_token!,
+    idToken: body.id_token!,
+  });
+  const request = new Request(`${op.origin}/dashboard/`, { headers: { cookie: await sessionCookieHeader(rawId) } });
+  return { rawId, request, refreshToken: body.refresh_token! };
+}
+
+describe("portal session and provider tokens", () => {
+  it("refreshes an expired access token once, even for parallel requests, and stays signed in", async () => {
+    const { request, refreshToken } = await expiredSession();
+    const results = await Promise.all(Array.from({ length: 5 }, () => services.auth.currentUser(request.clone())));
+    expect(results.every((r) => r?.user.id === userId)).toBe(true);
+    const [row] = await database.db.select().from(sessions).where(eq(sessions.refreshToken, refreshToken));
+    expect(row).toBeUndefined(); // rotated: the session holds the new refresh token
+    const stored = await database.db.select().from(sessions).where(eq(sessions.userId, userId));
+    expect(stored.some((s) => s.accessTokenExpiresAt! > new Date())).toBe(true);
+  });
+
+  it("ends the session when the provider has revoked the grant", async () => {
+    const { request } = await expiredSession();
+    await services.identity.revokeAccount(userId);
+    expect(await services.auth.currentUser(request)).toBeNull();
+  });
+});

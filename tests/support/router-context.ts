@@ -1,0 +1,21 @@
+// Builds the context a loader or action receives, over real services and a test database.
+import { RouterContextProvider } from "react-router";
+import type { Config } from "../../server/config.ts";
+import { publicSettingsOf, requestContext, servicesContext, settingsContext } from "../../app/context.ts";
+import { createLogger } from "../../server/logger.ts";
+import type { Services } from "../../server/services.ts";
+import { testConfig } from "./config.ts";
+
+export function createRouterContext(services: Services, config: Config = testConfig()) {
+  const context = new RouterContextProvider();
+  context.set(servicesContext, services);
+  context.set(settingsContext, publicSettingsOf(config));
+  context.set(requestContext, { id: "test-request", nonce: "test-nonce", ip: "203.0.113.7", log: createLogger("silent") });
+  return context;
+}
+
+/** Arguments for calling a route's loader directly. */
+export function loaderArgs<P extends Record<string, string | undefined>>(services: Services, url: string, params: P = {} as P) {
+  const absolute = new URL(url, "http://localhost:3000");
+  return { request: new Request(absolute), url: absolute, params, context: createRouterContext(services), pattern: "" };
+}
