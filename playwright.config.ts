@@ -46,6 +46,7 @@ export default defineConfig({
       SESSION_SECRET: "e2e-session-secret-0123456789-0123456789-abcdef",
       OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789-0123456789",
       OIDC_COOKIE_KEYS: "e2e-oidc-cookie-key-0123456789-0123456789-abc",
+      ACTIVATION_CODE_KEY: "e2e-activation-code-key-0123456789-0123456789",
       LOG_LEVEL: "warn",
       // Tests speak through a pretend proxy, one client address each (see identity-support.ts).
       TRUST_PROXY: "true",

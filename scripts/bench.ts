@@ -116,6 +116,7 @@ function startServer(port: number) {
       SESSION_SECRET: randomBytes(48).toString("base64url"),
       OIDC_CLIENT_SECRET: randomBytes(48).toString("base64url"),
       OIDC_COOKIE_KEYS: randomBytes(48).toString("base64url"),
+      ACTIVATION_CODE_KEY: randomBytes(48).toString("base64url"),
       LOG_LEVEL: "warn",
     },
   });

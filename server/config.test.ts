@@ -32,7 +32,7 @@ describe("loadConfig", () => {
     const second = loadConfig({ env: { DATA_DIR: dir }, onGeneratedSecrets: (names) => told.push(names) });
     expect(first.secrets.session).toHaveLength(64);
     expect(second.secrets.session).toBe(first.secrets.session);
-    expect(told).toEqual([["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS"]]);
+    expect(told).toEqual([["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS", "ACTIVATION_CODE_KEY"]]);
     expect(JSON.parse(readFileSync(path.join(dir, "secrets.json"), "utf8")).SESSION_SECRET).toBe(first.secrets.session);
   });
 

@@ -27,6 +27,13 @@ const envSchema = z.object({
   OIDC_COOKIE_KEYS: z.string().min(32).optional(),
   /** The provider's private signing keys as a JWKS (JSON); unset: generated and kept in the database. */
   OIDC_JWKS: z.string().optional(),
+  /** Key of the HMAC that stores activation codes; changing it invalidates every unused code. */
+  ACTIVATION_CODE_KEY: z.string().min(32).optional(),
+  /**
+   * An external ebook reader: its address with {product} (the product id) and {sku}. Unset: the
+   * portal's built-in reader.
+   */
+  READER_URL_TEMPLATE: z.string().optional(),
   // Social login: an upstream OpenID provider. Unset: the social login link is hidden.
   SOCIAL_OIDC_ISSUER: z.url().optional(),
   SOCIAL_OIDC_CLIENT_ID: z.string().optional(),
@@ -56,7 +63,9 @@ export type Config = {
   logLevel: string;
   dataDir: string;
   database: { url: string | undefined; poolMax: number; pgliteDir: string };
-  secrets: { session: string; oidcClient: string; oidcCookieKeys: string[] };
+  secrets: { session: string; oidcClient: string; oidcCookieKeys: string[]; activationCodeKey: string };
+  /** The external reader's address template, or null for the built-in reader. */
+  readerUrlTemplate: string | null;
   oidc: { issuer: string; clientId: string; jwks: { keys: JsonWebKey[] } | null };
   socialLogin: { issuer: string; clientId: string; clientSecret: string } | null;
   storefrontLogoutUrl: string;
@@ -66,7 +75,7 @@ export type Config = {
 };
 
 /** The secrets a production deployment must provide. */
-const REQUIRED_SECRETS = ["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS"] as const;
+const REQUIRED_SECRETS = ["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS", "ACTIVATION_CODE_KEY"] as const;
 type SecretName = (typeof REQUIRED_SECRETS)[number];
 
 export class ConfigError extends Error {
@@ -91,7 +100,12 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
   const publicOrigin = (e.PUBLIC_ORIGIN ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
 
   const secrets = resolveSecrets(
-    { SESSION_SECRET: e.SESSION_SECRET, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET, OIDC_COOKIE_KEYS: e.OIDC_COOKIE_KEYS },
+    {
+      SESSION_SECRET: e.SESSION_SECRET,
+      OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET,
+      OIDC_COOKIE_KEYS: e.OIDC_COOKIE_KEYS,
+      ACTIVATION_CODE_KEY: e.ACTIVATION_CODE_KEY,
+    },
     { isProduction, dataDir, onGeneratedSecrets },
   );
   const social = [e.SOCIAL_OIDC_ISSUER, e.SOCIAL_OIDC_CLIENT_ID, e.SOCIAL_OIDC_CLIENT_SECRET];
@@ -118,7 +132,9 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       session: secrets.SESSION_SECRET,
       oidcClient: secrets.OIDC_CLIENT_SECRET,
       oidcCookieKeys: secrets.OIDC_COOKIE_KEYS.split(",").map((k) => k.trim()),
+      activationCodeKey: secrets.ACTIVATION_CODE_KEY,
     },
+    readerUrlTemplate: e.READER_URL_TEMPLATE || null,
     oidc: {
       issuer: (e.OIDC_ISSUER ?? `${publicOrigin}/oidc`).replace(/\/+$/, ""),
       clientId: e.OIDC_CLIENT_ID,

@@ -1,5 +1,3 @@
-/** The EDU subscription product (spec §3: code abbonamentoedu). */
-export const EDU_PRODUCT_CODE = "abbonamentoedu";
+export { EDU_MONTHS, EDU_PRODUCT_CODE } from "../../server/library/constants";
 /** EDU offer constants (spec §9). */
-export const EDU_MONTHS = 6;
 export const EDU_DISCOUNT_PERCENT = 50;

@@ -103,3 +103,6 @@ async function openPglite(dataDir: string | undefined, logger?: DrizzleLogger): 
     close: () => client.close(),
   };
 }
+
+/** A transaction, as Drizzle hands it to `db.transaction(async (tx) => …)`. */
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];

@@ -398,3 +398,179 @@ export const auditLog = pgTable(
   },
   (t) => [index("audit_log_user_idx").on(t.userId, t.createdAt)],
 );
+
+// ---------------------------------------------------------------- orders and entitlements
+
+/**
+ * Order statuses with the spec's codes. Only `payed` counts as an active order; `new` is
+ * editable and payable, `waitforpayment` awaits the payment result, the others are inactive.
+ */
+export const ORDER_STATUS_CODES = ["new", "waitforpayment", "payed", "cancelled", "expired", "interrupted"] as const;
+export type OrderStatusCode = (typeof ORDER_STATUS_CODES)[number];
+
+export const orderStatuses = pgTable("order_statuses", {
+  code: text("code", { enum: ORDER_STATUS_CODES }).primaryKey(),
+  name: text("name").notNull(),
+});
+
+export const orders = pgTable(
+  "orders",
+  {
+    id: id(),
+    /** Readable and unique, shown to the customer as 'Numero d'ordine'. */
+    orderCode: text("order_code").notNull().unique(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    status: text("status", { enum: ORDER_STATUS_CODES })
+      .notNull()
+      .default("new")
+      .references(() => orderStatuses.code),
+    totalCents: integer("total_cents").notNull().default(0),
+    shipmentPriceCents: integer("shipment_price_cents").notNull().default(0),
+    createdAt: createdAt(),
+    /** When the order was paid (or, for a free activation, completed). */
+    committedAt: timestamp("committed_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("orders_user_committed_idx").on(t.userId, t.committedAt),
+    check("orders_total_not_negative", sql`${t.totalCents} >= 0 and ${t.shipmentPriceCents} >= 0`),
+  ],
+);
+
+export const orderItems = pgTable(
+  "order_items",
+  {
+    id: id(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id),
+    description: text("description").notNull(),
+    quantity: integer("quantity").notNull().default(1),
+    monthlyPriceCents: integer("monthly_price_cents"),
+    totalCents: integer("total_cents").notNull(),
+  },
+  (t) => [index("order_items_order_idx").on(t.orderId), check("order_items_quantity_positive", sql`${t.quantity} >= 1`)],
+);
+
+export const ENTITLEMENT_SOURCES = ["activation_code", "purchase", "subscription"] as const;
+export type EntitlementSource = (typeof ENTITLEMENT_SOURCES)[number];
+
+/**
+ * Access of a customer to a product, from `startsAt` until `expiresAt` (null: no end). A product
+ * can be granted more than once (a new code, a purchase after expiry); the latest expiry wins.
+ */
+export const entitlements = pgTable(
+  "entitlements",
+  {
+    id: id(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id),
+    source: text("source", { enum: ENTITLEMENT_SOURCES }).notNull(),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    orderId: uuid("order_id").references(() => orders.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index("entitlements_user_product_idx").on(t.userId, t.productId, t.expiresAt)],
+);
+
+// ---------------------------------------------------------------- activation codes
+
+/** What a code printed in a book gives: the kind decides the entitlements an activation creates. */
+export const ACTIVATION_CODE_KINDS = ["ebook", "paper_digital", "course", "journal", "ebook_edu"] as const;
+export type ActivationCodeKind = (typeof ACTIVATION_CODE_KINDS)[number];
+
+export const activationCodeBatches = pgTable(
+  "activation_code_batches",
+  {
+    id: id(),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id),
+    kind: text("kind", { enum: ACTIVATION_CODE_KINDS }).notNull(),
+    label: text("label").notNull(),
+    /** How many customers each code of the batch may activate (1: single-use). */
+    maxUses: integer("max_uses").notNull().default(1),
+    validFrom: timestamp("valid_from", { withTimezone: true }),
+    validUntil: timestamp("valid_until", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [check("activation_code_batches_max_uses_positive", sql`${t.maxUses} >= 1`)],
+);
+
+/** One printed code. Only a keyed hash (HMAC-SHA-256) is stored, so a database leak gives no codes away. */
+export const activationCodes = pgTable(
+  "activation_codes",
+  {
+    id: id(),
+    batchId: uuid("batch_id")
+      .notNull()
+      .references(() => activationCodeBatches.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull().unique(),
+    uses: integer("uses").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [check("activation_codes_uses_not_negative", sql`${t.uses} >= 0`)],
+);
+
+/** Who activated a code; a customer activates a given code at most once. */
+export const activationRedemptions = pgTable(
+  "activation_redemptions",
+  {
+    id: id(),
+    codeId: uuid("code_id")
+      .notNull()
+      .references(() => activationCodes.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    redeemedAt: timestamp("redeemed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("activation_redemptions_code_user_uq").on(t.codeId, t.userId)],
+);
+
+// ---------------------------------------------------------------- reading
+
+/** Chapters of the built-in reader (the embedded default when no external reader is configured). */
+export const ebookChapters = pgTable(
+  "ebook_chapters",
+  {
+    id: id(),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    title: text("title").notNull(),
+    /** Paragraphs separated by blank lines. */
+    body: text("body").notNull(),
+  },
+  (t) => [uniqueIndex("ebook_chapters_product_position_uq").on(t.productId, t.position)],
+);
+
+/** A customer's reading of a product: started when first opened; the chapter they are at. */
+export const readingSessions = pgTable(
+  "reading_sessions",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id),
+    currentChapterId: uuid("current_chapter_id").references(() => ebookChapters.id, { onDelete: "set null" }),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    lastReadAt: timestamp("last_read_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("reading_sessions_pk").on(t.userId, t.productId), index("reading_sessions_user_last_idx").on(t.userId, t.lastReadAt)],
+);

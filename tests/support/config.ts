@@ -8,6 +8,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
       SESSION_SECRET: "test-session-secret-that-is-long-enough-0123456789",
       OIDC_CLIENT_SECRET: "test-oidc-client-secret-long-enough-0123456789",
       OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
+      ACTIVATION_CODE_KEY: "test-activation-code-key-long-enough-0123456789",
       ...overrides,
     },
   });

@@ -1,0 +1,13 @@
+// Order codes: readable on a receipt and over the phone, unique by a constraint behind them.
+import { randomInt } from "node:crypto";
+
+/** Crockford's base32: no I, L, O or U, so nothing is misread. */
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** `NX` + yymmdd (UTC) + `-` + 6 random characters (30 bits), e.g. NX261122-7K3M9Q. */
+export function newOrderCode(now: Date = new Date()): string {
+  const date = now.toISOString().slice(2, 10).replaceAll("-", "");
+  let suffix = "";
+  for (let i = 0; i < 6; i++) suffix += ALPHABET[randomInt(ALPHABET.length)];
+  return `NX${date}-${suffix}`;
+}
