@@ -31,6 +31,9 @@ export default [
 
   // Signed-in customers
   route("dashboard", "routes/dashboard.tsx"),
+  route("prodotti/attiva", "routes/activate-product.tsx"),
+  route("leggi/:productId", "routes/reader.tsx"),
+  route("leggi/:productId/apri", "routes/reader.open.tsx"),
   route("profilo/primoaccesso", "routes/first-access.tsx"),
   route("profile", "routes/profile.tsx"),
   route("profile/preferences", "routes/profile.preferences.tsx"),

@@ -18,6 +18,9 @@ import { createIdentityService } from "./identity/service.ts";
 import { createSocialLogin } from "./identity/social-login.ts";
 import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
+import { createActivation } from "./library/activation.ts";
+import { createLibraryDashboard } from "./library/dashboard.ts";
+import { createReading } from "./library/reading.ts";
 import { createMailService } from "./mail/service.ts";
 import { createRateLimits } from "./security/rate-limits.ts";
 
@@ -43,6 +46,11 @@ export async function createServices({ config, database, log }: { config: Config
     identity: createIdentityService(provider, db),
     auth: createRelyingParty({ config, sessions, accounts }),
     socialLogin: createSocialLogin({ config, accounts }),
+    library: {
+      activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits }),
+      reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, links: config.links }),
+      dashboard: createLibraryDashboard({ db, links: config.links }),
+    },
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },
     /** Stops the background work of the services (before the database closes). */
