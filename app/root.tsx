@@ -15,6 +15,7 @@ import { Footer } from "./components/footer";
 import { Header } from "./components/header";
 import { NotFound } from "./components/not-found";
 import { LogoutDialog } from "./components/logout-dialog";
+import { ActivationDialog } from "./components/activation-dialog";
 import { currentUser, initialsOf } from "./lib/auth.server";
 import { layoutFor } from "./lib/layout";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
@@ -68,6 +69,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         {layout.header !== "none" && data && <Footer links={data.links} />}
         {data?.toast && <ToastMessage toast={data.toast} />}
         {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}
+        {data?.user && show === "activateProduct" && <ActivationDialog />}
         <ScrollRestoration />
         <Scripts />
       </body>

@@ -1,6 +1,7 @@
-import { Link } from "react-router";
+import { Link, useLocation } from "react-router";
 import type { PublicSettings } from "../context";
 import type { Layout } from "../lib/layout";
+import { withShow } from "../lib/modals";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
 import { Logo } from "./logo";
 import { UserMenu } from "./user-menu";
@@ -18,12 +19,23 @@ function sectionLinks(links: Links) {
   ];
 }
 
+/**
+ * 'Inserisci codice' opens the activation modal for a signed-in customer, and leads a visitor
+ * to the page that asks them to sign in first (spec §2).
+ */
+function useActivationHref(signedIn: boolean): string {
+  const { pathname, search } = useLocation();
+  return signedIn ? withShow(pathname, search, "activateProduct") : "/attivaprodotto/";
+}
+
 /** Pages of the portal offered in the mobile menu, after the catalogue sections. */
-const PORTAL_LINKS = [
-  { label: "Offerta EDU", href: "/edu/" },
-  { label: "Inserisci codice", href: "/attivaprodotto/" },
-  { label: "Help Center", href: "/help-center/" },
-];
+function portalLinks(activationHref: string) {
+  return [
+    { label: "Offerta EDU", href: "/edu/" },
+    { label: "Inserisci codice", href: activationHref },
+    { label: "Help Center", href: "/help-center/" },
+  ];
+}
 
 function SearchForm({ links, id }: { links: Links; id: string }) {
   return (
@@ -50,6 +62,7 @@ function SearchForm({ links, id }: { links: Links; id: string }) {
 export type HeaderUser = { initials: string };
 
 export function Header({ layout, links, user }: { layout: Layout; links: Links; user: HeaderUser | null }) {
+  const activationHref = useActivationHref(user !== null);
   if (layout.header === "minimal") {
     return (
       <header className="border-b border-line bg-white">
@@ -87,7 +100,7 @@ export function Header({ layout, links, user }: { layout: Layout; links: Links; 
           </summary>
           <nav aria-label="Menu principale" className="disclosure-panel left-0 w-64">
             <ul className="flex flex-col gap-1">
-              {[...sections, ...PORTAL_LINKS].map((item) => (
+              {[...sections, ...portalLinks(activationHref)].map((item) => (
                 <li key={item.label}>
                   {item.href.startsWith("/") ? (
                     <Link to={item.href} className="block rounded px-3 py-2 text-ink hover:bg-paper">
@@ -122,7 +135,7 @@ export function Header({ layout, links, user }: { layout: Layout; links: Links; 
               <SearchForm links={links} id="ricerca-catalogo-mobile" />
             </div>
           </details>
-          <Link to="/attivaprodotto/" className={`button-outline hidden sm:inline-flex ${dark ? "border-white text-white" : ""}`}>
+          <Link to={activationHref} className={`button-outline hidden sm:inline-flex ${dark ? "border-white text-white" : ""}`}>
             <KeyIcon className="h-4 w-4" />
             Inserisci codice
           </Link>

@@ -18,7 +18,7 @@ function item(overrides: Partial<LibraryItem> = {}): LibraryItem {
     cover: "pf04",
     shortAuthors: "Andrea Colombo, Francesca Rinaldi",
     edition: "XII edizione",
-    pubdate: new Date("2026-04-30T09:00:00Z"),
+    pubdate: new Date("2025-01-15T09:00:00Z"),
     expiresAt: null,
     expired: false,
     reading: null,
@@ -101,9 +101,10 @@ describe("ProductCard", () => {
     expect(bare.html).not.toContain("<button");
   });
 
-  it("marks new products, not those due 7 days or more ahead", () => {
+  it("marks products published in the last 7 days or still to come, not older ones", () => {
     expect(render(item({ pubdate: new Date("2026-03-12T09:00:00Z") })).text).toContain("Novità");
-    expect(render(item({ pubdate: new Date("2026-03-17T12:00:00Z") })).text).not.toContain("Novità");
+    expect(render(item({ pubdate: new Date("2026-03-08T09:00:00Z") })).text).toContain("Novità");
+    expect(render(item({ pubdate: new Date("2026-02-20T12:00:00Z") })).text).not.toContain("Novità");
     expect(render(item({ pubdate: null })).text).not.toContain("Novità");
   });
 

@@ -14,7 +14,7 @@ function suggestion(overrides: Partial<Suggestion> = {}): Suggestion {
     sku: "PF-LAV-6",
     cover: "pf06",
     shortAuthors: "Chiara Fontana, Luca Moretti",
-    pubdate: new Date("2026-03-20T09:00:00Z"),
+    pubdate: new Date("2025-01-15T09:00:00Z"),
     priceCents: 4800,
     buyLink: "https://shop.example/catalog/product/sku/PF-LAV-6",
     ...overrides,
@@ -34,7 +34,7 @@ describe("SuggestionCard", () => {
     expect(text).not.toContain("Aula + Streaming");
   });
 
-  it("shows the 'Novità' chip by the spec's rule", () => {
+  it("shows the 'Novità' chip on recent and upcoming titles only", () => {
     expect(
       renderMarkup(<SuggestionCard suggestion={suggestion({ pubdate: new Date("2026-03-15T09:00:00Z") })} now={NOW} />).text,
     ).toContain("Novità");

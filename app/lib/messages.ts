@@ -1,5 +1,9 @@
 // The Italian messages of the spec (§5, §8) that forms show and tests assert: one place.
 export const MESSAGES = {
+  // Activation modal 'ESPANDI IL LIBRO' (spec §4, §8: an invalid code gets the invalid mark only).
+  activationTitle: "ESPANDI IL LIBRO",
+  activationAlreadyRedeemed: "Hai già attivato questo codice: trovi il prodotto nella tua dashboard.",
+  productActivated: "Prodotto attivato",
   firstnameRequired: "Nome obbligatorio",
   lastnameRequired: "Cognome obbligatorio",
   emailRequired: "Email obbligatoria",

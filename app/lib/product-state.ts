@@ -43,16 +43,14 @@ export function isExpired(item: Pick<LibraryItem, "expired" | "expiresAt">, now:
 }
 
 /**
- * The 'Novità' badge, exactly as spec §4/§9 state it: pubdate − now < 7 days (604 800 000 ms).
- *
- * Read literally this is `pubdate < now + 7 days`: a product published at any time in the past
- * qualifies, as does one due within the next 7 days; only a publication 7 days or more in the
- * future does not. (The spec's gloss "future or very recent dates qualify" suggests the author may
- * have meant now − pubdate; the rule is kept as written, in this one place.) No date: no badge.
+ * 'Novità' (spec §4, §9: 7 days): the spec's gloss "future or very recent dates qualify" is the
+ * rule, read as the distance from the publication to now: any future date, and a date less than
+ * 7 days ago. Taken literally, "pubdate − now < 7 days" would mark every old title as new. No
+ * date: no badge.
  */
 export function isNew(pubdate: Date | null, now: Date): boolean {
   if (pubdate === null) return false;
-  return pubdate.getTime() - now.getTime() < NEW_BADGE_WINDOW_MS;
+  return now.getTime() - pubdate.getTime() < NEW_BADGE_WINDOW_MS;
 }
 
 /**

@@ -1,4 +1,59 @@
-// PLACEHOLDER — being written.
-export async function action() {
-  throw new Response("Not Found", { status: 404 });
+// /prodotti/attiva — where 'ESPANDI IL LIBRO' posts. With JavaScript the modal's fetchers call
+// it (mode=fetch) to check a code as it is typed and to activate it; without JavaScript the
+// modal's form posts here: a good code goes to the dashboard, a bad one shows this page again
+// with the invalid mark. Only signed-in customers; failures are rate limited by the service.
+import type { Route } from "./+types/activate-product";
+import { ActivationIntro } from "../components/activation-dialog";
+import { ActivationForm, type ActivationResult } from "../components/activation-form";
+import { requestContext, servicesContext } from "../context";
+import { requireUser } from "../lib/auth.server";
+import { MESSAGES } from "../lib/messages";
+import { redirectWithToast } from "../lib/toast.server";
+import { formatDate } from "../../server/lib/format";
+
+/** Longer input cannot be a code; it is refused before any lookup. */
+const MAX_CODE_LENGTH = 64;
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  await requireUser(request, context);
+  return null;
+}
+
+export async function action({ request, context }: Route.ActionArgs): Promise<ActivationResult | Response> {
+  const { user } = await requireUser(request, context);
+  const form = await request.formData();
+  const code = String(form.get("code") ?? "").trim();
+  const viaFetcher = form.get("mode") === "fetch";
+  // Empty: no mark, and Conferma does nothing (spec §5).
+  if (code === "") return { state: "empty", code };
+  if (code.length > MAX_CODE_LENGTH) return { state: "invalid", code: code.slice(0, MAX_CODE_LENGTH) };
+
+  const { activation } = context.get(servicesContext).library;
+  const who = { userId: user.id, ip: context.get(requestContext).ip, code };
+  if (form.get("intent") === "verify") return { state: await activation.verify(who), code };
+
+  const result = await activation.activate(who);
+  if (!result.ok) return { state: result.reason === "already_redeemed" ? "already" : "invalid", code };
+  if (viaFetcher) return { state: "activated", productName: result.productName };
+  return redirectWithToast(context, "/dashboard/", {
+    type: "success",
+    title: MESSAGES.productActivated,
+    message: `${result.productName}: accesso fino al ${formatDate(result.expiresAt)}.`,
+  });
+}
+
+export function headers() {
+  return { "Cache-Control": "no-store" };
+}
+
+export default function ActivateProduct({ actionData }: Route.ComponentProps) {
+  return (
+    <section className="mx-auto max-w-lg px-4 py-12">
+      <title>{`${MESSAGES.activationTitle} · Novalex Editore`}</title>
+      <div className="card p-6 md:p-8">
+        <ActivationIntro heading="h1" />
+        <ActivationForm cancelTo="/dashboard/" result={actionData} />
+      </div>
+    </section>
+  );
 }

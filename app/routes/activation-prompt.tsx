@@ -1,13 +1,16 @@
 // No loader: this route is also the benchmark's floor for a React Router page.
-import { useLocation } from "react-router";
+import { Link, useLocation, useRouteLoaderData } from "react-router";
+import type { RootData } from "../root";
 import { KeyIcon } from "../components/icons";
 import { activationPageFor } from "../lib/activation-pages";
+import { withShow } from "../lib/modals";
 import { withRedirect } from "../lib/redirects";
 
 export default function ActivationPrompt() {
   const location = useLocation();
   const page = activationPageFor(location.pathname);
   const current = location.pathname + location.search;
+  const signedIn = Boolean(useRouteLoaderData<RootData>("root")?.user);
   return (
     <section className="mx-auto max-w-3xl px-4 py-16">
       <title>{`${page.title} · Novalex Editore`}</title>
@@ -17,17 +20,30 @@ export default function ActivationPrompt() {
         </span>
         <h1 className="mt-6 font-serif text-3xl font-bold text-brand">{page.title}</h1>
         <p className="mt-4 text-lg text-ink/85">{page.text}</p>
-        <p className="mt-6 text-ink/85">
-          Per attivare il prodotto accedi al tuo account. Se non ne hai ancora uno, registrati: bastano pochi minuti.
-        </p>
-        <div className="mt-8 flex flex-wrap gap-3">
-          <a href={withRedirect("/login/", current)} className="button-primary px-6 py-3 text-base">
-            Accedi
-          </a>
-          <a href={withRedirect("/register/", current)} className="button-outline px-6 py-3 text-base">
-            Registrati
-          </a>
-        </div>
+        {signedIn ? (
+          <div className="mt-8">
+            <Link
+              to={withShow(location.pathname, location.search, "activateProduct")}
+              className="button-primary px-6 py-3 text-base"
+            >
+              Attiva prodotto
+            </Link>
+          </div>
+        ) : (
+          <>
+            <p className="mt-6 text-ink/85">
+              Per attivare il prodotto accedi al tuo account. Se non ne hai ancora uno, registrati: bastano pochi minuti.
+            </p>
+            <div className="mt-8 flex flex-wrap gap-3">
+              <a href={withRedirect("/login/", current)} className="button-primary px-6 py-3 text-base">
+                Accedi
+              </a>
+              <a href={withRedirect("/register/", current)} className="button-outline px-6 py-3 text-base">
+                Registrati
+              </a>
+            </div>
+          </>
+        )}
       </div>
     </section>
   );

@@ -1,21 +1,185 @@
-// /dashboard/ — signed-in customers only; a profile without a profession completes first access.
-// The library issue builds the real dashboard on this page.
-import { redirect } from "react-router";
+// /dashboard/ — what the customer owns and what to read next, shaped by their profession (spec §2
+// 'Dashboard', §4 'Product button state', §6). Signed-in customers only; a profile without a
+// profession completes first access first.
+import { Link, redirect, useLocation } from "react-router";
 import type { Route } from "./+types/dashboard";
+import { Carousel } from "../components/carousel";
+import { ContactBoxes } from "../components/contact-boxes";
+import { LibraryTabs } from "../components/library-tabs";
+import { ProductCard } from "../components/product-card";
+import { ProductCover } from "../components/product-cover";
+import { PromoBox } from "../components/promo-box";
+import { SuggestionCard } from "../components/suggestion-card";
+import { servicesContext } from "../context";
 import { requireUser } from "../lib/auth.server";
+import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
+import { withShow } from "../lib/modals";
+import type { LibraryItem, PromoBox as PromoBoxData, Suggestion } from "../../server/library/types";
+import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "../../server/library/promo-areas";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
   if (!user.professionId) throw redirect("/profilo/primoaccesso/");
-  return { firstname: user.firstname };
+  const { reference, library } = context.get(servicesContext);
+  const now = new Date();
+
+  const profession = (await reference.professions()).find((p) => p.id === user.professionId)?.code ?? "other";
+  const sections = dashboardSectionsFor(profession);
+  // Independent reads in parallel; suggestions and boxes are cached by the service.
+  const [owned, hasActiveOrders, contactBoxes, suggestions] = await Promise.all([
+    library.dashboard.library(user.id, now),
+    library.dashboard.hasActiveOrders(user.id),
+    library.dashboard.contactBoxes(),
+    library.dashboard.suggestions(suggestionAudienceFor(profession)),
+  ]);
+  const eduActive = owned.eduUntil !== null && owned.eduUntil > now;
+  const areas = promoAreasFor(profession, eduActive);
+  const [topRight, left, ...numbered] = await library.dashboard.promoBoxes([areas.topRight, areas.left, ...areas.numbered]);
+  const byArea = (code: string) => [topRight, left, ...numbered].find((box) => box?.areaCode === code) ?? null;
+
+  return {
+    now,
+    firstname: user.firstname,
+    items: owned.items,
+    lastRead: owned.lastRead,
+    eduActive,
+    promo: {
+      topRight: byArea(areas.topRight),
+      left: hasActiveOrders ? byArea(areas.left) : null,
+      numbered: areas.numbered.flatMap((code) => byArea(code) ?? []),
+    },
+    contactBoxes,
+    suggestions: {
+      books: suggestions.books,
+      journals: sections.journals ? suggestions.journals : null,
+      courses: sections.courses ? suggestions.courses : null,
+    },
+  };
+}
+
+export function headers() {
+  // Personal data: never stored by a shared cache, and not kept by the browser either.
+  return { "Cache-Control": "private, no-store" };
 }
 
 export default function Dashboard({ loaderData }: Route.ComponentProps) {
+  const { now, items, lastRead, promo, contactBoxes, suggestions } = loaderData;
+  const { search } = useLocation();
+  const filter = parseFilter(new URLSearchParams(search).get("filtro"));
+  const shown = applyFilter(items, filter);
+
   return (
-    <section className="mx-auto max-w-7xl px-4 py-12">
+    <div className="mx-auto max-w-7xl px-4 py-8 md:py-10">
       <title>La tua area · Novalex Editore</title>
       <h1 className="font-serif text-3xl font-bold text-brand">Ciao{loaderData.firstname ? `, ${loaderData.firstname}` : ""}!</h1>
-      <p className="mt-3 text-lg text-ink/80">Benvenuto nella tua area personale.</p>
+
+      <div className="mt-6 grid gap-6 lg:grid-cols-3">
+        <ContinueLearning item={lastRead} now={now} />
+        {promo.topRight && <PromoBox box={promo.topRight} />}
+      </div>
+
+      <div className={`mt-10 grid gap-6 ${promo.left ? "lg:grid-cols-[1fr_2fr]" : ""}`}>
+        {promo.left && <PromoBox box={promo.left} />}
+        <section aria-labelledby="i-tuoi-prodotti">
+          <h2 id="i-tuoi-prodotti" className="section-title">
+            I tuoi prodotti
+          </h2>
+          <LibraryTabs counts={countByFilter(items)} current={filter} basePath="/dashboard/" anchor="i-tuoi-prodotti" />
+          {shown.length > 0 ? (
+            <ul className="mt-6 grid gap-6 sm:grid-cols-2 xl:grid-cols-3">
+              {shown.map((item) => (
+                <li key={item.productId}>
+                  <ProductCard item={item} now={now} />
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <NoProducts />
+          )}
+        </section>
+      </div>
+
+      <section aria-labelledby="contatti" className="mt-12">
+        <h2 id="contatti" className="sr-only">
+          Contatti
+        </h2>
+        <ContactBoxes boxes={contactBoxes} />
+      </section>
+
+      {promo.numbered.length > 0 && (
+        <div className="mt-12 grid gap-6 md:grid-cols-2">
+          {promo.numbered.map((box: PromoBoxData) => (
+            <PromoBox key={box.areaCode} box={box} />
+          ))}
+        </div>
+      )}
+
+      <Suggestions title="Libri per te" items={suggestions.books} now={now} />
+      {suggestions.journals && <Suggestions title="Riviste per te" items={suggestions.journals} now={now} />}
+      {suggestions.courses && <Suggestions title="Corsi per te" items={suggestions.courses} now={now} />}
+    </div>
+  );
+}
+
+/** The last product read, or an invitation to activate the first one. */
+function ContinueLearning({ item, now }: { item: LibraryItem | null; now: Date }) {
+  const { pathname, search } = useLocation();
+  return (
+    <section aria-labelledby="continua" className="card flex gap-5 p-6 lg:col-span-2">
+      {item ? (
+        <>
+          <div className="w-24 shrink-0">
+            <ProductCover cover={item.cover} />
+          </div>
+          <div className="min-w-0 flex-1">
+            <h2 id="continua" className="text-sm font-semibold tracking-wide text-muted uppercase">
+              Continua a studiare
+            </h2>
+            <ProductCard item={item} now={now} compact />
+          </div>
+        </>
+      ) : (
+        <div>
+          <h2 id="continua" className="font-serif text-2xl font-bold text-brand">
+            Inizia da un libro
+          </h2>
+          <p className="mt-2 text-ink/85">
+            Hai acquistato un libro con un codice di attivazione? Inseriscilo per leggere l'eBook e i contenuti digitali.
+          </p>
+          <Link to={withShow(pathname, search, "activateProduct")} className="button-primary mt-4">
+            Inserisci codice
+          </Link>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function NoProducts() {
+  const { pathname, search } = useLocation();
+  return (
+    <p className="mt-6 rounded-md border border-dashed border-line bg-white p-6 text-ink/85">
+      Non hai ancora prodotti in questa sezione.{" "}
+      <Link to={withShow(pathname, search, "activateProduct")} className="link">
+        Attiva un prodotto
+      </Link>{" "}
+      con il codice stampato nel tuo libro.
+    </p>
+  );
+}
+
+function Suggestions({ title, items, now }: { title: string; items: Suggestion[]; now: Date }) {
+  if (items.length === 0) return null;
+  return (
+    <section aria-label={title} className="mt-12">
+      <h2 className="section-title">{title}</h2>
+      <div className="mt-4">
+        <Carousel label={title} size="suggestions">
+          {items.map((suggestion) => (
+            <SuggestionCard key={suggestion.productId} suggestion={suggestion} now={now} />
+          ))}
+        </Carousel>
+      </div>
     </section>
   );
 }

@@ -572,5 +572,8 @@ export const readingSessions = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     lastReadAt: timestamp("last_read_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("reading_sessions_pk").on(t.userId, t.productId), index("reading_sessions_user_last_idx").on(t.userId, t.lastReadAt)],
+  (t) => [
+    uniqueIndex("reading_sessions_pk").on(t.userId, t.productId),
+    index("reading_sessions_user_last_idx").on(t.userId, t.lastReadAt),
+  ],
 );

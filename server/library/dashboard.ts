@@ -1,7 +1,241 @@
-// PLACEHOLDER — being written (the dashboard's queries).
+// The dashboard's queries. What a customer owns costs one statement however many products they
+// have; suggestions and boxes are the same for everyone of a profession and are cached.
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
+import {
+  contactBoxes,
+  ebookChapters,
+  entitlements,
+  orders,
+  productTypes,
+  products,
+  promoBoxes,
+  promoSmallBoxes,
+  readingSessions,
+} from "../db/schema.ts";
+import { createTtlCache } from "../lib/ttl-cache.ts";
+import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "./constants.ts";
+import { buyLink, courseUrl } from "./links.ts";
+import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
 
-export function createLibraryDashboard(_options: { db: Database; links: Config["links"] }) {
-  return {};
+/** Status of a reading session without a current chapter (spec §3). */
+export const NO_CHAPTER_STATUS = "Contenuti aggiuntivi";
+
+/** The contact boxes' area code. */
+export const CONTACT_AREA_CODE = "dashboard_contatti";
+
+const LIBRARY_TYPES: readonly LibraryTypeCode[] = ["ebook", "paper_flex", "paper_hard", "corso", "rivista"];
+const BOOK_TYPES: readonly LibraryTypeCode[] = ["ebook", "paper_flex", "paper_hard"];
+
+/** Book suggestions: student=1 for students and professors, legal_professions=1 for the others (spec §6). */
+export type SuggestionAudience = "students" | "professionals";
+
+export type Library = {
+  /** Owned products, the most recently read first, then the newest. */
+  items: LibraryItem[];
+  /** The product read last, for the continue-learning box. */
+  lastRead: LibraryItem | null;
+  /** End of EDU access (has_edu_upto), or null when the customer never had EDU. */
+  eduUntil: Date | null;
+};
+
+export type Suggestions = { books: Suggestion[]; journals: Suggestion[]; courses: Suggestion[] };
+
+/** Boxes change a few times a year; suggestions follow the catalogue. Both may lag a minute. */
+const CACHE_TTL_MS = 60_000;
+
+export function createLibraryDashboard({ db, links }: { db: Database; links: Config["links"] }) {
+  const suggestionCache = createTtlCache<Suggestions>(CACHE_TTL_MS);
+  const promoCache = createTtlCache<PromoBox[]>(CACHE_TTL_MS);
+  const contactCache = createTtlCache<ContactBox[]>(CACHE_TTL_MS);
+
+  function externalUrlOf(typeCode: string, moodleId: number | null, url: string | null): string | null {
+    if (typeCode === "corso") return moodleId === null ? null : courseUrl(links.coursePlatform, moodleId);
+    if (typeCode === "rivista") return url;
+    return null;
+  }
+
+  /** One statement: each product's longest grant, with its reading session and current chapter. */
+  async function library(userId: string, now: Date = new Date()): Promise<Library> {
+    const rows = await db
+      .selectDistinctOn([entitlements.productId], {
+        productId: products.id,
+        code: products.code,
+        name: products.name,
+        typeCode: productTypes.code,
+        typeName: productTypes.name,
+        sku: products.sku,
+        isbn: products.isbn,
+        issn: products.issn,
+        cover: products.cover,
+        shortAuthors: products.shortAuthors,
+        edition: products.edition,
+        pubdate: products.pubdate,
+        moodleId: products.moodleId,
+        url: products.url,
+        expiresAt: entitlements.expiresAt,
+        startedAt: readingSessions.startedAt,
+        lastReadAt: readingSessions.lastReadAt,
+        chapter: ebookChapters.title,
+      })
+      .from(entitlements)
+      .innerJoin(products, eq(products.id, entitlements.productId))
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .leftJoin(
+        readingSessions,
+        and(eq(readingSessions.userId, entitlements.userId), eq(readingSessions.productId, entitlements.productId)),
+      )
+      .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
+      .where(and(eq(entitlements.userId, userId), lte(entitlements.startsAt, now)))
+      .orderBy(entitlements.productId, sql`${entitlements.expiresAt} desc nulls first`);
+
+    let eduUntil: Date | null = null;
+    const items: LibraryItem[] = [];
+    for (const row of rows) {
+      if (row.code === EDU_PRODUCT_CODE) {
+        eduUntil = row.expiresAt;
+        continue;
+      }
+      if (!(LIBRARY_TYPES as readonly string[]).includes(row.typeCode)) continue;
+      items.push({
+        productId: row.productId,
+        name: row.name,
+        typeCode: row.typeCode as LibraryTypeCode,
+        typeName: row.typeName,
+        sku: row.sku,
+        isbn: row.isbn,
+        issn: row.issn,
+        cover: row.cover,
+        shortAuthors: row.shortAuthors,
+        edition: row.edition,
+        pubdate: row.pubdate,
+        expiresAt: row.expiresAt,
+        expired: row.expiresAt !== null && row.expiresAt <= now,
+        reading:
+          row.startedAt && row.lastReadAt
+            ? { startedAt: row.startedAt, lastReadAt: row.lastReadAt, status: row.chapter ?? NO_CHAPTER_STATUS }
+            : null,
+        externalUrl: externalUrlOf(row.typeCode, row.moodleId, row.url),
+        buyLink: buyLink(links.shop, row.sku),
+      });
+    }
+    items.sort(
+      (a, b) =>
+        (b.reading?.lastReadAt.getTime() ?? 0) - (a.reading?.lastReadAt.getTime() ?? 0) ||
+        (b.pubdate?.getTime() ?? 0) - (a.pubdate?.getTime() ?? 0) ||
+        a.name.localeCompare(b.name, "it"),
+    );
+    const lastRead = items[0]?.reading ? items[0] : null;
+    return { items, lastRead, eduUntil };
+  }
+
+  /**
+   * One statement: the newest books for the audience, journals and courses, at most
+   * SUGGESTION_LIMIT of each. Digital editions of a paper book are left out (the paper
+   * edition includes the eBook), so a title is suggested once.
+   */
+  async function loadSuggestions(audience: SuggestionAudience): Promise<Suggestions> {
+    const group = sql<string>`case when ${productTypes.code} in ('ebook', 'paper_flex', 'paper_hard') then 'book' else ${productTypes.code} end`;
+    const audienceFlag = audience === "students" ? products.forStudents : products.forLegalProfessions;
+    const ranked = db
+      .select({
+        productId: products.id,
+        name: products.name,
+        // Aliased: a subquery's columns need distinct names.
+        typeCode: sql<string>`${productTypes.code}`.as("type_code"),
+        typeName: sql<string>`${productTypes.name}`.as("type_name"),
+        sku: products.sku,
+        cover: products.cover,
+        shortAuthors: products.shortAuthors,
+        pubdate: products.pubdate,
+        priceCents: products.priceCents,
+        group: group.as("group"),
+        rank: sql<number>`row_number() over (partition by ${group} order by ${products.pubdate} desc nulls last, ${products.name})`.as(
+          "rank",
+        ),
+      })
+      .from(products)
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .where(
+        sql`(${productTypes.code} in ('corso', 'rivista')) or (${inArray(productTypes.code, [...BOOK_TYPES])} and ${audienceFlag} and ${products.masterProductId} is null)`,
+      )
+      .as("ranked");
+    const rows = await db
+      .select()
+      .from(ranked)
+      .where(lte(ranked.rank, SUGGESTION_LIMIT))
+      .orderBy(asc(ranked.group), asc(ranked.rank));
+
+    const result: Suggestions = { books: [], journals: [], courses: [] };
+    for (const { group: kind, rank: _rank, ...row } of rows) {
+      const suggestion: Suggestion = { ...row, typeCode: row.typeCode as LibraryTypeCode, buyLink: buyLink(links.shop, row.sku) };
+      if (kind === "book") result.books.push(suggestion);
+      else if (kind === "rivista") result.journals.push(suggestion);
+      else if (kind === "corso") result.courses.push(suggestion);
+    }
+    return result;
+  }
+
+  /** One statement: the promo boxes of these area codes with their small boxes, in the order asked. */
+  async function loadPromoBoxes(areaCodes: readonly string[]): Promise<PromoBox[]> {
+    const rows = await db
+      .select({ box: promoBoxes, small: promoSmallBoxes })
+      .from(promoBoxes)
+      .leftJoin(promoSmallBoxes, eq(promoSmallBoxes.promoBoxId, promoBoxes.id))
+      .where(inArray(promoBoxes.areaCode, [...areaCodes]))
+      .orderBy(asc(promoBoxes.areaCode), asc(promoSmallBoxes.position));
+    const byArea = new Map<string, PromoBox>();
+    for (const { box, small } of rows) {
+      let promo = byArea.get(box.areaCode);
+      if (!promo) {
+        const { id: _id, ...fields } = box;
+        promo = { ...fields, smallBoxes: [] };
+        byArea.set(box.areaCode, promo);
+      }
+      if (small) promo.smallBoxes.push({ title: small.title, url: small.url, cta: small.cta, color: small.color });
+    }
+    return areaCodes.flatMap((code) => byArea.get(code) ?? []);
+  }
+
+  return {
+    library,
+
+    suggestions: (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience)),
+
+    /** Whether the customer has paid orders (the dashboard asks with limit 2, spec §9). */
+    async hasActiveOrders(userId: string): Promise<boolean> {
+      const rows = await db
+        .select({ id: orders.id })
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.status, "payed")))
+        .limit(ACTIVE_ORDERS_LIMIT);
+      return rows.length > 0;
+    },
+
+    promoBoxes: (areaCodes: readonly string[]) => promoCache.get(areaCodes.join(","), () => loadPromoBoxes(areaCodes)),
+
+    contactBoxes: () =>
+      contactCache.get(CONTACT_AREA_CODE, async () =>
+        db
+          .select({
+            title: contactBoxes.title,
+            description: contactBoxes.description,
+            url: contactBoxes.url,
+            cta: contactBoxes.cta,
+          })
+          .from(contactBoxes)
+          .where(eq(contactBoxes.areaCode, CONTACT_AREA_CODE))
+          .orderBy(asc(contactBoxes.position)),
+      ),
+
+    /** Forgets cached suggestions and boxes (after an editor changed them, and in tests). */
+    invalidate() {
+      suggestionCache.clear();
+      promoCache.clear();
+      contactCache.clear();
+    },
+  };
 }
+
+export type LibraryDashboard = ReturnType<typeof createLibraryDashboard>;

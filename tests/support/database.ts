@@ -1,6 +1,7 @@
 // A fresh, migrated and seeded database for one test file: an in-memory PGlite, or a new
 // database on the PostgreSQL server of DATABASE_URL when the suite runs against PostgreSQL.
 import { randomBytes } from "node:crypto";
+import type { Logger as DrizzleLogger } from "drizzle-orm";
 import pg from "pg";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
@@ -13,19 +14,25 @@ export type TestDatabase = DatabaseHandle & {
   destroy(): Promise<void>;
 };
 
-export async function createTestDatabase({ migrate = true, seed = true } = {}): Promise<TestDatabase> {
-  const handle = process.env.TEST_DATABASE === "postgres" ? await createPostgresDatabase() : await createPgliteDatabase();
+/** `logger` sees every statement Drizzle sends (e.g. to count a page's queries). */
+export async function createTestDatabase({
+  migrate = true,
+  seed = true,
+  logger,
+}: { migrate?: boolean; seed?: boolean; logger?: DrizzleLogger } = {}): Promise<TestDatabase> {
+  const handle =
+    process.env.TEST_DATABASE === "postgres" ? await createPostgresDatabase(logger) : await createPgliteDatabase(logger);
   if (migrate) await handle.migrate(handle.db);
   if (migrate && seed) await seedDatabase(handle.db, testConfig().links);
   return handle;
 }
 
-async function createPgliteDatabase(): Promise<TestDatabase> {
-  const handle = await openDatabase({ dataDir: undefined });
+async function createPgliteDatabase(logger?: DrizzleLogger): Promise<TestDatabase> {
+  const handle = await openDatabase({ dataDir: undefined, logger });
   return { ...handle, name: "pglite (memory)", destroy: () => handle.close() };
 }
 
-async function createPostgresDatabase(): Promise<TestDatabase> {
+async function createPostgresDatabase(logger?: DrizzleLogger): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error("TEST_DATABASE=postgres needs DATABASE_URL");
   const name = `portal_test_${randomBytes(6).toString("hex")}`;
@@ -36,7 +43,7 @@ async function createPostgresDatabase(): Promise<TestDatabase> {
 
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ url: url.toString(), poolMax: 5 });
+  const handle = await openDatabase({ url: url.toString(), poolMax: 5, logger });
   return {
     ...handle,
     name,

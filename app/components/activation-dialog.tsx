@@ -1,0 +1,36 @@
+import { useLocation } from "react-router";
+import { MESSAGES } from "../lib/messages";
+import { withoutShow } from "../lib/modals";
+import { ActivationForm } from "./activation-form";
+
+/** The activation modal, open on any page whose address says ?show=activateProduct (spec §2, §4). */
+export function ActivationDialog() {
+  const { pathname, search } = useLocation();
+  return (
+    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4">
+      <dialog
+        open
+        aria-labelledby="activation-title"
+        aria-modal="true"
+        className="relative w-full max-w-md rounded-lg bg-white p-6 shadow-xl"
+      >
+        <ActivationIntro />
+        <ActivationForm cancelTo={withoutShow(pathname, search)} />
+      </dialog>
+    </div>
+  );
+}
+
+/** Title and explanation: an h2 in the modal, the h1 of the page version. */
+export function ActivationIntro({ heading: Heading = "h2" }: { heading?: "h1" | "h2" }) {
+  return (
+    <>
+      <Heading id="activation-title" className="font-serif text-2xl font-bold text-brand">
+        {MESSAGES.activationTitle}
+      </Heading>
+      <p className="mt-3 text-ink/85">
+        Inserisci il codice stampato nel tuo libro: avrai accesso ai contenuti digitali per 6 mesi dalla data di attivazione.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,132 @@
+import { useEffect, useState } from "react";
+import { Link, useFetcher, useLocation, useNavigate } from "react-router";
+import { MESSAGES } from "../lib/messages";
+import { useHydrated } from "../lib/use-hydrated";
+
+/** Where the form posts: routes/activate-product.tsx. */
+export const ACTIVATION_ACTION = "/prodotti/attiva";
+
+/** How long typing must pause before the code is checked. */
+const VERIFY_DELAY_MS = 300;
+
+export type CodeMark = "empty" | "valid" | "invalid" | "already";
+export type ActivationResult = { state: CodeMark; code: string } | { state: "activated"; productName: string };
+
+/**
+ * The code field of 'ESPANDI IL LIBRO' (spec §4, §5). Without JavaScript it is a plain form: the
+ * server activates a good code and shows the mark of a bad one. With JavaScript the code is
+ * checked as the user types (empty: no mark; valid; invalid) and Conferma acts only when valid;
+ * after an activation the page data reloads, then the dashboard goes back one step and any
+ * other page goes to the dashboard.
+ */
+export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?: ActivationResult }) {
+  const hydrated = useHydrated();
+  const verifier = useFetcher<ActivationResult>();
+  const activator = useFetcher<ActivationResult>();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const [code, setCode] = useState(result && "code" in result ? result.code : "");
+  const trimmed = code.trim();
+
+  useEffect(() => {
+    if (!hydrated || trimmed === "") return;
+    const timer = setTimeout(
+      () =>
+        void verifier.submit({ intent: "verify", code: trimmed, mode: "fetch" }, { method: "post", action: ACTIVATION_ACTION }),
+      VERIFY_DELAY_MS,
+    );
+    return () => clearTimeout(timer);
+    // `verifier` changes identity with its state; the check depends on the code only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [hydrated, trimmed]);
+
+  const activated = activator.data?.state === "activated";
+  useEffect(() => {
+    if (!activated) return;
+    // React Router keeps the history index in history.state: going back is only safe if the
+    // user came from a page of the portal.
+    const canGoBack = ((window.history.state as { idx?: number } | null)?.idx ?? 0) > 0;
+    if (pathname.replace(/\/$/, "") === "/dashboard" && canGoBack) void navigate(-1);
+    else void navigate("/dashboard/");
+  }, [activated, pathname, navigate]);
+
+  const mark = markOf(hydrated, trimmed, result, verifier.data, activator.data);
+  const busy = activator.state !== "idle" || activated;
+
+  function onSubmit(event: React.FormEvent<HTMLFormElement>) {
+    if (!hydrated) return;
+    event.preventDefault();
+    if (mark !== "valid" || busy) return;
+    void activator.submit({ intent: "activate", code: trimmed, mode: "fetch" }, { method: "post", action: ACTIVATION_ACTION });
+  }
+
+  return (
+    <form method="post" action={ACTIVATION_ACTION} onSubmit={onSubmit} className="mt-4">
+      <input type="hidden" name="intent" value="activate" />
+      <label htmlFor="activation-code" className="block text-sm font-semibold">
+        Codice di attivazione
+      </label>
+      <div className="relative mt-1">
+        <input
+          id="activation-code"
+          name="code"
+          type="text"
+          autoComplete="off"
+          autoCapitalize="characters"
+          spellCheck={false}
+          maxLength={64}
+          placeholder="XXXX-XXXX-XXXX-XXXX"
+          value={code}
+          onChange={(event) => setCode(event.target.value)}
+          aria-invalid={mark === "invalid" || mark === "already" ? true : undefined}
+          aria-describedby={mark === "already" ? "activation-code-note" : undefined}
+          className="field pr-10 font-mono tracking-wider uppercase"
+        />
+        <CodeMarkIcon mark={mark} />
+      </div>
+      {mark === "already" && (
+        <p id="activation-code-note" className="field-error">
+          {MESSAGES.activationAlreadyRedeemed}
+        </p>
+      )}
+      <div className="mt-6 flex justify-end gap-3">
+        <Link to={cancelTo} replace className="button-outline">
+          Annulla
+        </Link>
+        <button type="submit" className="button-primary" aria-disabled={hydrated && mark !== "valid" ? true : undefined}>
+          Conferma
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The mark next to the field: what the server last said about the code now in the field. */
+function markOf(
+  hydrated: boolean,
+  trimmed: string,
+  initial: ActivationResult | undefined,
+  verified: ActivationResult | undefined,
+  activated: ActivationResult | undefined,
+): CodeMark {
+  if (trimmed === "") return "empty";
+  for (const answer of [activated, verified, hydrated ? undefined : initial]) {
+    if (answer && answer.state !== "activated" && answer.code === trimmed) return answer.state;
+  }
+  return "empty";
+}
+
+function CodeMarkIcon({ mark }: { mark: CodeMark }) {
+  if (mark === "empty") return null;
+  const valid = mark === "valid";
+  return (
+    <span
+      role="status"
+      data-mark={valid ? "codeValid" : "codeInvalid"}
+      className={`absolute inset-y-0 right-3 grid place-items-center text-lg font-bold ${valid ? "text-green-700" : "text-accent-dark"}`}
+    >
+      <span aria-hidden="true">{valid ? "✓" : "✗"}</span>
+      <span className="sr-only">{valid ? "Codice valido" : "Codice non valido"}</span>
+    </span>
+  );
+}

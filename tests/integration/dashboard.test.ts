@@ -1,0 +1,210 @@
+// The dashboard loader over real services: what it shows per profession, the EDU variant of the
+// promo boxes, and how many SQL statements a page costs whatever the number of products.
+import { eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loader as dashboardLoader } from "../../app/routes/dashboard";
+import { insertCompletedOrder } from "../../server/commerce/orders.ts";
+import { ebookChapters, productTypes, products, readingSessions } from "../../server/db/schema.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../server/library/constants.ts";
+import { grantEntitlement } from "../../server/library/entitlements.ts";
+import type { Services } from "../../server/services.ts";
+import { signedInCustomer, type ProfessionCode } from "../support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { loaderArgs } from "../support/router-context.ts";
+import { createTestServices } from "../support/services.ts";
+
+let database: TestDatabase;
+let services: Services;
+/** Statements sent since the last reset (counted by the database's Drizzle logger). */
+let statements: string[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase({ logger: { logQuery: (query) => void statements.push(query) } });
+  services = await createTestServices(database);
+});
+afterAll(async () => {
+  services.close();
+  await database.destroy();
+});
+
+function dashboard(cookie: string, query = "") {
+  const args = loaderArgs(services, `/dashboard/${query}`);
+  return dashboardLoader({ ...args, request: new Request(args.request.url, { headers: { cookie } }) });
+}
+
+async function productsOfTypes(codes: string[], limit: number) {
+  return database.db
+    .select({ id: products.id, name: products.name, code: productTypes.code })
+    .from(products)
+    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+    .where(inArray(productTypes.code, codes))
+    .orderBy(products.sku)
+    .limit(limit);
+}
+
+/** Grants each product to the customer through one completed order, as an activation would. */
+async function grant(userId: string, productIds: string[], { startsAt = new Date(), expiresAt = addMonths(new Date(), 6) } = {}) {
+  await database.db.transaction(async (tx) => {
+    const order = await insertCompletedOrder(tx, {
+      userId,
+      now: startsAt,
+      lines: productIds.map((productId) => ({ productId, description: "Test", totalCents: 0 })),
+    });
+    for (const productId of productIds) {
+      await grantEntitlement(tx, { userId, productId, source: "activation_code", startsAt, expiresAt, orderId: order.id });
+    }
+  });
+}
+
+async function customer(profession: ProfessionCode = "student") {
+  return signedInCustomer(services, database.db, profession);
+}
+
+describe("the dashboard's cost in SQL statements", () => {
+  async function statementsOfOnePage(owned: number) {
+    const { user, cookie } = await customer();
+    const library = await productsOfTypes(["ebook", "paper_flex", "paper_hard", "corso", "rivista"], owned);
+    expect(library).toHaveLength(owned);
+    await grant(
+      user.id,
+      library.map((p) => p.id),
+    );
+    await dashboard(cookie); // warms the caches of suggestions, boxes and reference lists
+    statements = [];
+    const data = await dashboard(cookie);
+    expect(data.items).toHaveLength(owned);
+    return statements.length;
+  }
+
+  it("is the same at 1 and at 50 products, and at most 6", async () => {
+    const one = await statementsOfOnePage(1);
+    const fifty = await statementsOfOnePage(50);
+    expect(fifty).toBe(one);
+    expect(one).toBeLessThanOrEqual(6);
+  });
+
+  it("stays bounded with cold caches too", async () => {
+    const { cookie } = await customer();
+    services.library.dashboard.invalidate();
+    statements = [];
+    await dashboard(cookie);
+    // The warm page (session, user, products, active orders) plus suggestions, promo and contact boxes.
+    expect(statements.length).toBeLessThanOrEqual(7);
+  });
+});
+
+describe("the dashboard per profession", () => {
+  it("hides journals from students and courses from professors", async () => {
+    const student = await dashboard((await customer("student")).cookie);
+    expect(student.suggestions.journals).toBeNull();
+    expect(student.suggestions.courses?.length).toBeGreaterThan(0);
+    expect(student.promo.topRight?.areaCode).toBe("dashboard_studenti_top_right");
+
+    const professor = await dashboard((await customer("professor")).cookie);
+    expect(professor.suggestions.courses).toBeNull();
+    expect(professor.suggestions.journals?.length).toBeGreaterThan(0);
+    expect(professor.promo.topRight?.areaCode).toBe("dashboard_docenti_top_right");
+
+    const other = await dashboard((await customer("other")).cookie);
+    expect(other.suggestions.courses?.length).toBeGreaterThan(0);
+    expect(other.suggestions.journals?.length).toBeGreaterThan(0);
+    expect(other.promo.topRight?.areaCode).toBe("dashboard_professionisti_top_right");
+    expect(other.promo.numbered.map((box) => box.areaCode)).toEqual([
+      "dashboard_professionisti_1",
+      "dashboard_professionisti_2",
+      "dashboard_professionisti_3",
+      "dashboard_professionisti_4",
+    ]);
+  });
+
+  it("suggests at most 20 of each, books for the profession's audience", async () => {
+    const student = await dashboard((await customer("student")).cookie);
+    for (const list of [student.suggestions.books, student.suggestions.courses ?? []]) {
+      expect(list.length).toBeLessThanOrEqual(20);
+    }
+    const flags = await database.db
+      .select({ id: products.id, forStudents: products.forStudents })
+      .from(products)
+      .where(
+        inArray(
+          products.id,
+          student.suggestions.books.map((b) => b.productId),
+        ),
+      );
+    expect(flags.length).toBeGreaterThan(0);
+    expect(flags.every((f) => f.forStudents)).toBe(true);
+  });
+
+  it("shows the left promo box only to customers with active orders", async () => {
+    const { user, cookie } = await customer("student");
+    expect((await dashboard(cookie)).promo.left).toBeNull();
+    const [book] = await productsOfTypes(["ebook"], 1);
+    await grant(user.id, [book!.id]);
+    expect((await dashboard(cookie)).promo.left?.areaCode).toBe("dashboard_studenti_left");
+  });
+
+  it("switches the top-right and left boxes to their edu variant while EDU is active", async () => {
+    const { user, cookie } = await customer("student");
+    const [edu] = await database.db.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
+    await grant(user.id, [edu!.id]);
+    const data = await dashboard(cookie);
+    expect(data.eduActive).toBe(true);
+    expect(data.promo.topRight?.areaCode).toBe("dashboard_studenti_top_right_edu");
+    expect(data.promo.left?.areaCode).toBe("dashboard_studenti_left_edu");
+    // The subscription is not a product card.
+    expect(data.items).toHaveLength(0);
+  });
+
+  it("does not switch to edu once EDU has expired", async () => {
+    const { user, cookie } = await customer("professor");
+    const [edu] = await database.db.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
+    const past = new Date(Date.now() - 10 * 24 * 3600_000);
+    await grant(user.id, [edu!.id], { startsAt: addMonths(past, -6), expiresAt: past });
+    const data = await dashboard(cookie);
+    expect(data.eduActive).toBe(false);
+    expect(data.promo.topRight?.areaCode).toBe("dashboard_docenti_top_right");
+  });
+});
+
+describe("the customer's products", () => {
+  it("lists each product once with its longest grant, its expiry and its reading status", async () => {
+    const { user, cookie } = await customer("other");
+    const [ebook, course, journal, oldBook] = [
+      ...(await productsOfTypes(["ebook"], 1)),
+      ...(await productsOfTypes(["corso"], 1)),
+      ...(await productsOfTypes(["rivista"], 1)),
+      ...(await productsOfTypes(["paper_flex"], 1)),
+    ];
+    const soon = addMonths(new Date(), 1);
+    const later = addMonths(new Date(), 6);
+    await grant(user.id, [ebook!.id], { expiresAt: soon });
+    await grant(user.id, [ebook!.id, course!.id, journal!.id], { expiresAt: later });
+    const yesterday = new Date(Date.now() - 24 * 3600_000);
+    await grant(user.id, [oldBook!.id], { startsAt: addMonths(yesterday, -6), expiresAt: yesterday });
+
+    const [chapter] = await database.db.select().from(ebookChapters).where(eq(ebookChapters.productId, ebook!.id)).limit(1);
+    await database.db
+      .insert(readingSessions)
+      .values({ userId: user.id, productId: ebook!.id, currentChapterId: chapter?.id ?? null });
+
+    const data = await dashboard(cookie);
+    expect(data.items.map((i) => i.productId).sort()).toEqual([ebook!.id, course!.id, journal!.id, oldBook!.id].sort());
+    const byId = new Map(data.items.map((i) => [i.productId, i]));
+    expect(byId.get(ebook!.id)!.expiresAt?.getTime()).toBe(later.getTime());
+    expect(byId.get(ebook!.id)!.reading?.status).toBe(chapter?.title ?? "Contenuti aggiuntivi");
+    expect(byId.get(oldBook!.id)!.expired).toBe(true);
+    expect(byId.get(course!.id)!.externalUrl).toMatch(/\/course\/view\.php\?id=\d+$/);
+    expect(byId.get(journal!.id)!.reading).toBeNull();
+    // The book being read comes first and is the one to continue.
+    expect(data.items[0]!.productId).toBe(ebook!.id);
+    expect(data.lastRead?.productId).toBe(ebook!.id);
+  });
+
+  it("does not show another customer's products", async () => {
+    const owner = await customer();
+    const other = await customer();
+    const [book] = await productsOfTypes(["ebook"], 1);
+    await grant(owner.user.id, [book!.id]);
+    expect((await dashboard(other.cookie)).items).toHaveLength(0);
+  });
+});
