@@ -6,7 +6,8 @@ import { CHROMIUM_ARGS } from "./scripts/chromium.ts";
 
 // The production build, served on its own port over a fresh embedded database.
 const port = Number(process.env.E2E_PORT ?? 3917);
-const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), "portal-e2e-"));
+// Set on process.env so that the test workers read the fixtures the server was prepared with.
+const dataDir = (process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "portal-e2e-")));
 // The portal's mail goes to a local SMTP server (tests/e2e/global-setup.ts) that files it here.
 // Set on process.env so that the test workers, started later, read the same folder.
 process.env.E2E_MAIL_DIR ??= mkdtempSync(path.join(tmpdir(), "portal-e2e-mail-"));
@@ -32,7 +33,8 @@ export default defineConfig({
   ],
   globalSetup: "./tests/e2e/global-setup.ts",
   webServer: {
-    command: "node server/main.ts",
+    // The database is prepared with the tests' fixtures first (activation codes, customers).
+    command: "node tests/e2e/prepare-server.ts && node server/main.ts",
     url: `${baseURL}/readyz`,
     timeout: 120_000,
     reuseExistingServer: false,

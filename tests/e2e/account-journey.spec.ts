@@ -1,39 +1,20 @@
 // The customer's whole account journey (issue: identity and accounts), with and without JavaScript.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { linkFromMail } from "./mailbox";
 import { expectAccessible } from "./support";
-import { newEmail, register, signIn, signOut, submitLogin, giveEachTestItsOwnAddress } from "./identity-support";
+import {
+  completeFirstAccess,
+  expectToast,
+  giveEachTestItsOwnAddress,
+  newEmail,
+  register,
+  registerAndSignIn,
+  signIn,
+  signOut,
+  submitLogin,
+} from "./identity-support";
 
 giveEachTestItsOwnAddress();
-
-async function registerAndSignIn(page: Page, email: string, password = "Segreta1!") {
-  await register(page, { email, password });
-  await submitLogin(page, email, password);
-  await expect(page.getByRole("heading", { name: "Completa il tuo profilo" })).toBeVisible();
-}
-
-async function expectToast(page: Page, text: string) {
-  await expect(page.locator(".toast").filter({ hasText: text })).toBeVisible();
-}
-
-/** First access: the profession, then its branch's steps, then 'Completa'. */
-async function completeFirstAccess(page: Page, profession: "Studente" | "Docente" | "Professionista") {
-  const main = page.getByRole("main");
-  await main.getByLabel(profession).check();
-  await main.getByRole("button", { name: "Continua" }).click();
-  if (profession === "Professionista") {
-    await main.getByRole("group", { name: "I tuoi interessi" }).getByRole("checkbox").first().check();
-  } else {
-    const university = profession === "Studente" ? "La tua università" : "Università in cui insegni";
-    await main.getByRole("combobox", { name: university }).selectOption({ index: 1 });
-    await main.getByRole("button", { name: "Continua" }).click();
-    const detail = profession === "Studente" ? "Corso di laurea" : "Materia che insegni";
-    await main.getByRole("combobox", { name: detail }).selectOption({ index: 1 });
-  }
-  await main.getByRole("button", { name: "Completa" }).click();
-  await expectToast(page, "Profilo aggiornato");
-  await expect(page).toHaveURL(/\/dashboard\/$/);
-}
 
 test("register, first access as a student, account, preferences, password change, sign out and in again", async ({ page }) => {
   const email = newEmail("percorso");

@@ -71,3 +71,32 @@ export async function signOut(page: Page, from: string) {
   }
   await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
 }
+
+export async function registerAndSignIn(page: Page, email: string, password = "Segreta1!") {
+  await register(page, { email, password });
+  await submitLogin(page, email, password);
+  await expect(page.getByRole("heading", { name: "Completa il tuo profilo" })).toBeVisible();
+}
+
+export async function expectToast(page: Page, text: string) {
+  await expect(page.locator(".toast").filter({ hasText: text })).toBeVisible();
+}
+
+/** First access: the profession, then its branch's steps, then 'Completa'. */
+export async function completeFirstAccess(page: Page, profession: "Studente" | "Docente" | "Professionista") {
+  const main = page.getByRole("main");
+  await main.getByLabel(profession).check();
+  await main.getByRole("button", { name: "Continua" }).click();
+  if (profession === "Professionista") {
+    await main.getByRole("group", { name: "I tuoi interessi" }).getByRole("checkbox").first().check();
+  } else {
+    const university = profession === "Studente" ? "La tua università" : "Università in cui insegni";
+    await main.getByRole("combobox", { name: university }).selectOption({ index: 1 });
+    await main.getByRole("button", { name: "Continua" }).click();
+    const detail = profession === "Studente" ? "Corso di laurea" : "Materia che insegni";
+    await main.getByRole("combobox", { name: detail }).selectOption({ index: 1 });
+  }
+  await main.getByRole("button", { name: "Completa" }).click();
+  await expectToast(page, "Profilo aggiornato");
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+}

@@ -1,0 +1,165 @@
+// The library in the browser, with and without JavaScript: activating a code from the header and
+// from ?show=activateProduct, the dashboard per profession with every button state, reading.
+import { expect, test, type Page } from "@playwright/test";
+import { E2E_PASSWORD, fixtures } from "./fixtures";
+import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn, signIn } from "./identity-support";
+import { expectAccessible } from "./support";
+
+giveEachTestItsOwnAddress();
+
+/** A new student who has completed first access, on the dashboard. */
+async function newStudent(page: Page) {
+  await registerAndSignIn(page, newEmail("libreria"));
+  await completeFirstAccess(page, "Studente");
+}
+
+async function signInAs(page: Page, email: string) {
+  await signIn(page, email, E2E_PASSWORD, "/login/?redirect=/dashboard/");
+  await expect(page.getByRole("heading", { name: "I tuoi prodotti" })).toBeVisible();
+}
+
+const javaScript = () => test.info().project.use.javaScriptEnabled !== false;
+
+/** Types a code into 'ESPANDI IL LIBRO' and confirms it. */
+async function activate(page: Page, code: string) {
+  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel("Codice di attivazione").fill(code);
+  if (javaScript()) await expect(dialog.getByText("Codice valido")).toBeAttached();
+  await dialog.getByRole("button", { name: "Conferma" }).click();
+}
+
+function productCard(page: Page, name: string) {
+  return page.getByRole("region", { name: "I tuoi prodotti" }).getByRole("listitem").filter({ hasText: name });
+}
+
+test("a new customer activates a code from the header and reads the book", async ({ page }) => {
+  const { ebook } = fixtures().codes;
+  await newStudent(page);
+  await page.getByRole("banner").getByRole("link", { name: "Inserisci codice" }).click();
+  await expect(page).toHaveURL(/show=activateProduct/);
+  await expectAccessible(page);
+  await activate(page, ebook.code);
+
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+  const card = productCard(page, ebook.product);
+  await expect(card.getByText(/^Accedi fino al \d{2}\/\d{2}\/\d{4}$/)).toBeVisible();
+  await card.getByRole("button", { name: /Inizia a leggere/ }).click();
+
+  await expect(page).toHaveURL(/\/leggi\/[0-9a-f-]+\//);
+  await expect(page.getByRole("heading", { level: 1, name: ebook.product })).toBeVisible();
+  await page.goto("/dashboard/");
+  await expect(productCard(page, ebook.product).getByRole("button", { name: /Continua a leggere/ })).toBeVisible();
+});
+
+test("an invalid code gets the invalid mark and changes nothing", async ({ page }) => {
+  await newStudent(page);
+  await page.goto("/dashboard/?show=activateProduct");
+  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+  await dialog.getByLabel("Codice di attivazione").fill("ABCD-EFGH-JKMN-PQRS");
+  if (javaScript()) {
+    await expect(dialog.getByText("Codice non valido")).toBeAttached();
+    // Conferma acts only on a valid code.
+    await dialog.getByRole("button", { name: "Conferma" }).click();
+    await expect(dialog).toBeVisible();
+  } else {
+    await dialog.getByRole("button", { name: "Conferma" }).click();
+    await expect(page.getByText("Codice non valido")).toBeAttached();
+    await expect(page.getByLabel("Codice di attivazione")).toHaveAttribute("aria-invalid", "true");
+    await expectAccessible(page);
+  }
+  await page.goto("/dashboard/");
+  await expect(page.getByRole("region", { name: "I tuoi prodotti" }).getByRole("listitem")).toHaveCount(0);
+});
+
+test("a code already used by someone else is invalid; by the same customer, it says so", async ({ page }) => {
+  const code = fixtures().codes.singleUse[javaScript() ? 0 : 1]!;
+  await newStudent(page);
+  await page.goto("/help-center/?show=activateProduct");
+  await activate(page, code);
+  // Elsewhere than on the dashboard, success leads to the dashboard.
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+
+  await page.goto("/dashboard/?show=activateProduct");
+  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+  await dialog.getByLabel("Codice di attivazione").fill(code);
+  if (!javaScript()) await dialog.getByRole("button", { name: "Conferma" }).click();
+  await expect(page.getByText("Hai già attivato questo codice")).toBeVisible();
+});
+
+test("an eBook+EDU code gives the ebook and switches the dashboard to the EDU promo", async ({ page }) => {
+  const { ebookEdu } = fixtures().codes;
+  await newStudent(page);
+  await expect(page.getByRole("link", { name: "Scopri EDU" })).toBeVisible();
+  await page.goto("/dashboard/?show=activateProduct");
+  await activate(page, ebookEdu.code);
+  await expect(productCard(page, ebookEdu.product)).toBeVisible();
+  await expect(page.getByRole("link", { name: "Vai a EDU" })).toBeVisible();
+});
+
+test("a student's dashboard: every book state, tabs with counts, no journals", async ({ page }) => {
+  const { student } = fixtures();
+  await signInAs(page, student.email);
+
+  const started = productCard(page, student.started.name);
+  await expect(started.getByRole("button", { name: /Continua a leggere/ })).toBeVisible();
+  await expect(started.getByText(student.started.chapter)).toBeVisible();
+
+  const expired = productCard(page, student.expired);
+  await expect(expired.getByText("Accesso scaduto")).toBeVisible();
+  await expect(expired.getByRole("link", { name: /Contenuti aggiuntivi/ })).toBeVisible();
+  await expect(expired.getByRole("link", { name: /Acquista di nuovo/ })).toBeVisible();
+  await expect(expired.getByText(/Accedi fino al/)).toHaveCount(0);
+
+  const fresh = productCard(page, student.fresh);
+  await expect(fresh.getByRole("button", { name: /Inizia a leggere/ })).toBeVisible();
+  await expect(fresh.getByText("Novità")).toBeVisible();
+
+  await expect(productCard(page, student.course).getByRole("link", { name: /Accedi al corso/ })).toHaveAttribute(
+    "href",
+    /\/course\/view\.php\?id=\d+$/,
+  );
+
+  // The last product read is the one to continue.
+  await expect(page.getByRole("region", { name: "Continua a studiare" }).getByText(student.started.name)).toBeVisible();
+
+  const tabs = page.getByRole("navigation", { name: /Filtra/ });
+  await expect(tabs.getByRole("link", { name: /Tutti\D*4/ })).toHaveAttribute("aria-current", "page");
+  await expect(tabs.getByRole("link", { name: /Libri\D*3/ })).toBeVisible();
+  await tabs.getByRole("link", { name: /Corsi\D*1/ }).click();
+  await expect(page).toHaveURL(/filtro=corsi/);
+  await expect(page.getByRole("region", { name: "I tuoi prodotti" }).getByRole("listitem")).toHaveCount(1);
+
+  await expect(page.getByRole("heading", { name: "Libri per te" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Corsi per te" })).toBeVisible();
+  await expect(page.getByText("Aula + Streaming").first()).toBeAttached();
+  await expect(page.getByRole("heading", { name: "Riviste per te" })).toHaveCount(0);
+  await expectAccessible(page);
+});
+
+test("a professor's dashboard: journals, no courses, the EDU promo while EDU runs", async ({ page }) => {
+  const { professor } = fixtures();
+  await signInAs(page, professor.email);
+  await expect(productCard(page, professor.journal).getByRole("link", { name: /Vai alla rivista/ })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Riviste per te" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Corsi per te" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Vai a EDU" })).toBeVisible();
+  await expectAccessible(page);
+});
+
+test("a legal professional's dashboard shows journals and courses", async ({ page }) => {
+  await signInAs(page, fixtures().professional.email);
+  await expect(page.getByRole("heading", { name: "Riviste per te" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Corsi per te" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Libri per te" })).toBeVisible();
+});
+
+test("the activation prompt pages offer 'Attiva prodotto' to a signed-in customer", async ({ page }) => {
+  await signInAs(page, fixtures().professional.email);
+  await page.goto("/attivaebook/");
+  await page.getByRole("main").getByRole("link", { name: "Attiva prodotto" }).click();
+  await expect(page.getByRole("dialog", { name: "ESPANDI IL LIBRO" })).toBeVisible();
+  await page.getByRole("dialog").getByRole("link", { name: "Annulla" }).click();
+  await expect(page).toHaveURL(/\/attivaebook\/$/);
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+});

@@ -1,0 +1,136 @@
+// Runs before the e2e server starts (playwright.config.ts): migrates and seeds its database as
+// the server would, then adds what the browser tests need and a production install lacks —
+// activation codes and customers whose products are in every state of a dashboard card. What
+// the tests must know (codes, e-mails) goes to $E2E_DATA_DIR/fixtures.json.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { createAccountsService } from "../../server/accounts/service.ts";
+import { insertCompletedOrder } from "../../server/commerce/orders.ts";
+import { loadConfig } from "../../server/config.ts";
+import { openDatabase, type Database } from "../../server/db/client.ts";
+import { prepareDatabase } from "../../server/db/prepare.ts";
+import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema.ts";
+import { createActivation } from "../../server/library/activation.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../server/library/constants.ts";
+import { grantEntitlement } from "../../server/library/entitlements.ts";
+import { createLogger } from "../../server/logger.ts";
+import { createRateLimits } from "../../server/security/rate-limits.ts";
+import { E2E_PASSWORD, type E2eFixtures } from "./fixtures.ts";
+
+const DAY = 24 * 3600_000;
+
+const config = loadConfig();
+const database = await openDatabase({ dataDir: config.database.pgliteDir });
+const { db } = database;
+await prepareDatabase(database, config, createLogger("warn"));
+const fixtures = await createFixtures(db);
+writeFileSync(path.join(config.dataDir, "fixtures.json"), JSON.stringify(fixtures, null, 2));
+await database.close();
+
+async function createFixtures(db: Database): Promise<E2eFixtures> {
+  const rateLimits = createRateLimits(db, { clearExpiredByTimeout: false });
+  const activation = createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits });
+
+  const byType = async (code: string) =>
+    db
+      .select({ id: products.id, name: products.name })
+      .from(products)
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .where(and(eq(productTypes.code, code), code === "ebook" ? isNull(products.masterProductId) : undefined))
+      .orderBy(asc(products.sku));
+  const [ebooks, paperBooks, courses, journals] = await Promise.all([
+    byType("ebook"),
+    byType("paper_flex"),
+    byType("corso"),
+    byType("rivista"),
+  ]);
+  const pick = <T>(list: T[], i: number) => {
+    const item = list[i];
+    if (!item) throw new Error("e2e fixtures: the seed has too few products");
+    return item;
+  };
+
+  // Every test customer is new, so one multi-use code per kind serves every test; single-use
+  // codes are for the "already used" cases.
+  const multi = async (productId: string, kind: Parameters<typeof activation.createBatch>[0]["kind"]) =>
+    (await activation.createBatch({ productId, kind, label: `e2e ${kind}`, count: 1, maxUses: 10_000 })).codes[0]!;
+  const codes = {
+    ebook: { code: await multi(pick(ebooks, 0).id, "ebook"), product: pick(ebooks, 0).name },
+    paper: { code: await multi(pick(paperBooks, 1).id, "paper_digital"), product: pick(paperBooks, 1).name },
+    course: { code: await multi(pick(courses, 0).id, "course"), product: pick(courses, 0).name },
+    journal: { code: await multi(pick(journals, 0).id, "journal"), product: pick(journals, 0).name },
+    ebookEdu: { code: await multi(pick(ebooks, 2).id, "ebook_edu"), product: pick(ebooks, 2).name },
+    singleUse: (await activation.createBatch({ productId: pick(ebooks, 3).id, kind: "ebook", label: "e2e single", count: 40 }))
+      .codes,
+  };
+
+  const accounts = createAccountsService(db);
+  const professionIds = new Map((await db.select().from(professions)).map((p) => [p.code, p.id]));
+  const [edu] = await db.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
+  const now = new Date();
+
+  async function customer(email: string, profession: string, grants: { productId: string; expiresAt: Date }[]) {
+    const result = await accounts.register({ firstname: "Lucia", lastname: "Bianchi", email, password: E2E_PASSWORD });
+    if (!result.ok) throw new Error(`e2e fixtures: cannot register ${email}`);
+    const userId = result.user.id;
+    await db
+      .update(users)
+      .set({ professionId: professionIds.get(profession)! })
+      .where(eq(users.id, userId));
+    await db.transaction(async (tx) => {
+      const order = await insertCompletedOrder(tx, {
+        userId,
+        now,
+        lines: grants.map((g) => ({ productId: g.productId, description: "Attivazione", totalCents: 0 })),
+      });
+      for (const g of grants) {
+        const startsAt = g.expiresAt < now ? addMonths(g.expiresAt, -6) : now;
+        await grantEntitlement(tx, { userId, source: "activation_code", startsAt, orderId: order.id, ...g });
+      }
+    });
+    return userId;
+  }
+
+  // A student with one book in each reading state, and a course.
+  const started = pick(ebooks, 4);
+  const expired = pick(ebooks, 5);
+  const fresh = pick(paperBooks, 0);
+  const studentCourse = pick(courses, 1);
+  const until = addMonths(now, 6);
+  const studentId = await customer("e2e.studente@example.it", "student", [
+    { productId: started.id, expiresAt: until },
+    { productId: expired.id, expiresAt: new Date(now.getTime() - 3 * DAY) },
+    { productId: fresh.id, expiresAt: until },
+    { productId: studentCourse.id, expiresAt: until },
+  ]);
+  const [chapter] = await db
+    .select()
+    .from(ebookChapters)
+    .where(and(eq(ebookChapters.productId, started.id), inArray(ebookChapters.position, [2])));
+  await db.insert(readingSessions).values({ userId: studentId, productId: started.id, currentChapterId: chapter?.id ?? null });
+
+  // A professor with EDU running and a journal; a professional with a course and a journal.
+  const professorJournal = pick(journals, 1);
+  await customer("e2e.docente@example.it", "professor", [
+    { productId: professorJournal.id, expiresAt: until },
+    { productId: edu!.id, expiresAt: until },
+  ]);
+  await customer("e2e.professionista@example.it", "other", [
+    { productId: pick(courses, 2).id, expiresAt: until },
+    { productId: pick(journals, 2).id, expiresAt: until },
+  ]);
+
+  return {
+    codes,
+    student: {
+      email: "e2e.studente@example.it",
+      started: { name: started.name, chapter: chapter?.title ?? "Contenuti aggiuntivi" },
+      expired: expired.name,
+      fresh: fresh.name,
+      course: studentCourse.name,
+    },
+    professor: { email: "e2e.docente@example.it", journal: professorJournal.name },
+    professional: { email: "e2e.professionista@example.it" },
+  };
+}
