@@ -26,3 +26,13 @@ export function addMonths(from: Date, months: number): Date {
   result.setUTCDate(Math.min(day, lastDay));
   return result;
 }
+
+/** The product types read in the reader: eBooks, and paperbacks that include the eBook ('Libro + eBook'). */
+export const READABLE_TYPE_CODES = ["ebook", "paper_flex"] as const;
+export type ReadableTypeCode = (typeof READABLE_TYPE_CODES)[number];
+
+/**
+ * Status of a reading session with no current chapter (spec §3), and the only section of an
+ * eBook a customer whose access has expired still sees (spec §4).
+ */
+export const NO_CHAPTER_STATUS = "Contenuti aggiuntivi";

@@ -8,6 +8,7 @@ import {
   contactBoxes,
   degreeCourses,
   discoverBoxes,
+  ebookChapters,
   faqEntries,
   interests,
   landingCards,
@@ -20,7 +21,9 @@ import {
   subjects,
   universities,
 } from "../schema.ts";
+import { READABLE_TYPE_CODES } from "../../library/constants.ts";
 import { buildProducts, PRODUCT_TYPES, type ProductSeed } from "./catalog.ts";
+import { buildChapters } from "./chapters.ts";
 import { buildContactBoxes, buildDiscoverBoxes, buildPromoBoxes } from "./dashboard.ts";
 import { FAQ_ENTRIES } from "./faq.ts";
 import { buildLandingCards, buildLandingPages } from "./landing.ts";
@@ -46,9 +49,9 @@ function required<K, V>(map: ReadonlyMap<K, V>, key: K, what: string): V {
 
 /**
  * Inserts the demo catalogue (product types, products, professions, interests, universities,
- * degree courses, subjects) and the editorial content (landing pages and cards, FAQ, dashboard
- * promo, contact and discover boxes). Links point to the configured sites. Returns
- * `{ inserted: false }` when everything was already there.
+ * degree courses, subjects), the editorial content (landing pages and cards, FAQ, dashboard
+ * promo, contact and discover boxes) and the chapters of the eBooks. Links point to the
+ * configured sites. Returns `{ inserted: false }` when everything was already there.
  */
 export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ inserted: boolean }> {
   const now = new Date();
@@ -165,6 +168,18 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
     );
     n += await insertMissing(tx, contactBoxes, buildContactBoxes(links));
     n += await insertMissing(tx, discoverBoxes, buildDiscoverBoxes(catalogByKey));
+
+    // ------------------------------------------------------------ eBook chapters
+    // Every readable product of the catalogue, including those seeded by an earlier run, gets
+    // the chapters it is missing (keyed by product and position).
+    const readable: readonly string[] = READABLE_TYPE_CODES;
+    n += await insertMissing(
+      tx,
+      ebookChapters,
+      catalog
+        .filter((p) => readable.includes(p.typeCode))
+        .flatMap((p) => buildChapters(p).map((chapter) => ({ ...chapter, productId: required(productIds, p.key, "product") }))),
+    );
 
     return n;
   });

@@ -1,0 +1,27 @@
+import { Link } from "react-router";
+import { READER_MESSAGES } from "../lib/reader-messages";
+import { withShow } from "../lib/modals";
+
+/** The reader's 403 page: the product is not the customer's (nothing of it is shown). */
+export function ReaderRefusal() {
+  return (
+    <section className="mx-auto max-w-2xl px-4 py-16 text-center">
+      <title>{`${READER_MESSAGES.noAccess} · Novalex Editore`}</title>
+      <p className="font-serif text-6xl font-bold text-accent">403</p>
+      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">{READER_MESSAGES.noAccess}</h1>
+      <p className="mt-4 text-muted">{READER_MESSAGES.noAccessText}</p>
+      <ul className="mt-8 flex flex-wrap justify-center gap-3">
+        <li>
+          <Link to="/dashboard/" className="button-secondary">
+            Torna alla dashboard
+          </Link>
+        </li>
+        <li>
+          <Link to={withShow("/dashboard/", "", "activateProduct")} className="button-outline">
+            Attiva prodotto
+          </Link>
+        </li>
+      </ul>
+    </section>
+  );
+}
