@@ -3,20 +3,32 @@ import type { Logger } from "../logger.ts";
 import { ensureSigningKey } from "../identity/keys.ts";
 import type { DatabaseHandle } from "./client.ts";
 import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
+import { demoCodesForLog, seedDemoActivationCodes, unusedDemoCodes } from "./seed/activation-codes.ts";
 import { seedDatabase } from "./seed/index.ts";
 
 /**
  * Brings the database up to date: applies the committed migrations, creates the identity
  * provider's first signing key and, on an empty catalogue, the demo seed (plus, outside
- * production, demo accounts). Runs under an advisory lock so instances starting together take turns.
+ * production, demo accounts and demo activation codes, a few of which it logs). Runs under an
+ * advisory lock so instances starting together take turns.
  */
-export async function prepareDatabase(database: DatabaseHandle, config: Pick<Config, "links" | "isProduction">, log: Logger) {
+export async function prepareDatabase(
+  database: DatabaseHandle,
+  config: Pick<Config, "links" | "isProduction" | "secrets">,
+  log: Logger,
+) {
   await database.withStartupLock(async (db) => {
     await database.migrate(db);
     await ensureSigningKey(db);
     const { inserted } = await seedDatabase(db, config.links);
     if (!config.isProduction && (await seedDemoAccounts(db)) > 0) {
       log.info({ email: DEMO_CUSTOMER.email }, "demo customer created (development only; its password is in the README)");
+    }
+    if (!config.isProduction) {
+      const codeKey = config.secrets.activationCodeKey;
+      await seedDemoActivationCodes(db, codeKey);
+      const codes = demoCodesForLog(await unusedDemoCodes(db, codeKey));
+      if (codes.length > 0) log.info({ codes }, "demo activation codes (development only)");
     }
     log.info({ database: database.kind, seeded: inserted }, inserted ? "database migrated and seeded" : "database migrated");
   });

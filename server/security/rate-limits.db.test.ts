@@ -220,6 +220,53 @@ describe("registration and password reset", () => {
   });
 });
 
+describe("activation codes", () => {
+  const USER = "0b9f6a52-6a3e-4c3e-9d55-2d2f1f0c7a11";
+  const OTHER_USER = "5c1d7e0a-0f4b-4f8e-8a63-8e4a0a9b6d22";
+
+  it("locks a customer for 15 minutes after 10 wrong codes, from whatever address", async () => {
+    for (let i = 1; i < 10; i++) {
+      expect(await limits.recordActivationFailure({ userId: USER, ip: `192.0.2.${i}` })).toEqual({ ok: true });
+    }
+    expect(await limits.checkActivation({ userId: USER, ip: IP })).toEqual({ ok: true });
+    expect(await limits.recordActivationFailure({ userId: USER, ip: IP })).toEqual({
+      ok: false,
+      limit: "activationUser",
+      retryAfterSeconds: 900,
+    });
+    expect(await limits.checkActivation({ userId: USER, ip: OTHER_IP })).toMatchObject({ ok: false, limit: "activationUser" });
+    expect(await limits.checkActivation({ userId: OTHER_USER, ip: IP })).toEqual({ ok: true });
+
+    advance(899);
+    expect(await limits.checkActivation({ userId: USER, ip: IP })).toMatchObject({ ok: false, retryAfterSeconds: 1 });
+    advance(2);
+    expect(await limits.checkActivation({ userId: USER, ip: IP })).toEqual({ ok: true });
+  });
+
+  it("forgets a customer's failures 15 minutes after the first", async () => {
+    for (let i = 0; i < 9; i++) await limits.recordActivationFailure({ userId: USER, ip: `192.0.2.${i}` });
+    advance(15 * 60 + 1);
+    expect(await limits.recordActivationFailure({ userId: USER, ip: IP })).toEqual({ ok: true });
+    expect(await limits.checkActivation({ userId: USER, ip: IP })).toEqual({ ok: true });
+  });
+
+  it("locks an address for an hour after 50 wrong codes across customers", async () => {
+    for (let i = 1; i < 50; i++) {
+      const userId = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+      expect(await limits.recordActivationFailure({ userId, ip: IP })).toEqual({ ok: true });
+    }
+    expect(await limits.recordActivationFailure({ userId: USER, ip: IP })).toEqual({
+      ok: false,
+      limit: "activationIp",
+      retryAfterSeconds: 3600,
+    });
+    expect(await limits.checkActivation({ userId: OTHER_USER, ip: IP })).toMatchObject({ ok: false, limit: "activationIp" });
+    expect(await limits.checkActivation({ userId: OTHER_USER, ip: OTHER_IP })).toEqual({ ok: true });
+    advance(3601);
+    expect(await limits.checkActivation({ userId: OTHER_USER, ip: IP })).toEqual({ ok: true });
+  });
+});
+
 describe("shared by every server instance", () => {
   it("sees the counts another instance wrote", async () => {
     const other = createRateLimits((otherInstance ?? database).db, { clearExpiredByTimeout: false });

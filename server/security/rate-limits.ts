@@ -1,8 +1,8 @@
-// Rate limits of the identity flows (sign-in, registration, password reset), kept in the
-// `rate_limits` table so that every server instance sees the same counts. The counters are
-// rate-limiter-flexible's `RateLimiterDrizzle` (one atomic INSERT … ON CONFLICT DO UPDATE per
-// point); this module adds the policies, the sign-in locks with growing waits, and the purge of
-// expired rows.
+// Rate limits of the identity flows (sign-in, registration, password reset) and of activation
+// codes, kept in the `rate_limits` table so that every server instance sees the same counts.
+// The counters are rate-limiter-flexible's `RateLimiterDrizzle` (one atomic INSERT … ON CONFLICT
+// DO UPDATE per point); this module adds the policies, the sign-in locks with growing waits,
+// and the purge of expired rows.
 import { isIPv6 } from "node:net";
 import { and, eq, lt } from "drizzle-orm";
 import { RateLimiterDrizzle, RateLimiterRes } from "rate-limiter-flexible";
@@ -43,7 +43,7 @@ type FailurePolicy = {
 export type RateLimitPolicy = AttemptPolicy | FailurePolicy;
 
 /**
- * Every rate limit of the identity flows. Durations are in seconds. Adding a limit is one entry
+ * Every rate limit of the identity flows and of activation codes. Durations are in seconds. Adding a limit is one entry
  * here (its name is also the key prefix in the `rate_limits` table) plus a purpose-named method
  * in `createRateLimits` that calls `attempt`, or `isLocked` / `recordFailure` / `clearFailures`.
  */
@@ -75,6 +75,21 @@ export const RATE_LIMIT_POLICIES = {
   passwordResetRequestEmail: { kind: "attempts", points: 3, duration: HOUR },
   /** Password reset token submissions per IP address: 20 an hour. */
   passwordResetAttemptIp: { kind: "attempts", points: 20, duration: HOUR },
+  /**
+   * Activation code failures per customer (user id): codes that do not exist, are not valid at
+   * the time, are used up, or are not codes at all. 10 within 15 minutes lock the customer's
+   * code checks and activations for 15 minutes; a lock answers "invalid" like a wrong code, even
+   * for a good one, so guessing learns nothing while it holds. Codes have 80 random bits, so this
+   * is not what makes guessing hopeless; it stops a script from hammering the database and from
+   * trying leaked or sequential codes in bulk, and leaves room for a customer's typing mistakes.
+   */
+  activationUser: { kind: "failures", points: 10, duration: 15 * MINUTE, blockDuration: 15 * MINUTE },
+  /**
+   * Activation code failures per IP address (IPv6: per /64), across customers: 50 in an hour
+   * lock the address for an hour, against one client spreading its guesses over many accounts.
+   * As generous as sign-in's, because a university network puts many students behind one address.
+   */
+  activationIp: { kind: "failures", points: 50, duration: HOUR, blockDuration: HOUR },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitName = keyof typeof RATE_LIMIT_POLICIES;
@@ -290,6 +305,24 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
 
     /** Spends one of the address's password reset token submissions. */
     checkPasswordResetAttempt: (ip: string | undefined) => attempt("passwordResetAttemptIp", ipKey(ip)),
+
+    /**
+     * Call before looking an activation code up (to check it or to activate it). Refused while
+     * the customer or the address is locked: the caller then answers "invalid" without touching
+     * the code, so a lock is indistinguishable from a wrong code and even a valid one is refused.
+     */
+    async checkActivation({ userId, ip }: { userId: string; ip: string | undefined }): Promise<RateLimitResult> {
+      return strictest(await Promise.all([isLocked("activationUser", userId), isLocked("activationIp", ipKey(ip))]));
+    },
+
+    /**
+     * Call after a code turned out invalid (never for one refused by `checkActivation`). Returns
+     * refused when this failure locked the customer or the address. Successes clear nothing: one
+     * good code must not buy an attacker a fresh round of guesses.
+     */
+    async recordActivationFailure({ userId, ip }: { userId: string; ip: string | undefined }): Promise<RateLimitResult> {
+      return strictest(await Promise.all([recordFailure("activationUser", userId), recordFailure("activationIp", ipKey(ip))]));
+    },
 
     /** Deletes expired rows; for a maintenance job when the periodic purge is off. */
     purgeExpired,
