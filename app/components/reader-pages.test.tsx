@@ -30,10 +30,14 @@ function renderReader(view: BookView & { ok: true }) {
   const Stub = createRoutesStub([
     { id: "reader", path: "/leggi/:productId/", Component: Reader as never, HydrateFallback: () => null },
   ]);
-  const html = renderToStaticMarkup(
-    <Stub initialEntries={[`/leggi/${ID}/`]} hydrationData={{ loaderData: { reader: view } }} />,
-  );
-  return { html, text: html.replace(/<[^>]+>/g, " ").replace(/&#x27;/g, "'").replace(/\s+/g, " ") };
+  const html = renderToStaticMarkup(<Stub initialEntries={[`/leggi/${ID}/`]} hydrationData={{ loaderData: { reader: view } }} />);
+  return {
+    html,
+    text: html
+      .replace(/<[^>]+>/g, " ")
+      .replace(/&#x27;/g, "'")
+      .replace(/\s+/g, " "),
+  };
 }
 
 describe("the reader page", () => {

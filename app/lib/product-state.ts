@@ -1,6 +1,7 @@
 // What a product card of the dashboard shows for an owned product (spec §4 'Product button
 // state'): pure, so the card, the unit tests and the browser tests share one definition.
-import { NEW_BADGE_WINDOW_MS } from "../../server/library/constants";
+import { NEW_BADGE_WINDOW_MS, READABLE_TYPE_CODES } from "../../server/library/constants";
+import { readerOpenPath, readerPath } from "../../server/library/links";
 import { formatDate } from "../../server/lib/format";
 import type { LibraryItem, LibraryTypeCode } from "../../server/library/types";
 
@@ -20,21 +21,9 @@ export function accessUntilLabel(expiresAt: Date): string {
   return `${ACCESS_UNTIL_PREFIX} ${formatDate(expiresAt)}`;
 }
 
-/** The built-in reader; to a customer whose access expired it shows the supplementary material. */
-export function readerPath(productId: string): string {
-  return `/leggi/${encodeURIComponent(productId)}/`;
-}
-
-/** Opening a product records the reading session (a state change: POST), then redirects to the reader. */
-export function openReaderPath(productId: string): string {
-  return `/leggi/${encodeURIComponent(productId)}/apri`;
-}
-
-const READABLE_TYPES: ReadonlySet<LibraryTypeCode> = new Set(["ebook", "paper_flex", "paper_hard"]);
-
 /** Ebooks and paper books with digital access: the products the built-in reader opens. */
 export function isReadable(typeCode: LibraryTypeCode): boolean {
-  return READABLE_TYPES.has(typeCode);
+  return (READABLE_TYPE_CODES as readonly string[]).includes(typeCode);
 }
 
 /** Expired if the server says so, or if the end of access has passed since the server looked. */
@@ -101,7 +90,7 @@ export function productActions(item: ActionItem, now: Date): ProductActions {
     return {
       ...base,
       state: started ? "started" : "not-started",
-      buttons: [{ kind: "post", label: started ? CONTINUE_READING : START_READING, action: openReaderPath(item.productId) }],
+      buttons: [{ kind: "post", label: started ? CONTINUE_READING : START_READING, action: readerOpenPath(item.productId) }],
     };
   }
 

@@ -30,7 +30,10 @@ export async function action({ request, context }: Route.ActionArgs): Promise<Ac
 
   const { activation } = context.get(servicesContext).library;
   const who = { userId: user.id, ip: context.get(requestContext).ip, code };
-  if (form.get("intent") === "verify") return { state: await activation.verify(who), code };
+  if (form.get("intent") === "verify") {
+    const verdict = await activation.verify(who);
+    return { state: verdict === "already_redeemed" ? "already" : verdict, code };
+  }
 
   const result = await activation.activate(who);
   if (!result.ok) return { state: result.reason === "already_redeemed" ? "already" : "invalid", code };

@@ -10,7 +10,10 @@ export type OrderLine = { productId: string; description: string; totalCents: nu
  * Inserts an order that is already paid (status payed, committed now), with its items. Call it
  * inside the transaction that grants what the order gives, so both happen or neither does.
  */
-export async function insertCompletedOrder(tx: Transaction, { userId, lines, now }: { userId: string; lines: OrderLine[]; now: Date }) {
+export async function insertCompletedOrder(
+  tx: Transaction,
+  { userId, lines, now }: { userId: string; lines: OrderLine[]; now: Date },
+) {
   const totalCents = lines.reduce((sum, line) => sum + line.totalCents, 0);
   const [order] = await tx
     .insert(orders)

@@ -159,11 +159,11 @@ describe("verify", () => {
     expect(await activation.verify({ userId: user, ip: IP, code: window, now: new Date(now.getTime() + DAY) })).toBe("invalid");
   });
 
-  it("says invalid for a code used up by others and for one this customer has activated", async () => {
+  it("says invalid for a code used up by others, and already redeemed to the customer who activated it", async () => {
     const [first, second] = await newUsers(2);
     const code = await oneCode();
     expect((await activation.activate({ userId: first!, ip: IP, code })).ok).toBe(true);
-    expect(await activation.verify({ userId: first!, ip: IP, code })).toBe("invalid");
+    expect(await activation.verify({ userId: first!, ip: IP, code })).toBe("already_redeemed");
     expect(await activation.verify({ userId: second!, ip: IP, code })).toBe("invalid");
   });
 
@@ -369,9 +369,9 @@ describe("guessing", () => {
   it("after the customer's failures, refuses even a valid code from any address until the lock is over", async () => {
     const [guesser, other] = await newUsers(2);
     const code = await oneCode();
-    // Wrong codes, malformed input and used-up codes all count, through either operation.
+    // Wrong codes count, through either operation.
     for (let i = 0; i < perUser; i++) {
-      const guess = i % 3 === 0 ? "NOT-A-CODE" : unknownCode();
+      const guess = unknownCode();
       if (i % 2) expect(await activation.verify({ userId: guesser!, ip: IP, code: guess })).toBe("invalid");
       else expect(await activation.activate({ userId: guesser!, ip: IP, code: guess })).toEqual({ ok: false, reason: "invalid" });
     }
@@ -411,14 +411,16 @@ describe("guessing", () => {
     expect((await activation.activate({ userId: newcomer!, ip: IP, code })).ok).toBe(true);
   });
 
-  it("does not count a customer's own code, a valid code, or attempts refused while locked", async () => {
+  it("does not count a customer's own code, a valid code, half-typed input, or attempts refused while locked", async () => {
     const user = await newUser();
     const [mine, fresh] = (await batch({ count: 2 })).codes;
     expect((await activation.activate({ userId: user, ip: IP, code: mine! })).ok).toBe(true);
     for (let i = 0; i < perUser; i++) {
       expect(await activation.activate({ userId: user, ip: IP, code: mine! })).toEqual({ ok: false, reason: "already_redeemed" });
-      expect(await activation.verify({ userId: user, ip: IP, code: mine! })).toBe("invalid");
+      expect(await activation.verify({ userId: user, ip: IP, code: mine! })).toBe("already_redeemed");
       expect(await activation.verify({ userId: user, ip: IP, code: fresh! })).toBe("valid");
+      // Half-typed input (the modal checks as the user types) cannot be a code: no guess either.
+      expect(await activation.verify({ userId: user, ip: IP, code: fresh!.slice(0, 7) })).toBe("invalid");
     }
     const [row] = await database.db
       .select()

@@ -185,15 +185,20 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
   return {
     /**
      * order_verify_codiceattivazione: whether this customer could activate the code now (it
-     * exists, its batch is open, a use is left, they have not redeemed it). Reads only.
+     * exists, its batch is open, a use is left), or has already activated it. Reads only,
+     * apart from counting a failed guess.
      */
-    async verify({ userId, ip, code, now = new Date() }: Attempt): Promise<"valid" | "invalid"> {
-      if (!(await rateLimits.checkActivation({ userId, ip })).ok) return "invalid";
+    async verify({ userId, ip, code, now = new Date() }: Attempt): Promise<"valid" | "invalid" | "already_redeemed"> {
+      // Input that cannot be a code (a code half typed while the modal checks as the user
+      // types) is invalid without a lookup, and is no guess: it costs nothing.
       const codeHash = hashOf(code);
-      const found = codeHash === null ? undefined : await findCode(db, codeHash, userId);
-      if (found && !found.redeemedByUser && found.uses < found.maxUses && isOpen(found, now)) return "valid";
-      // The customer's own code is no guess: it is invalid for them but costs nothing.
-      if (!found?.redeemedByUser) await rateLimits.recordActivationFailure({ userId, ip });
+      if (codeHash === null) return "invalid";
+      if (!(await rateLimits.checkActivation({ userId, ip })).ok) return "invalid";
+      const found = await findCode(db, codeHash, userId);
+      // The customer's own code is no guess either: they are told they already activated it.
+      if (found?.redeemedByUser) return "already_redeemed";
+      if (found && found.uses < found.maxUses && isOpen(found, now)) return "valid";
+      await rateLimits.recordActivationFailure({ userId, ip });
       return "invalid";
     },
 
@@ -205,9 +210,10 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
      * everything else, a code used up by others included.
      */
     async activate({ userId, ip, code, now = new Date() }: Attempt): Promise<ActivationResult> {
-      if (!(await rateLimits.checkActivation({ userId, ip })).ok) return INVALID;
       const codeHash = hashOf(code);
-      const result = codeHash === null ? INVALID : await redeem(userId, codeHash, now);
+      if (codeHash === null) return INVALID;
+      if (!(await rateLimits.checkActivation({ userId, ip })).ok) return INVALID;
+      const result = await redeem(userId, codeHash, now);
       if (!result.ok && result.reason === "invalid") await rateLimits.recordActivationFailure({ userId, ip });
       return result;
     },

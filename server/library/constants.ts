@@ -27,8 +27,11 @@ export function addMonths(from: Date, months: number): Date {
   return result;
 }
 
-/** The product types read in the reader: eBooks, and paperbacks that include the eBook ('Libro + eBook'). */
-export const READABLE_TYPE_CODES = ["ebook", "paper_flex"] as const;
+/**
+ * The product types read in the reader: eBooks and paper books with digital access (a paper
+ * book reaches the dashboard only through its code, which gives the digital edition).
+ */
+export const READABLE_TYPE_CODES = ["ebook", "paper_flex", "paper_hard"] as const;
 export type ReadableTypeCode = (typeof READABLE_TYPE_CODES)[number];
 
 /**

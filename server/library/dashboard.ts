@@ -15,12 +15,9 @@ import {
   readingSessions,
 } from "../db/schema.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
-import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "./constants.ts";
+import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, NO_CHAPTER_STATUS, SUGGESTION_LIMIT } from "./constants.ts";
 import { buyLink, courseUrl } from "./links.ts";
 import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
-
-/** Status of a reading session without a current chapter (spec §3). */
-export const NO_CHAPTER_STATUS = "Contenuti aggiuntivi";
 
 /** The contact boxes' area code. */
 export const CONTACT_AREA_CODE = "dashboard_contatti";

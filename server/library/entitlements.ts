@@ -43,7 +43,10 @@ export async function eduActiveUntil(db: Queryable, userId: string): Promise<Dat
  * Adds `months` of EDU after the current EDU access (or from `now` when none is running), so an
  * eBook+EDU tag redeemed during a subscription lengthens it instead of overlapping it.
  */
-export async function extendEdu(tx: Transaction, { userId, orderId, now, months }: { userId: string; orderId: string; now: Date; months: number }) {
+export async function extendEdu(
+  tx: Transaction,
+  { userId, orderId, now, months }: { userId: string; orderId: string; now: Date; months: number },
+) {
   const [edu] = await tx.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
   if (!edu) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);
   const current = await eduActiveUntil(tx, userId);
