@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/datab
 import { createAccountsService } from "../accounts/service.ts";
 import { ebookChapters, entitlements, productTypes, products, readingSessions } from "../db/schema.ts";
 import { seedDatabase } from "../db/seed/index.ts";
-import { NO_CHAPTER_STATUS } from "./constants.ts";
+import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "./constants.ts";
 import { createReading, externalReaderUrl, paragraphsOf, type Reading } from "./reading.ts";
 
 let database: TestDatabase;
@@ -74,7 +74,7 @@ async function chapterTitle(productId: string, position: number) {
 }
 
 describe("the seeded chapters", () => {
-  it("give every eBook and 'Libro + eBook' 5–8 chapters of 2–4 paragraphs, and nothing else any", async () => {
+  it("give every readable book (eBook, paper with digital access) 5–8 chapters of 2–4 paragraphs, and nothing else any", async () => {
     const rows = await database.db
       .select({ productId: products.id, type: productTypes.code, position: ebookChapters.position, body: ebookChapters.body })
       .from(products)
@@ -89,7 +89,7 @@ describe("the seeded chapters", () => {
     }
     let readable = 0;
     for (const { type, positions, paragraphs } of byProduct.values()) {
-      if (type === "ebook" || type === "paper_flex") {
+      if ((READABLE_TYPE_CODES as readonly string[]).includes(type)) {
         readable++;
         expect(positions.length).toBeGreaterThanOrEqual(5);
         expect(positions.length).toBeLessThanOrEqual(8);
