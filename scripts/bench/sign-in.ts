@@ -47,17 +47,50 @@ async function register(origin: string, email: string, password: string) {
 }
 
 async function signInOnce(origin: string, email: string, password: string): Promise<boolean> {
+  return (await signIn(origin, email, password)) !== null;
+}
+
+/** One complete sign-in; the browser's cookies after it, or null when it failed. */
+async function signIn(origin: string, email: string, password: string): Promise<Jar | null> {
   const jar: Jar = new Map();
   const screen = await follow(origin, jar, "/login/");
   await screen.response.arrayBuffer();
-  if (!/\/accedi\/[^/]+$/.test(new URL(screen.url).pathname)) return false;
+  if (!/\/accedi\/[^/]+$/.test(new URL(screen.url).pathname)) return null;
   const done = await follow(origin, jar, new URL(screen.url).pathname, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", origin },
     body: new URLSearchParams({ email, password }),
   });
   await done.response.arrayBuffer();
-  return [...jar.keys()].some((name) => name.endsWith("portal_session"));
+  return [...jar.keys()].some((name) => name.endsWith("portal_session")) ? jar : null;
+}
+
+/**
+ * The Cookie header of a new legal professional who has completed first access (the first
+ * profession offered after student and professor, and the first interest), for loading the
+ * signed-in dashboard.
+ */
+export async function signedInProfessional(origin: string): Promise<string> {
+  const email = `bench.dashboard.${Date.now()}@example.it`;
+  const password = "Benchmark1!";
+  await register(origin, email, password);
+  const jar = await signIn(origin, email, password);
+  if (!jar) throw new Error("the dashboard benchmark could not sign in");
+  const values = (html: string, name: string) => [...html.matchAll(new RegExp(`name="${name}" value="([^"]+)"`, "g"))].map((m) => m[1]!);
+  const professions = values(await (await follow(origin, jar, "/profilo/primoaccesso/")).response.text(), "profession");
+  const other = professions[2];
+  if (!other) throw new Error("first access offers fewer than three professions");
+  const details = await follow(origin, jar, `/profilo/primoaccesso/?profession=${other}`);
+  const [interest] = values(await details.response.text(), "interests");
+  if (!interest) throw new Error("first access offers no interests");
+  const done = await follow(origin, jar, "/profilo/primoaccesso/", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", origin },
+    body: new URLSearchParams({ profession: other, interests: interest }),
+  });
+  await done.response.arrayBuffer();
+  if (new URL(done.url, origin).pathname !== "/dashboard/") throw new Error(`first access ended on ${done.url}`);
+  return cookieHeader(jar);
 }
 
 export async function measureSignIns(origin: string, seconds: number, concurrency: number) {

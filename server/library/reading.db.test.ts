@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../../tests/support/config.ts";
+import { productOfType } from "../../tests/support/catalog.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { createAccountsService } from "../accounts/service.ts";
 import { ebookChapters, entitlements, productTypes, products, readingSessions } from "../db/schema.ts";
@@ -22,23 +23,12 @@ let ebook: SeededProduct;
 let paperFlex: SeededProduct;
 let course: SeededProduct;
 
-async function productOfType(code: string): Promise<SeededProduct> {
-  const [row] = await database.db
-    .select({ id: products.id, sku: products.sku, name: products.name })
-    .from(products)
-    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-    .where(eq(productTypes.code, code))
-    .orderBy(products.sku)
-    .limit(1);
-  return row!;
-}
-
 beforeAll(async () => {
   database = await createTestDatabase();
   reading = createReading({ db: database.db, readerUrlTemplate: null, links });
-  ebook = await productOfType("ebook");
-  paperFlex = await productOfType("paper_flex");
-  course = await productOfType("corso");
+  ebook = await productOfType(database.db, "ebook");
+  paperFlex = await productOfType(database.db, "paper_flex");
+  course = await productOfType(database.db, "corso");
 });
 afterAll(() => database.destroy());
 

@@ -4,11 +4,12 @@ import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loader as dashboardLoader } from "../../app/routes/dashboard";
 import { insertCompletedOrder } from "../../server/commerce/orders.ts";
-import { ebookChapters, productTypes, products, readingSessions } from "../../server/db/schema.ts";
+import { ebookChapters, products, readingSessions } from "../../server/db/schema.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../server/library/constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import type { Services } from "../../server/services.ts";
 import { signedInCustomer, type ProfessionCode } from "../support/customers.ts";
+import { productsOfTypes } from "../support/catalog.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
@@ -32,16 +33,6 @@ function dashboard(cookie: string, query = "") {
   return dashboardLoader({ ...args, request: new Request(args.request.url, { headers: { cookie } }) });
 }
 
-async function productsOfTypes(codes: string[], limit: number) {
-  return database.db
-    .select({ id: products.id, name: products.name, code: productTypes.code })
-    .from(products)
-    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-    .where(inArray(productTypes.code, codes))
-    .orderBy(products.sku)
-    .limit(limit);
-}
-
 /** Grants each product to the customer through one completed order, as an activation would. */
 async function grant(userId: string, productIds: string[], { startsAt = new Date(), expiresAt = addMonths(new Date(), 6) } = {}) {
   await database.db.transaction(async (tx) => {
@@ -63,7 +54,7 @@ async function customer(profession: ProfessionCode = "student") {
 describe("the dashboard's cost in SQL statements", () => {
   async function statementsOfOnePage(owned: number) {
     const { user, cookie } = await customer();
-    const library = await productsOfTypes(["ebook", "paper_flex", "paper_hard", "corso", "rivista"], owned);
+    const library = await productsOfTypes(database.db, ["ebook", "paper_flex", "paper_hard", "corso", "rivista"], owned);
     expect(library).toHaveLength(owned);
     await grant(
       user.id,
@@ -138,7 +129,7 @@ describe("the dashboard per profession", () => {
   it("shows the left promo box only to customers with active orders", async () => {
     const { user, cookie } = await customer("student");
     expect((await dashboard(cookie)).promo.left).toBeNull();
-    const [book] = await productsOfTypes(["ebook"], 1);
+    const [book] = await productsOfTypes(database.db, ["ebook"], 1);
     await grant(user.id, [book!.id]);
     expect((await dashboard(cookie)).promo.left?.areaCode).toBe("dashboard_studenti_left");
   });
@@ -170,10 +161,10 @@ describe("the customer's products", () => {
   it("lists each product once with its longest grant, its expiry and its reading status", async () => {
     const { user, cookie } = await customer("other");
     const [ebook, course, journal, oldBook] = [
-      ...(await productsOfTypes(["ebook"], 1)),
-      ...(await productsOfTypes(["corso"], 1)),
-      ...(await productsOfTypes(["rivista"], 1)),
-      ...(await productsOfTypes(["paper_flex"], 1)),
+      ...(await productsOfTypes(database.db, ["ebook"], 1)),
+      ...(await productsOfTypes(database.db, ["corso"], 1)),
+      ...(await productsOfTypes(database.db, ["rivista"], 1)),
+      ...(await productsOfTypes(database.db, ["paper_flex"], 1)),
     ];
     const soon = addMonths(new Date(), 1);
     const later = addMonths(new Date(), 6);
@@ -203,7 +194,7 @@ describe("the customer's products", () => {
   it("does not show another customer's products", async () => {
     const owner = await customer();
     const other = await customer();
-    const [book] = await productsOfTypes(["ebook"], 1);
+    const [book] = await productsOfTypes(database.db, ["ebook"], 1);
     await grant(owner.user.id, [book!.id]);
     expect((await dashboard(other.cookie)).items).toHaveLength(0);
   });

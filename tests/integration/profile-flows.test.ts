@@ -14,7 +14,7 @@ import type { Profiles } from "../../server/accounts/profile.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { auditLog, oidcPayloads, sessions, userInterests, users } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
-import { thrownResponse } from "../support/requests.ts";
+import { thrownResponse, toastOf } from "../support/requests.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { seededReferenceIds, type ReferenceIds } from "../support/reference-ids.ts";
@@ -75,15 +75,6 @@ function payload<T>(result: unknown): { data: T; status: number } {
   if (value instanceof Response || value?.type !== "DataWithResponseInit")
     throw new Error(`expected data(), got ${String(result)}`);
   return { data: value.data, status: value.init?.status ?? 200 };
-}
-
-/** The toast a redirect carries to the next page. */
-async function toastOf(response: Response) {
-  const cookies = response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  return services.flash.read(new Request("http://localhost:3000/", { headers: { cookie: cookies } }));
 }
 
 async function userRow(id: string) {
@@ -189,7 +180,7 @@ describe("first access", () => {
     );
     expect(response).toBeInstanceOf(Response);
     expect((response as Response).headers.get("Location")).toBe("/");
-    expect(await toastOf(response as Response)).toEqual({ type: "success", title: "Profilo aggiornato" });
+    expect(await toastOf(services.flash, response as Response)).toEqual({ type: "success", title: "Profilo aggiornato" });
     expect(await userRow(user.id)).toMatchObject({
       professionId: ref.student,
       universityId: ref.milano,
@@ -300,7 +291,7 @@ describe("'Il mio account'", () => {
       }),
     )) as Response;
     expect(response.headers.get("Location")).toBe("/profile/");
-    expect(await toastOf(response)).toEqual({ type: "success", title: "Profilo aggiornato" });
+    expect(await toastOf(services.flash, response)).toEqual({ type: "success", title: "Profilo aggiornato" });
     expect(await userRow(user.id)).toMatchObject({
       firstname: "Marta",
       mobile: "+39 333 1234567",
@@ -309,7 +300,7 @@ describe("'Il mio account'", () => {
     });
 
     const unchanged = (await profileAction(post("/profile/", cookie, { firstname: "Marta", lastname: "Rossi" }))) as Response;
-    expect(await toastOf(unchanged)).toEqual({ type: "info", title: MESSAGES.profileNoChanges });
+    expect(await toastOf(services.flash, unchanged)).toEqual({ type: "info", title: MESSAGES.profileNoChanges });
   });
 
   it("refuses emptied fields with 'Errore' and the messages, and saves nothing", async () => {
@@ -391,7 +382,7 @@ describe("'Il mio account'", () => {
     const changed = (await profileAction(
       post("/profile/", cookie, { interestsShown: "1", interests: [ref.interestB, ref.altro] }),
     )) as Response;
-    expect(await toastOf(changed)).toEqual({ type: "success", title: "Profilo aggiornato" });
+    expect(await toastOf(services.flash, changed)).toEqual({ type: "success", title: "Profilo aggiornato" });
     const chosen = await database.db.select().from(userInterests).where(eq(userInterests.userId, user.id));
     expect(chosen.map((c) => c.interestId).sort()).toEqual([ref.interestB, ref.altro].sort());
   });
@@ -411,7 +402,7 @@ describe("'Preferenze'", () => {
       post("/profile/preferences/", cookie, { acceptMarketing: "on", acceptCustomize: "on" }),
     )) as Response;
     expect(on.headers.get("Location")).toBe("/profile/preferences/");
-    expect(await toastOf(on)).toEqual({ type: "success", title: "Preferenze aggiornate" });
+    expect(await toastOf(services.flash, on)).toEqual({ type: "success", title: "Preferenze aggiornate" });
     expect(await userRow(user.id)).toMatchObject({ acceptMarketing: true, acceptCustomize: false });
     expect(await preferencesLoader(get("/profile/preferences/", cookie))).toMatchObject({ acceptMarketing: true });
 

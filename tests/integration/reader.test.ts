@@ -7,11 +7,12 @@ import { action as openAction, loader as openLoader } from "../../app/routes/rea
 import { action as readerAction, loader as readerLoader } from "../../app/routes/reader";
 import { READER_MESSAGES } from "../../app/lib/reader-messages";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { ebookChapters, entitlements, productTypes, products, readingSessions } from "../../server/db/schema.ts";
+import { ebookChapters, entitlements, readingSessions } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { testConfig } from "../support/config.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { sessionCookieHeader, thrownResponse } from "../support/requests.ts";
+import { productOfType } from "../support/catalog.ts";
+import { sessionCookieHeader, thrownResponse, toastOf } from "../support/requests.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
 
@@ -21,22 +22,11 @@ let ebook: { id: string; sku: string };
 let course: { id: string };
 const DAY = 86_400_000;
 
-async function productOfType(code: string) {
-  const [row] = await database.db
-    .select({ id: products.id, sku: products.sku })
-    .from(products)
-    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-    .where(eq(productTypes.code, code))
-    .orderBy(products.sku)
-    .limit(1);
-  return row!;
-}
-
 beforeAll(async () => {
   database = await createTestDatabase();
   services = await createTestServices(database);
-  ebook = await productOfType("ebook");
-  course = await productOfType("corso");
+  ebook = await productOfType(database.db, "ebook");
+  course = await productOfType(database.db, "corso");
 });
 afterAll(async () => {
   services.close();
@@ -81,15 +71,6 @@ function post(url: string, productId: string, cookie: string | undefined, fields
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   if (cookie) headers.cookie = cookie;
   return { ...args, request: new Request(args.request.url, { method: "POST", headers, body: new URLSearchParams(fields) }) };
-}
-
-/** The toast a redirect carries to the next page. */
-async function toastOf(response: Response) {
-  const cookies = response.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  return services.flash.read(new Request("http://localhost:3000/", { headers: { cookie: cookies } }));
 }
 
 async function sessionsOf(userId: string) {
@@ -151,7 +132,7 @@ describe("opening a product (POST /leggi/:id/apri)", () => {
     const { userId, cookie } = await newCustomer();
     const response = await openAction(post(openUrl(ebook.id), ebook.id, cookie));
     expect(response.headers.get("Location")).toBe("/dashboard/");
-    expect(await toastOf(response)).toEqual({
+    expect(await toastOf(services.flash, response)).toEqual({
       type: "error",
       title: READER_MESSAGES.noAccess,
       message: READER_MESSAGES.noAccessText,
@@ -164,7 +145,7 @@ describe("opening a product (POST /leggi/:id/apri)", () => {
     await grant(userId, ebook.id, new Date(Date.now() - DAY));
     const response = await openAction(post(openUrl(ebook.id), ebook.id, cookie));
     expect(response.headers.get("Location")).toBe("/dashboard/");
-    expect(await toastOf(response)).toMatchObject({ type: "error", title: READER_MESSAGES.accessExpired });
+    expect(await toastOf(services.flash, response)).toMatchObject({ type: "error", title: READER_MESSAGES.accessExpired });
     expect(await sessionsOf(userId)).toEqual([]);
   });
 
@@ -273,7 +254,7 @@ describe("the built-in reader (/leggi/:id/)", () => {
 
     const response = (await readerAction(post(readerUrl(ebook.id), ebook.id, cookie, { position: "1" }))) as Response;
     expect(response.headers.get("Location")).toBe(readerUrl(ebook.id));
-    expect(await toastOf(response)).toMatchObject({ type: "error", title: READER_MESSAGES.accessExpired });
+    expect(await toastOf(services.flash, response)).toMatchObject({ type: "error", title: READER_MESSAGES.accessExpired });
     expect(await sessionsOf(userId)).toEqual([]);
   });
 });

@@ -25,3 +25,12 @@ export async function thrownResponse(promise: Promise<unknown>): Promise<Respons
   }
   throw new Error("expected a thrown Response");
 }
+
+/** The toast a redirect carries to the next page (read as the next request would). */
+export async function toastOf(flash: { read(request: Request): Promise<unknown> }, response: Response) {
+  const cookies = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  return flash.read(new Request("http://localhost:3000/", { headers: { cookie: cookies } }));
+}
