@@ -30,7 +30,7 @@ async function activate(page: Page, code: string) {
 }
 
 function productCard(page: Page, name: string) {
-  return page.getByRole("region", { name: "I tuoi prodotti" }).getByRole("listitem").filter({ hasText: name });
+  return page.getByRole("list", { name: "Prodotti", exact: true }).getByRole("listitem").filter({ hasText: name });
 }
 
 test("a new customer activates a code from the header and reads the book", async ({ page }) => {
@@ -59,9 +59,11 @@ test("an invalid code gets the invalid mark and changes nothing", async ({ page 
   await dialog.getByLabel("Codice di attivazione").fill("ABCD-EFGH-JKMN-PQRS");
   if (javaScript()) {
     await expect(dialog.getByText("Codice non valido")).toBeAttached();
-    // Conferma acts only on a valid code.
-    await dialog.getByRole("button", { name: "Conferma" }).click();
+    // Conferma acts only on a valid code: it says so, and submitting the form does nothing.
+    await expect(dialog.getByRole("button", { name: "Conferma" })).toHaveAttribute("aria-disabled", "true");
+    await dialog.getByLabel("Codice di attivazione").press("Enter");
     await expect(dialog).toBeVisible();
+    await expect(page).toHaveURL(/\/dashboard\/\?show=activateProduct$/);
   } else {
     await dialog.getByRole("button", { name: "Conferma" }).click();
     await expect(page.getByText("Codice non valido")).toBeAttached();
@@ -69,7 +71,7 @@ test("an invalid code gets the invalid mark and changes nothing", async ({ page 
     await expectAccessible(page);
   }
   await page.goto("/dashboard/");
-  await expect(page.getByRole("region", { name: "I tuoi prodotti" }).getByRole("listitem")).toHaveCount(0);
+  await expect(page.getByText("Non hai ancora prodotti in questa sezione.")).toBeVisible();
 });
 
 test("a code already used by someone else is invalid; by the same customer, it says so", async ({ page }) => {
@@ -121,14 +123,16 @@ test("a student's dashboard: every book state, tabs with counts, no journals", a
   );
 
   // The last product read is the one to continue.
-  await expect(page.getByRole("region", { name: "Continua a studiare" }).getByText(student.started.name)).toBeVisible();
+  await expect(
+    page.getByRole("region", { name: "Continua a studiare" }).getByRole("heading", { name: student.started.name }),
+  ).toBeVisible();
 
   const tabs = page.getByRole("navigation", { name: /Filtra/ });
   await expect(tabs.getByRole("link", { name: /Tutti\D*4/ })).toHaveAttribute("aria-current", "page");
   await expect(tabs.getByRole("link", { name: /Libri\D*3/ })).toBeVisible();
   await tabs.getByRole("link", { name: /Corsi\D*1/ }).click();
   await expect(page).toHaveURL(/filtro=corsi/);
-  await expect(page.getByRole("region", { name: "I tuoi prodotti" }).getByRole("listitem")).toHaveCount(1);
+  await expect(page.getByRole("list", { name: "Prodotti", exact: true }).getByRole("listitem")).toHaveCount(1);
 
   await expect(page.getByRole("heading", { name: "Libri per te" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Corsi per te" })).toBeVisible();

@@ -34,7 +34,7 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
 
   const byType = async (code: string) =>
     db
-      .select({ id: products.id, name: products.name })
+      .select({ id: products.id, name: products.name, pubdate: products.pubdate })
       .from(products)
       .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
       .where(and(eq(productTypes.code, code), code === "ebook" ? isNull(products.masterProductId) : undefined))
@@ -95,7 +95,12 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
   // A student with one book in each reading state, and a course.
   const started = pick(ebooks, 4);
   const expired = pick(ebooks, 5);
-  const fresh = pick(paperBooks, 0);
+  // The newest paper book: the seed dates a few products within the last days ('Novità').
+  const fresh = pick(
+    [...paperBooks].sort((a, b) => (b.pubdate?.getTime() ?? 0) - (a.pubdate?.getTime() ?? 0)),
+    0,
+  );
+  if (!fresh.pubdate || now.getTime() - fresh.pubdate.getTime() >= 7 * DAY) throw new Error("e2e fixtures: no recent paper book");
   const studentCourse = pick(courses, 1);
   const until = addMonths(now, 6);
   const studentId = await customer("e2e.studente@example.it", "student", [
