@@ -86,7 +86,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
           </h2>
           <LibraryTabs counts={countByFilter(items)} current={filter} basePath="/dashboard/" anchor="i-tuoi-prodotti" />
           {shown.length > 0 ? (
-            <ul aria-label="Prodotti" className="mt-6 grid gap-6 sm:grid-cols-2 xl:grid-cols-3">
+            <ul aria-label="Prodotti" className={`mt-6 grid gap-6 sm:grid-cols-2 ${promo.left ? "" : "xl:grid-cols-3"}`}>
               {shown.map((item) => (
                 <li key={item.productId}>
                   <ProductCard item={item} now={now} />
