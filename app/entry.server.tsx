@@ -3,12 +3,16 @@ import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { renderToPipeableStream, type RenderToPipeableStreamOptions } from "react-dom/server";
 import { ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
+import { preloadLazyParts } from "./components/lazy-parts";
 import { requestContext } from "./context";
 
 // The server fills these context entries in for every request (see app/context.ts).
 export { requestContext, servicesContext, settingsContext } from "./context";
 
 export const streamTimeout = 5_000;
+
+// Before the first page is served (see components/lazy-parts.tsx).
+await preloadLazyParts();
 
 export default function handleRequest(
   request: Request,

@@ -14,12 +14,10 @@ import type { Route } from "./+types/root";
 import { Footer } from "./components/footer";
 import { Header } from "./components/header";
 import { NotFound } from "./components/not-found";
-import { LogoutDialog } from "./components/logout-dialog";
-import { ActivationDialog } from "./components/activation-dialog";
+import { ActivationDialog, LogoutDialog, ToastMessage } from "./components/lazy-parts";
 import { currentUser, initialsOf } from "./lib/auth.server";
 import { layoutFor } from "./lib/layout";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
-import { ToastMessage } from "./components/toast";
 import stylesheet from "./styles/app.css?url";
 
 export const links: Route.LinksFunction = () => [

@@ -4,7 +4,7 @@ import type { Layout } from "../lib/layout";
 import { withShow } from "../lib/modals";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
 import { Logo } from "./logo";
-import { UserMenu } from "./user-menu";
+import { UserMenu } from "./lazy-parts";
 
 type Links = PublicSettings["links"];
 
