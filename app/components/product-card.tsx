@@ -79,7 +79,9 @@ export function ProductCard({
             <p className="rounded-full bg-accent px-2 py-0.5 text-xs font-semibold text-white">{actions.badge}</p>
           )}
         </div>
-        <Heading className="mt-1 font-serif text-lg font-bold leading-snug break-words hyphens-auto text-brand">{item.name}</Heading>
+        <Heading className="mt-1 font-serif text-lg font-bold leading-snug break-words hyphens-auto text-brand">
+          {item.name}
+        </Heading>
         {item.shortAuthors && <p className="text-sm text-ink/80">{item.shortAuthors}</p>}
         {item.edition && <p className="text-sm text-muted">{item.edition}</p>}
         <p className="mt-1 text-xs text-muted">{productIdentifier(item)}</p>

@@ -76,7 +76,8 @@ export async function signedInProfessional(origin: string): Promise<string> {
   await register(origin, email, password);
   const jar = await signIn(origin, email, password);
   if (!jar) throw new Error("the dashboard benchmark could not sign in");
-  const values = (html: string, name: string) => [...html.matchAll(new RegExp(`name="${name}" value="([^"]+)"`, "g"))].map((m) => m[1]!);
+  const values = (html: string, name: string) =>
+    [...html.matchAll(new RegExp(`name="${name}" value="([^"]+)"`, "g"))].map((m) => m[1]!);
   const professions = values(await (await follow(origin, jar, "/profilo/primoaccesso/")).response.text(), "profession");
   const other = professions[2];
   if (!other) throw new Error("first access offers fewer than three professions");
