@@ -3,8 +3,13 @@
 // is shown instead of with every page (the public pages' JavaScript budget has no room for
 // them). The server must still put them in the document, for browsers without JavaScript: it
 // loads the modules once before serving (see entry.server.tsx), after which the lazy components
-// resolve synchronously there, so nothing is left for a script to stream in.
-import { lazy, Suspense, type ComponentType } from "react";
+// resolve synchronously there.
+//
+// There is deliberately no <Suspense> around them: the server streams a Suspense boundary's
+// content after the page, in a hidden element a script reveals, which browsers without
+// JavaScript never show. Without a boundary, a part still loading in the browser holds back
+// hydration (the server's markup stays on screen), and a navigation that shows one waits for it.
+import { lazy, type ComponentType } from "react";
 
 /** A thenable that calls back at once: React's lazy() then resolves without suspending. */
 function settled<T>(value: T): PromiseLike<T> {
@@ -23,12 +28,7 @@ function serverReadyLazy<P extends object>(load: () => Promise<ComponentType<P>>
       }>,
   );
   function Part(props: P) {
-    // While the browser fetches the module, the server's markup stays on screen.
-    return (
-      <Suspense fallback={null}>
-        <Lazy {...props} />
-      </Suspense>
-    );
+    return <Lazy {...props} />;
   }
   return { Part, preload };
 }
