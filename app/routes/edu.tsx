@@ -2,14 +2,25 @@ import { Link } from "react-router";
 import { servicesContext } from "../context";
 import type { Route } from "./+types/edu";
 import { FaqAccordion } from "../components/faq";
-import { formatEuro } from "../../server/lib/format";
+import { formatDate, formatEuro } from "../../server/lib/format";
+import { getUser } from "../lib/auth.server";
 import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
 
-export async function loader({ context }: Route.LoaderArgs) {
-  const { content, catalog } = context.get(servicesContext);
-  const [faq, edu] = await Promise.all([content.getFaq("edu"), catalog.getOfferByCode(EDU_PRODUCT_CODE)]);
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { content, catalog, library } = context.get(servicesContext);
+  const [faq, edu, user] = await Promise.all([
+    content.getFaq("edu"),
+    catalog.getOfferByCode(EDU_PRODUCT_CODE),
+    getUser(request, context),
+  ]);
   if (!edu?.monthlyPriceCents) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);
-  return { faq, monthlyPriceCents: edu.monthlyPriceCents };
+  const eduUntil = user ? await library.dashboard.eduUntil(user.id) : null;
+  return {
+    faq,
+    monthlyPriceCents: edu.monthlyPriceCents,
+    // A customer whose EDU is running cannot buy it again (spec §2 'EDU page').
+    eduActiveUntil: eduUntil && eduUntil > new Date() ? eduUntil : null,
+  };
 }
 
 const EDU_INCLUDES = [
@@ -80,9 +91,20 @@ export default function EduPage({ loaderData }: Route.ComponentProps) {
               </li>
             ))}
           </ul>
-          <a href={`/create-checkout/${EDU_PRODUCT_CODE}`} className="button-primary mt-8 py-3 text-base">
-            Acquista ora
-          </a>
+          {loaderData.eduActiveUntil ? (
+            <>
+              <a href="/edu/" aria-disabled="true" className="button-primary pointer-events-none mt-8 py-3 text-base opacity-60">
+                Acquista ora
+              </a>
+              <p className="mt-2 text-sm text-muted">
+                Il tuo abbonamento EDU è attivo fino al {formatDate(loaderData.eduActiveUntil)}.
+              </p>
+            </>
+          ) : (
+            <a href={`/create-checkout/${EDU_PRODUCT_CODE}`} className="button-primary mt-8 py-3 text-base">
+              Acquista ora
+            </a>
+          )}
         </article>
 
         <article className="card flex flex-col p-8">

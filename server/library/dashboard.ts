@@ -16,6 +16,7 @@ import {
 } from "../db/schema.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
 import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, NO_CHAPTER_STATUS, SUGGESTION_LIMIT } from "./constants.ts";
+import { eduActiveUntil } from "./entitlements.ts";
 import { buyLink, courseUrl } from "./links.ts";
 import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
 
@@ -197,6 +198,9 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
 
   return {
     library,
+
+    /** has_edu_upto: when the customer's EDU access ends, or null when they never had it. */
+    eduUntil: (userId: string) => eduActiveUntil(db, userId),
 
     suggestions: (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience)),
 

@@ -149,6 +149,13 @@ test("a professor's dashboard: journals, no courses, the EDU promo while EDU run
   await expect(page.getByRole("heading", { name: "Corsi per te" })).toHaveCount(0);
   await expect(page.getByRole("link", { name: "Vai a EDU" })).toBeVisible();
   await expectAccessible(page);
+
+  // EDU is running: the EDU page does not sell it again.
+  await page.goto("/edu/");
+  const buy = page.getByRole("link", { name: "Acquista ora" });
+  await expect(buy).toHaveAttribute("aria-disabled", "true");
+  await expect(buy).toHaveAttribute("href", "/edu/");
+  await expect(page.getByText(/Il tuo abbonamento EDU è attivo fino al \d{2}\/\d{2}\/\d{4}/)).toBeVisible();
 });
 
 test("a legal professional's dashboard shows journals and courses", async ({ page }) => {
