@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher, useLocation, useNavigate } from "react-router";
 import { MESSAGES } from "../lib/messages";
 import { useHydrated } from "../lib/use-hydrated";
@@ -26,6 +26,14 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const [code, setCode] = useState(result && "code" in result ? result.code : "");
+  const field = useRef<HTMLInputElement>(null);
+
+  // What was typed before the page became interactive is in the field, not yet in the state.
+  useEffect(() => {
+    if (field.current && field.current.value !== code) setCode(field.current.value);
+    // Once, when hydrated.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   const trimmed = code.trim();
 
   useEffect(() => {
@@ -68,6 +76,7 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
       </label>
       <div className="relative mt-1">
         <input
+          ref={field}
           id="activation-code"
           name="code"
           type="text"

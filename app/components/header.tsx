@@ -135,7 +135,10 @@ export function Header({ layout, links, user }: { layout: Layout; links: Links; 
               <SearchForm links={links} id="ricerca-catalogo-mobile" />
             </div>
           </details>
-          <Link to={activationHref} className={`button-outline hidden sm:inline-flex ${dark ? "border-white text-white" : ""}`}>
+          <Link
+            to={activationHref}
+            className={`button-outline hidden sm:inline-flex ${dark ? "border-white text-white hover:bg-white hover:text-brand" : ""}`}
+          >
             <KeyIcon className="h-4 w-4" />
             Inserisci codice
           </Link>
