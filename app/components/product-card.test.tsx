@@ -1,42 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { FIXTURE_NOW, libraryItem, readingSession } from "../lib/library-fixtures";
 import type { LibraryItem } from "../../server/library/types";
 import { ProductCard, productIdentifier } from "./product-card";
 import { renderMarkup } from "./test-markup";
 
-const NOW = new Date("2026-03-10T12:00:00Z");
+const NOW = FIXTURE_NOW;
+const item = libraryItem;
+const reading = readingSession;
 const ID = "0b7f5c2e-1111-4222-8333-444455556666";
-
-function item(overrides: Partial<LibraryItem> = {}): LibraryItem {
-  return {
-    productId: ID,
-    name: "Manuale di diritto privato",
-    typeCode: "ebook",
-    typeName: "eBook",
-    sku: "EB-PRIV-12",
-    isbn: "9788800000012",
-    issn: null,
-    cover: "pf04",
-    shortAuthors: "Andrea Colombo, Francesca Rinaldi",
-    edition: "XII edizione",
-    pubdate: new Date("2025-01-15T09:00:00Z"),
-    expiresAt: null,
-    expired: false,
-    reading: null,
-    externalUrl: null,
-    buyLink: "https://shop.example/catalog/product/sku/EB-PRIV-12",
-    ...overrides,
-  };
-}
 
 function render(data: LibraryItem) {
   return renderMarkup(<ProductCard item={data} now={NOW} />);
 }
-
-const reading = {
-  startedAt: new Date("2026-03-01T10:00:00Z"),
-  lastReadAt: new Date("2026-03-09T10:00:00Z"),
-  status: "Capitolo 3. Il contratto",
-};
 
 describe("ProductCard", () => {
   it("shows the product's details", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LibraryItem, LibraryTypeCode } from "../../server/library/types";
+import { FIXTURE_NOW, libraryItem, readingSession } from "./library-fixtures";
+import type { LibraryTypeCode } from "../../server/library/types";
 import {
   ACCESS_EXPIRED,
   BUY_AGAIN,
@@ -14,37 +15,11 @@ import {
   productActions,
 } from "./product-state";
 
-const NOW = new Date("2026-03-10T12:00:00Z");
+const NOW = FIXTURE_NOW;
+const item = libraryItem;
+const reading = readingSession;
 const DAY = 86_400_000;
 const WEEK = 604_800_000;
-
-function item(overrides: Partial<LibraryItem> = {}): LibraryItem {
-  return {
-    productId: "0b7f5c2e-1111-4222-8333-444455556666",
-    name: "Manuale di diritto privato",
-    typeCode: "ebook",
-    typeName: "eBook",
-    sku: "EB-PRIV-12",
-    isbn: "9788800000012",
-    issn: null,
-    cover: "pf04",
-    shortAuthors: "Andrea Colombo",
-    edition: "XII edizione",
-    pubdate: new Date("2025-09-08T09:00:00Z"),
-    expiresAt: null,
-    expired: false,
-    reading: null,
-    externalUrl: null,
-    buyLink: "https://shop.example/catalog/product/sku/EB-PRIV-12",
-    ...overrides,
-  };
-}
-
-const reading = {
-  startedAt: new Date("2026-03-01T10:00:00Z"),
-  lastReadAt: new Date("2026-03-09T10:00:00Z"),
-  status: "Capitolo 3",
-};
 
 describe("isExpired", () => {
   it("is false without an end and without the server flag", () => {

@@ -2,6 +2,7 @@ import { Link } from "react-router";
 import { servicesContext, settingsContext } from "../context";
 import type { LandingCard } from "../../server/content/service";
 import type { Route } from "./+types/landing";
+import { SiteLink } from "../components/site-link";
 import { Carousel } from "../components/carousel";
 import { KeyIcon } from "../components/icons";
 import { ProductCover } from "../components/product-cover";
@@ -17,18 +18,6 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   return { page, salesEmail: context.get(settingsContext).salesEmail };
 }
 
-function ExternalOrInternal({ href, className, children }: { href: string; className: string; children: React.ReactNode }) {
-  return href.startsWith("/") ? (
-    <Link to={href} className={className}>
-      {children}
-    </Link>
-  ) : (
-    <a href={href} className={className}>
-      {children}
-    </a>
-  );
-}
-
 function PublicationCard({ card }: { card: LandingCard }) {
   const price = card.priceNote ?? (card.product ? formatEuro(card.product.priceCents) : null);
   return (
@@ -40,10 +29,10 @@ function PublicationCard({ card }: { card: LandingCard }) {
       <div className="mt-auto flex items-center justify-between pt-4">
         {price && <p className="text-lg font-bold text-ink">{price}</p>}
         {card.url && (
-          <ExternalOrInternal href={card.url} className="button-outline">
+          <SiteLink href={card.url} className="button-outline">
             {card.cta ?? "Scopri"}
             <span className="sr-only">: {card.title}</span>
-          </ExternalOrInternal>
+          </SiteLink>
         )}
       </div>
     </article>
@@ -58,10 +47,10 @@ function TextCard({ card }: { card: LandingCard }) {
       {card.text && <p className="mt-2 text-ink/80">{card.text}</p>}
       {card.priceNote && <p className="mt-2 font-semibold text-accent">{card.priceNote}</p>}
       {card.url && (
-        <ExternalOrInternal href={card.url} className="link mt-auto pt-4">
+        <SiteLink href={card.url} className="link mt-auto pt-4">
           {card.cta ?? "Scopri di più"}
           <span className="sr-only">: {card.title}</span>
-        </ExternalOrInternal>
+        </SiteLink>
       )}
     </article>
   );
@@ -106,9 +95,9 @@ export default function LandingPage({ loaderData }: Route.ComponentProps) {
           )}
           <h1 className="mt-3 max-w-3xl font-serif text-4xl font-bold md:text-5xl">{page.bannerTitle}</h1>
           <p className="mt-5 max-w-2xl text-lg text-white/85">{page.bannerText}</p>
-          <ExternalOrInternal href={page.bannerCtaUrl} className="button-primary mt-8 px-6 py-3 text-base">
+          <SiteLink href={page.bannerCtaUrl} className="button-primary mt-8 px-6 py-3 text-base">
             {page.bannerCtaLabel}
-          </ExternalOrInternal>
+          </SiteLink>
         </div>
       </section>
 
