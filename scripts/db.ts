@@ -5,7 +5,7 @@ import { loadConfig } from "../server/config.ts";
 import { openDatabase } from "../server/db/client.ts";
 import { prepareDatabase } from "../server/db/prepare.ts";
 import { seedDemoAccounts } from "../server/db/seed/accounts.ts";
-import { demoCodesForLog, seedDemoActivationCodes, unusedDemoCodes } from "../server/db/seed/activation-codes.ts";
+import { seedAndLogDemoCodes } from "../server/db/seed/activation-codes.ts";
 import { seedDatabase } from "../server/db/seed/index.ts";
 import { createLogger } from "../server/logger.ts";
 
@@ -26,15 +26,9 @@ try {
     log.info("migrations applied");
   } else if (command === "seed") {
     const { inserted } = await seedDatabase(database.db, config.links);
-    let demo = 0;
-    if (!config.isProduction) {
-      const codeKey = config.secrets.activationCodeKey;
-      demo = (await seedDemoAccounts(database.db)) + (await seedDemoActivationCodes(database.db, codeKey));
-      log.info(
-        { codes: demoCodesForLog(await unusedDemoCodes(database.db, codeKey)) },
-        "demo activation codes (development only)",
-      );
-    }
+    const demo = config.isProduction
+      ? 0
+      : (await seedDemoAccounts(database.db)) + (await seedAndLogDemoCodes(database.db, config.secrets.activationCodeKey, log));
     log.info(inserted || demo ? "demo data inserted" : "demo data already present: nothing to do");
   } else {
     if (config.isProduction) throw new Error("db:reset refuses to run with NODE_ENV=production");

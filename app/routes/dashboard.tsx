@@ -14,7 +14,7 @@ import { servicesContext } from "../context";
 import { requireUser } from "../lib/auth.server";
 import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
 import { withShow } from "../lib/modals";
-import type { LibraryItem, PromoBox as PromoBoxData, Suggestion } from "../../server/library/types";
+import type { LibraryItem, Suggestion } from "../../server/library/types";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "../../server/library/promo-areas";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -34,8 +34,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   ]);
   const eduActive = owned.eduUntil !== null && owned.eduUntil > now;
   const areas = promoAreasFor(profession, eduActive);
-  const [topRight, left, ...numbered] = await library.dashboard.promoBoxes([areas.topRight, areas.left, ...areas.numbered]);
-  const byArea = (code: string) => [topRight, left, ...numbered].find((box) => box?.areaCode === code) ?? null;
+  const boxes = await library.dashboard.promoBoxes([areas.topRight, areas.left, ...areas.numbered]);
+  const byArea = (code: string) => boxes.find((box) => box.areaCode === code) ?? null;
 
   return {
     now,
@@ -46,7 +46,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     promo: {
       topRight: byArea(areas.topRight),
       left: hasActiveOrders ? byArea(areas.left) : null,
-      numbered: areas.numbered.flatMap((code) => byArea(code) ?? []),
+      numbered: boxes.filter((box) => areas.numbered.includes(box.areaCode)),
     },
     contactBoxes,
     suggestions: {
@@ -108,7 +108,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
 
       {promo.numbered.length > 0 && (
         <div className="mt-12 grid gap-6 md:grid-cols-2">
-          {promo.numbered.map((box: PromoBoxData) => (
+          {promo.numbered.map((box) => (
             <PromoBox key={box.areaCode} box={box} />
           ))}
         </div>

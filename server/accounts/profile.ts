@@ -4,7 +4,8 @@
 // the profession decides which fields are required, and the profession is set once.
 import { and, eq, inArray, isNull, ne } from "drizzle-orm";
 import { createAuditLog } from "../audit/service.ts";
-import { isProfessionCode, isUuid, OTHER_INTEREST_CODE, type ProfessionCode } from "../catalog/reference.ts";
+import { isProfessionCode, OTHER_INTEREST_CODE, type ProfessionCode } from "../catalog/reference.ts";
+import { isUuid } from "../lib/uuid.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { degreeCourses, universities } from "../db/schema.ts";
 import { INTERESTS, SUBJECTS, UNIVERSITIES } from "../db/seed/reference.ts";
-import { createReferenceData, isUuid } from "./reference.ts";
+import { isUuid } from "../lib/uuid.ts";
+import { createReferenceData } from "./reference.ts";
 
 let database: TestDatabase;
 

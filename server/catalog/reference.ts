@@ -6,6 +6,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { degreeCourses, interests, professions, subjects, universities } from "../db/schema.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
+import { isUuid } from "../lib/uuid.ts";
 
 /** The professions that shape the profile: each has its own first-access branch (spec §2). */
 export const PROFESSION_CODES = ["student", "professor", "other"] as const;
@@ -20,10 +21,6 @@ export type InterestOption = ReferenceOption & { code: string };
 export type DegreeCourseOption = ReferenceOption & { universityId: string };
 
 const REFERENCE_TTL_MS = 60_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Ids arrive from forms and addresses: anything that is not a uuid matches nothing (and never reaches SQL). */
-export const isUuid = (value: unknown): value is string => typeof value === "string" && UUID.test(value);
 
 export function isProfessionCode(code: string): code is ProfessionCode {
   return (PROFESSION_CODES as readonly string[]).includes(code);

@@ -106,3 +106,6 @@ async function openPglite(dataDir: string | undefined, logger?: DrizzleLogger): 
 
 /** A transaction, as Drizzle hands it to `db.transaction(async (tx) => …)`. */
 export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+/** Either: for queries that may run inside a caller's transaction or on their own. */
+export type Queryable = Database | Transaction;

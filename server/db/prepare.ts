@@ -3,7 +3,7 @@ import type { Logger } from "../logger.ts";
 import { ensureSigningKey } from "../identity/keys.ts";
 import type { DatabaseHandle } from "./client.ts";
 import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
-import { demoCodesForLog, seedDemoActivationCodes, unusedDemoCodes } from "./seed/activation-codes.ts";
+import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";
 import { seedDatabase } from "./seed/index.ts";
 
 /**
@@ -21,14 +21,11 @@ export async function prepareDatabase(
     await database.migrate(db);
     await ensureSigningKey(db);
     const { inserted } = await seedDatabase(db, config.links);
-    if (!config.isProduction && (await seedDemoAccounts(db)) > 0) {
-      log.info({ email: DEMO_CUSTOMER.email }, "demo customer created (development only; its password is in the README)");
-    }
     if (!config.isProduction) {
-      const codeKey = config.secrets.activationCodeKey;
-      await seedDemoActivationCodes(db, codeKey);
-      const codes = demoCodesForLog(await unusedDemoCodes(db, codeKey));
-      if (codes.length > 0) log.info({ codes }, "demo activation codes (development only)");
+      if ((await seedDemoAccounts(db)) > 0) {
+        log.info({ email: DEMO_CUSTOMER.email }, "demo customer created (development only; its password is in the README)");
+      }
+      await seedAndLogDemoCodes(db, config.secrets.activationCodeKey, log);
     }
     log.info({ database: database.kind, seeded: inserted }, inserted ? "database migrated and seeded" : "database migrated");
   });

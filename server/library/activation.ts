@@ -1,11 +1,11 @@
 // Activation codes (spec §3, §5, §7): checking a code as it is typed, activating it (a free
 // completed order plus 6 months of access, and 6 more months of EDU for an eBook+EDU tag), and
-// generating batches. The database holds only keyed hashes of the codes. Every failure counts
+// generating batches. The database holds only keyed hashes of the codes. Every wrong guess counts
 // against the customer and their address; while either is locked every code is "invalid"
 // without being looked up, so guessing cannot tell a lock from a wrong code.
 import { and, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { insertCompletedOrder } from "../commerce/orders.ts";
-import type { Database, Transaction } from "../db/client.ts";
+import type { Database, Queryable } from "../db/client.ts";
 import {
   ACTIVATION_CODE_KINDS,
   activationCodeBatches,
@@ -44,8 +44,6 @@ export type NewBatch = {
 export const MAX_BATCH_SIZE = 100_000;
 /** Codes per INSERT when a batch is stored (well under PostgreSQL's 65,535 parameters). */
 const INSERT_CHUNK = 1_000;
-
-type Queryable = Database | Transaction;
 
 /** A code with its batch and product, and whether this customer has already redeemed it. */
 type FoundCode = {

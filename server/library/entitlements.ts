@@ -1,11 +1,9 @@
 // Entitlements: who may read or open which product, until when. EDU is the entitlement to the
 // abbonamentoedu product; `has_edu_upto` is its latest expiry.
-import { and, desc, eq, isNull, max, or, sql } from "drizzle-orm";
-import type { Database, Transaction } from "../db/client.ts";
+import { and, eq, max, sql } from "drizzle-orm";
+import type { Queryable, Transaction } from "../db/client.ts";
 import { entitlements, products, users, type EntitlementSource } from "../db/schema.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "./constants.ts";
-
-type Queryable = Database | Transaction;
 
 export type Grant = {
   userId: string;
@@ -61,37 +59,26 @@ export async function extendEdu(
   });
 }
 
-export type Access = { startsAt: Date; expiresAt: Date | null; expired: boolean };
-
 /**
- * The customer's access to a product: the grant that lasts longest (no end beats any date), or
- * null when the product was never granted. `expired` is true once that grant is over.
+ * A customer's access to a product: `allowed` when a grant holds now; `expiresAt` the end of the
+ * longest grant (null: no end); `expired` when every grant has ended. Null when the product was
+ * never granted.
  */
+export type Access = { allowed: boolean; expiresAt: Date | null; expired: boolean };
+
+/** One statement: a customer has few grants of a product, and they are all read. */
 export async function accessTo(db: Queryable, userId: string, productId: string, now: Date = new Date()): Promise<Access | null> {
-  const [row] = await db
+  const grants = await db
     .select({ startsAt: entitlements.startsAt, expiresAt: entitlements.expiresAt })
     .from(entitlements)
     .where(and(eq(entitlements.userId, userId), eq(entitlements.productId, productId)))
-    .orderBy(sql`${entitlements.expiresAt} desc nulls first`)
-    .limit(1);
-  if (!row) return null;
-  return { ...row, expired: row.expiresAt !== null && row.expiresAt <= now };
-}
-
-/** Whether the customer may read the product now. */
-export async function hasAccess(db: Queryable, userId: string, productId: string, now: Date = new Date()): Promise<boolean> {
-  const [row] = await db
-    .select({ id: entitlements.id })
-    .from(entitlements)
-    .where(
-      and(
-        eq(entitlements.userId, userId),
-        eq(entitlements.productId, productId),
-        sql`${entitlements.startsAt} <= ${now}`,
-        or(isNull(entitlements.expiresAt), sql`${entitlements.expiresAt} > ${now}`),
-      ),
-    )
-    .orderBy(desc(entitlements.expiresAt))
-    .limit(1);
-  return row !== undefined;
+    .orderBy(sql`${entitlements.expiresAt} desc nulls first`);
+  const longest = grants[0];
+  if (!longest) return null;
+  const running = (end: Date | null) => end === null || end > now;
+  return {
+    allowed: grants.some((g) => g.startsAt <= now && running(g.expiresAt)),
+    expiresAt: longest.expiresAt,
+    expired: !running(longest.expiresAt),
+  };
 }

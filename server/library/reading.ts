@@ -8,8 +8,9 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { ebookChapters, productTypes, products, readingSessions } from "../db/schema.ts";
+import { isUuid } from "../lib/uuid.ts";
 import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "./constants.ts";
-import { accessTo, hasAccess } from "./entitlements.ts";
+import { accessTo } from "./entitlements.ts";
 import { buyLink, readerPath } from "./links.ts";
 
 export type ReadingOptions = { db: Database; readerUrlTemplate: string | null; links: Config["links"] };
@@ -67,8 +68,6 @@ export type SetChapterResult = { ok: true; chapter: ChapterRef } | { ok: false; 
 
 type Target = { userId: string; productId: string; now?: Date };
 
-// Anything else is refused before it reaches PostgreSQL, which would reject the cast with an error.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const READABLE: readonly string[] = READABLE_TYPE_CODES;
 const MAX_POSITION = 2_147_483_647;
 
@@ -91,7 +90,7 @@ export function paragraphsOf(body: string): string[] {
 export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) {
   /** The product if it exists and is read here, with the customer's reading session and its chapter. */
   async function readableProduct(userId: string, productId: string) {
-    if (!UUID.test(productId)) return null;
+    if (!isUuid(productId)) return null;
     const [row] = await db
       .select({
         id: products.id,
@@ -117,8 +116,8 @@ export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) 
 
   /** Whether the customer may read now, and if not why; plus the end of their longest grant. */
   async function accessState(userId: string, productId: string, now: Date) {
-    const [allowed, access] = await Promise.all([hasAccess(db, userId, productId, now), accessTo(db, userId, productId, now)]);
-    const refusal: "no_access" | "expired" | null = allowed ? null : access?.expired ? "expired" : "no_access";
+    const access = await accessTo(db, userId, productId, now);
+    const refusal: "no_access" | "expired" | null = access?.allowed ? null : access?.expired ? "expired" : "no_access";
     return { refusal, expiresAt: access?.expiresAt ?? null };
   }
 

@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { mailOutbox } from "../db/schema.ts";
 import type { Logger } from "../logger.ts";
+import { isUuid } from "../lib/uuid.ts";
 
 export type MailMessage = {
   to: string;
@@ -37,8 +38,6 @@ export type MailServiceOptions = Config["mail"] & {
 /** How many outbox mails `listOutbox` returns when not told, and at most. */
 export const OUTBOX_PAGE_SIZE = 50;
 const OUTBOX_MAX_PAGE_SIZE = 500;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createMailService({ db, smtpUrl, from, log }: MailServiceOptions) {
   // Created once: nodemailer parses the URL here and opens a connection per message.
@@ -74,7 +73,7 @@ export function createMailService({ db, smtpUrl, from, log }: MailServiceOptions
 
     /** One outbox mail, or null when the id is unknown or not a UUID. */
     async getOutboxMail(id: string): Promise<OutboxMail | null> {
-      if (!UUID.test(id)) return null;
+      if (!isUuid(id)) return null;
       const [row] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, id)).limit(1);
       return row ?? null;
     },

@@ -3,6 +3,7 @@
 // tried at once. They are stored like real codes, as keyed hashes, so they work only under the
 // activation code key they were seeded with.
 import { and, eq, inArray, lt } from "drizzle-orm";
+import type { Logger } from "../../logger.ts";
 import type { Database } from "../client.ts";
 import { activationCodeBatches, activationCodes, products, type ActivationCodeKind } from "../schema.ts";
 import { formatCode, hashCode, normalizeCode } from "../../library/codes.ts";
@@ -174,4 +175,15 @@ export function demoCodesForLog(unused: readonly UnusedDemoCode[]): string[] {
     lines.push(`${c.code} (${c.kind}: ${c.productName}${c.maxUses > 1 ? `, ${c.usesLeft} uses left` : ""})`);
   }
   return lines;
+}
+
+/**
+ * Seeds the demo codes (development only) and logs an unused one per batch, so a newcomer has a
+ * code to type; returns how many batches were inserted.
+ */
+export async function seedAndLogDemoCodes(db: Database, codeKey: string, log: Logger): Promise<number> {
+  const inserted = await seedDemoActivationCodes(db, codeKey);
+  const codes = demoCodesForLog(await unusedDemoCodes(db, codeKey));
+  if (codes.length > 0) log.info({ codes }, "demo activation codes (development only)");
+  return inserted;
 }
