@@ -31,18 +31,48 @@ export default tseslint.config(
     },
   },
   {
-    // Routes reach the back end through the context, never through a database client.
+    // The seam (DESIGN.md): the portal reaches the services only through the context; what both
+    // sides need and is pure lives in shared/. The portal may import shared/ and types from
+    // server/; server/ never imports app/.
     files: ["app/**/*.{ts,tsx}"],
     rules: {
-      "no-restricted-imports": [
+      "@typescript-eslint/no-restricted-imports": [
         "error",
         {
           patterns: [
             {
-              group: ["**/server/db/*", "**/server/services*", "pg", "@electric-sql/pglite", "drizzle-orm", "drizzle-orm/*"],
-              message: "Use context.get(servicesContext) instead.",
+              group: ["**/server/**", "pg", "@electric-sql/pglite", "drizzle-orm", "drizzle-orm/*"],
+              message:
+                "The portal reaches the services through context.get(servicesContext); pure code both sides need lives in shared/.",
               allowTypeImports: true,
             },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["server/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/app/**", "**/app"], message: "The services never import the portal; shared code lives in shared/." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["shared/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/app/**", "**/app"], message: "shared/ imports neither side." },
+            { group: ["**/server/**"], message: "shared/ imports neither side (types only).", allowTypeImports: true },
           ],
         },
       ],

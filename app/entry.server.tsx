@@ -4,10 +4,10 @@ import { isbot } from "isbot";
 import { renderToPipeableStream, type RenderToPipeableStreamOptions } from "react-dom/server";
 import { ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
 import { preloadLazyParts } from "./components/lazy-parts";
-import { requestContext } from "./context";
+import { requestContext } from "../shared/context.ts";
 
-// The server fills these context entries in for every request (see app/context.ts).
-export { requestContext, servicesContext, settingsContext } from "./context";
+// The server fills these context entries in for every request (see shared/context.ts).
+export { requestContext, servicesContext, settingsContext } from "../shared/context.ts";
 
 export const streamTimeout = 5_000;
 
@@ -60,8 +60,27 @@ export default function handleRequest(
   });
 }
 
-/** Errors of loaders, actions and rendering, logged with the request id. Aborted requests are not errors. */
+/**
+ * Whether React Router refused this request as cross-site: it runs no action whose Origin is not
+ * the request's own, and reports the refusal here as an error.
+ */
+function isRefusedCrossSiteAction(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (request.method === "GET" || request.method === "HEAD" || !origin) return false;
+  try {
+    return new URL(origin).origin !== new URL(request.url).origin;
+  } catch {
+    return true; // not a URL (e.g. "null"): refused too
+  }
+}
+
+/**
+ * Errors of loaders, actions and rendering, logged with the request id. Aborted requests are not
+ * errors, and a refused cross-site request is the client's doing: a warning, without a stack.
+ */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  context.get(requestContext).log.error({ err: error }, "error in a route");
+  const { log } = context.get(requestContext);
+  if (isRefusedCrossSiteAction(request)) log.warn({ origin: request.headers.get("origin") }, "cross-site action refused");
+  else log.error({ err: error }, "error in a route");
 };

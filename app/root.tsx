@@ -1,6 +1,7 @@
 import {
   isRouteErrorResponse,
   Links,
+  redirect,
   Meta,
   Outlet,
   Scripts,
@@ -9,14 +10,18 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from "react-router";
-import { requestContext, settingsContext } from "./context";
+import { requestContext, settingsContext } from "../shared/context.ts";
 import type { Route } from "./+types/root";
 import { Footer } from "./components/footer";
 import { Header } from "./components/header";
 import { NotFound } from "./components/not-found";
 import { ActivationDialog, LogoutDialog, ToastMessage } from "./components/lazy-parts";
 import { currentUser, initialsOf } from "./lib/auth.server";
+import { revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
+import { formGuardMiddleware } from "./lib/form-guard.server";
 import { layoutFor } from "./lib/layout";
+import { MESSAGES } from "./lib/messages";
+import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
 
@@ -25,11 +30,18 @@ export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export const middleware: Route.MiddlewareFunction[] = [toastMiddleware];
+export const middleware: Route.MiddlewareFunction[] = [formGuardMiddleware, toastMiddleware];
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { links, salesEmail, storefrontLogoutUrl } = context.get(settingsContext);
   const current = await currentUser(request, context);
+  const url = new URL(request.url);
+  // The activation modal is for signed-in customers: anyone else signs in first and comes back
+  // to it (spec §2: ?show=activateProduct opens it on any page).
+  if (!current && url.searchParams.get("show") === "activateProduct") {
+    throw redirect(withRedirect("/login/", url.pathname + url.search));
+  }
   return {
     links,
     salesEmail,
@@ -54,7 +66,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0b2545" />
         <Meta />
-        <Links />
+        <Links nonce={documentNonce()} />
       </head>
       <body className="flex min-h-screen flex-col bg-paper text-ink antialiased">
         <a href="#contenuto" className="skip-link">
@@ -66,6 +78,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         </main>
         {layout.header !== "none" && data && <Footer links={data.links} />}
         {data?.toast && <ToastMessage toast={data.toast} />}
+        <CommunicationFailureAlert />
         {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}
         {data?.user && show === "activateProduct" && <ActivationDialog />}
         <ScrollRestoration />
@@ -75,14 +88,56 @@ export function Layout({ children }: { children: React.ReactNode }) {
   );
 }
 
+/** The alert after a form submission that never reached the server (see lib/communication-failure). */
+function CommunicationFailureAlert() {
+  const failures = useCommunicationFailures();
+  if (failures === 0) return null;
+  // Keyed by the count: each new failure shows the alert again.
+  return (
+    <ToastMessage
+      key={failures}
+      toast={{ type: "error", title: MESSAGES.communicationError, message: MESSAGES.communicationErrorText }}
+    />
+  );
+}
+
 export default function App() {
   return <Outlet />;
 }
+
+/**
+ * The CSP nonce, on the client. The server renders it on every link and script; browsers then
+ * hide the attribute (it reads "") but keep the property. Without it on the client, hydration
+ * would see nonce="" against no nonce and warn. On the server React Router adds it itself.
+ */
+function documentNonce(): string | undefined {
+  if (typeof document === "undefined") return undefined;
+  return document.querySelector<HTMLScriptElement>("script[nonce]")?.nonce || undefined;
+}
+
+/** Bad request, body too large, not a form. */
+const REFUSED_REQUEST_STATUSES = new Set([400, 413, 415]);
 
 export function ErrorBoundary() {
   const error = useRouteError();
   const data = useRouteLoaderData<RootData>("root");
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFound />;
+  // A request the server could not take (not a form, malformed, too large): spec §8's
+  // "network or parse failure" message, and nothing was changed.
+  if (isRouteErrorResponse(error) && REFUSED_REQUEST_STATUSES.has(error.status)) {
+    return (
+      <section className="mx-auto max-w-2xl px-4 py-16">
+        <title>Errore di comunicazione · Novalex Editore</title>
+        <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.communicationError}</h1>
+        <p className="mt-4">{MESSAGES.communicationErrorText}</p>
+        <p className="mt-6">
+          <a className="link" href="/">
+            Torna alla home
+          </a>
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="mx-auto max-w-2xl px-4 py-16">
       <title>Errore · Novalex Editore</title>

@@ -1,6 +1,6 @@
 import { index, route, type RouteConfig } from "@react-router/dev/routes";
 import { ACTIVATION_PROMPT_PATHS } from "./lib/layout";
-import { SHORT_LANDING_VARIANTS } from "../server/content/landing-variants";
+import { SHORT_LANDING_VARIANTS } from "../shared/landing-variants.ts";
 
 export default [
   index("routes/home.tsx"),
@@ -39,9 +39,12 @@ export default [
   route("profile/preferences", "routes/profile.preferences.tsx"),
   route("profile/change-password", "routes/profile.change-password.tsx"),
   route("profile/delete-user", "routes/profile.delete-user.tsx"),
+  // Opened from a mail, signed in or not.
+  route("profile/confirm-email/:token", "routes/profile.confirm-email.tsx"),
 
   // Development only (404 in production)
   route("dev/mailbox", "routes/dev.mailbox.tsx"),
+  route("dev/mailbox/:id/html", "routes/dev.mailbox.html.ts"),
 
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

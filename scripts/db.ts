@@ -1,5 +1,5 @@
 // Database maintenance against the configured database (DATABASE_URL, or the embedded PGlite
-// in DATA_DIR):  node scripts/db.ts migrate | seed | reset
+// in DATA_DIR):  node scripts/db.ts migrate | seed | reset | rotate-signing-key
 import { sql } from "drizzle-orm";
 import { loadConfig } from "../server/config.ts";
 import { openDatabase } from "../server/db/client.ts";
@@ -7,11 +7,12 @@ import { prepareDatabase } from "../server/db/prepare.ts";
 import { seedDemoAccounts } from "../server/db/seed/accounts.ts";
 import { seedAndLogDemoCodes } from "../server/db/seed/activation-codes.ts";
 import { seedDatabase } from "../server/db/seed/index.ts";
+import { rotateSigningKey } from "../server/identity/keys.ts";
 import { createLogger } from "../server/logger.ts";
 
 const command = process.argv[2];
-if (!["migrate", "seed", "reset"].includes(command ?? "")) {
-  console.error("usage: node scripts/db.ts migrate | seed | reset");
+if (!["migrate", "seed", "reset", "rotate-signing-key"].includes(command ?? "")) {
+  console.error("usage: node scripts/db.ts migrate | seed | reset | rotate-signing-key");
   process.exit(2);
 }
 
@@ -30,6 +31,11 @@ try {
       ? 0
       : (await seedDemoAccounts(database.db)) + (await seedAndLogDemoCodes(database.db, config.secrets.activationCodeKey, log));
     log.info(inserted || demo ? "demo data inserted" : "demo data already present: nothing to do");
+  } else if (command === "rotate-signing-key") {
+    // The provider signs with the newest key from its next start; older keys stay published so
+    // tokens they signed still verify.
+    const kid = await rotateSigningKey(database.db);
+    log.info({ kid }, "new identity provider signing key added: restart every instance to sign with it");
   } else {
     if (config.isProduction) throw new Error("db:reset refuses to run with NODE_ENV=production");
     // Drops everything of ours, migration bookkeeping included, then rebuilds from scratch.

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import type { PublicSettings } from "../shared/context.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 
@@ -199,4 +200,16 @@ function resolveSecrets(
   const result = { ...given };
   for (const name of missing) result[name] = stored[name];
   return result as Record<SecretName, string>;
+}
+
+/** The settings the pages may see (shared/context.ts `PublicSettings`): public links, never secrets. */
+export function publicSettingsOf(config: Config): PublicSettings {
+  return {
+    links: config.links,
+    salesEmail: config.salesEmail,
+    isProduction: config.isProduction,
+    publicOrigin: config.publicOrigin,
+    storefrontLogoutUrl: config.storefrontLogoutUrl,
+    socialLogin: config.socialLogin !== null,
+  };
 }

@@ -3,8 +3,8 @@ import pino from "pino";
 export type Logger = pino.Logger;
 
 /** JSON logs. Headers that carry credentials are redacted wherever they appear. */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: "portal" },
     redact: {
@@ -18,5 +18,7 @@ export function createLogger(level: string): Logger {
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  // Tests pass a stream to read the lines written.
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -2,8 +2,12 @@
 // React Router context.
 import { createPasswordChanges } from "./accounts/password-change.ts";
 import { createProfiles } from "./accounts/profile.ts";
+import { createPasswordLinks } from "./accounts/password-links.ts";
 import { createPasswordResets } from "./accounts/password-resets.ts";
+import { createRegistration } from "./accounts/registration.ts";
 import { createAccountsService } from "./accounts/service.ts";
+import { createSignIn } from "./accounts/sign-in.ts";
+import { createEmailChanges } from "./accounts/email-changes.ts";
 import { createSessionStore } from "./accounts/sessions.ts";
 import { createAuditLog } from "./audit/service.ts";
 import { createReferenceData } from "./catalog/reference.ts";
@@ -16,6 +20,7 @@ import { createIdentityProvider } from "./identity/provider.ts";
 import { createRelyingParty } from "./identity/relying-party.ts";
 import { createIdentityService } from "./identity/service.ts";
 import { createSocialLogin } from "./identity/social-login.ts";
+import { systemClock, type Clock } from "./lib/clock.ts";
 import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
 import { createActivation } from "./library/activation.ts";
@@ -24,32 +29,74 @@ import { createReading } from "./library/reading.ts";
 import { createMailService } from "./mail/service.ts";
 import { createRateLimits } from "./security/rate-limits.ts";
 
-export async function createServices({ config, database, log }: { config: Config; database: DatabaseHandle; log: Logger }) {
+export type ServiceOptions = {
+  config: Config;
+  database: DatabaseHandle;
+  log: Logger;
+  /** Every time a service writes or compares comes from here (tests fix it). */
+  now?: Clock;
+};
+
+export async function createServices({ config, database, log, now = systemClock }: ServiceOptions) {
   const { db } = database;
-  const accounts = createAccountsService(db);
-  const sessions = createSessionStore(db);
+  const accounts = createAccountsService(db, now);
+  const sessions = createSessionStore(db, now);
   const rateLimits = createRateLimits(db, { onPurgeError: (err) => log.warn({ err }, "rate limit purge failed") });
   // Keys given by configuration win; otherwise those generated at first start.
   const signingKeys = config.oidc.jwks?.keys ?? (await loadSigningKeys(db));
-  const provider = createIdentityProvider({ config, db, accounts, signingKeys });
+  const provider = createIdentityProvider({ config, db, accounts, signingKeys, now });
+  const reference = createReferenceData(db);
+  const mail = createMailService({ db, ...config.mail, log, now });
+  const audit = createAuditLog(db, now);
+  const passwordResets = createPasswordResets(db, now);
+  const identity = createIdentityService(provider, db);
+  const auth = createRelyingParty({
+    config,
+    sessions,
+    accounts,
+    endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
+    now,
+  });
   return {
     content: createContentService(db),
     catalog: createCatalogService(db),
     accounts,
-    profiles: createProfiles(db),
-    reference: createReferenceData(db),
-    passwordResets: createPasswordResets(db),
-    passwordChanges: createPasswordChanges(db),
-    mail: createMailService({ db, ...config.mail, log }),
+    profiles: createProfiles(db, now),
+    reference,
+    passwordResets,
+    registration: createRegistration({ accounts, rateLimits, mail, audit, publicOrigin: config.publicOrigin, log }),
+    passwordLinks: createPasswordLinks({
+      accounts,
+      passwordResets,
+      rateLimits,
+      mail,
+      audit,
+      endAllSessions: async (userId) => {
+        await auth.endOtherSessions(userId);
+        await identity.revokeAccount(userId);
+      },
+      publicOrigin: config.publicOrigin,
+      secret: config.secrets.session,
+      secure: config.isHttps,
+      log,
+    }),
+    passwordChanges: createPasswordChanges(
+      db,
+      { rateLimits, audit, endOtherPortalSessions: (userId, keep) => auth.endOtherSessions(userId, keep) },
+      now,
+    ),
+    mail,
     rateLimits,
-    audit: createAuditLog(db),
-    identity: createIdentityService(provider, db),
-    auth: createRelyingParty({ config, sessions, accounts }),
+    audit,
+    signIn: createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin: config.publicOrigin, log }),
+    emailChanges: createEmailChanges({ db, rateLimits, audit, mail, publicOrigin: config.publicOrigin, log, now }),
+    identity,
+    auth,
     socialLogin: createSocialLogin({ config, accounts }),
     library: {
-      activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits }),
-      reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, links: config.links }),
-      dashboard: createLibraryDashboard({ db, links: config.links }),
+      activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits, now }),
+      reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, links: config.links, now }),
+      dashboard: createLibraryDashboard({ db, links: config.links, reference, now }),
     },
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },

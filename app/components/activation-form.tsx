@@ -1,30 +1,29 @@
 import { useEffect, useRef, useState } from "react";
-import { Link, useFetcher, useLocation, useNavigate } from "react-router";
+import { Link, useFetcher } from "react-router";
 import { MESSAGES } from "../lib/messages";
 import { useHydrated } from "../lib/use-hydrated";
 
 /** Where the form posts: routes/activate-product.tsx. */
-export const ACTIVATION_ACTION = "/prodotti/attiva";
+const ACTIVATION_ACTION = "/prodotti/attiva";
 
 /** How long typing must pause before the code is checked. */
 const VERIFY_DELAY_MS = 300;
 
 export type CodeMark = "empty" | "valid" | "invalid" | "already";
-export type ActivationResult = { state: CodeMark; code: string } | { state: "activated"; productName: string };
+/** The action's answer short of an activation (which redirects to the dashboard with a toast). */
+export type ActivationResult = { state: CodeMark; code: string };
 
 /**
  * The code field of 'ESPANDI IL LIBRO' (spec §4, §5). Without JavaScript it is a plain form: the
  * server activates a good code and shows the mark of a bad one. With JavaScript the code is
- * checked as the user types (empty: no mark; valid; invalid) and Conferma acts only when valid;
- * after an activation the page data reloads, then the dashboard goes back one step and any
- * other page goes to the dashboard.
+ * checked as the user types (empty: no mark; valid; invalid) and Conferma acts only when valid.
+ * An activation answers, with or without JavaScript, with a redirect to the dashboard and its
+ * success toast; the router follows it in place of the modal's history entry.
  */
 export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?: ActivationResult }) {
   const hydrated = useHydrated();
   const verifier = useFetcher<ActivationResult>();
   const activator = useFetcher<ActivationResult>();
-  const navigate = useNavigate();
-  const { pathname } = useLocation();
   const [code, setCode] = useState(result && "code" in result ? result.code : "");
   const field = useRef<HTMLInputElement>(null);
 
@@ -48,18 +47,8 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [hydrated, trimmed]);
 
-  const activated = activator.data?.state === "activated";
-  useEffect(() => {
-    if (!activated) return;
-    // React Router keeps the history index in history.state: going back is only safe if the
-    // user came from a page of the portal.
-    const canGoBack = ((window.history.state as { idx?: number } | null)?.idx ?? 0) > 0;
-    if (pathname.replace(/\/$/, "") === "/dashboard" && canGoBack) void navigate(-1);
-    else void navigate("/dashboard/");
-  }, [activated, pathname, navigate]);
-
   const mark = markOf(hydrated, trimmed, result, verifier.data, activator.data);
-  const busy = activator.state !== "idle" || activated;
+  const busy = activator.state !== "idle";
 
   function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     if (!hydrated) return;
@@ -116,11 +105,11 @@ function markOf(
   trimmed: string,
   initial: ActivationResult | undefined,
   verified: ActivationResult | undefined,
-  activated: ActivationResult | undefined,
+  activation: ActivationResult | undefined,
 ): CodeMark {
   if (trimmed === "") return "empty";
-  for (const answer of [activated, verified, hydrated ? undefined : initial]) {
-    if (answer && answer.state !== "activated" && answer.code === trimmed) return answer.state;
+  for (const answer of [activation, verified, hydrated ? undefined : initial]) {
+    if (answer && answer.code === trimmed) return answer.state;
   }
   return "empty";
 }

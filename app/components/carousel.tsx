@@ -1,14 +1,20 @@
-import { Children, useRef } from "react";
+import { Children, useId, useRef } from "react";
 import { useHydrated } from "../lib/use-hydrated";
 import { ArrowLeftIcon, ChevronIcon } from "./icons";
 
 /** Scroll animation length (spec §9: carousel transition 500 ms). */
-export const CAROUSEL_TRANSITION_MS = 500;
+const CAROUSEL_TRANSITION_MS = 500;
+
+/** Below the strip on phones: how many items there are, and that the rest are a swipe away. */
+export function carouselHint(count: number): string {
+  return `${count} elementi: scorri per vederli tutti`;
+}
 
 /**
  * A carousel that is a scroll-snap strip without JavaScript (3/2/1 items per view, or 5/2/1 for
  * suggestions). Once hydrated it adds previous/next buttons that wrap around at the ends.
- * It never moves by itself.
+ * It never moves by itself. On phones, where one item fills the view, the next one peeks in at
+ * the edge and a line says how many there are, so the others are found without the buttons.
  */
 export function Carousel({
   label,
@@ -21,6 +27,8 @@ export function Carousel({
 }) {
   const track = useRef<HTMLUListElement>(null);
   const enhanced = useHydrated();
+  const hintId = useId();
+  const count = Children.count(children);
 
   function step(direction: 1 | -1) {
     const el = track.current;
@@ -36,12 +44,23 @@ export function Carousel({
   }
 
   return (
-    <div className="relative" role="region" aria-roledescription="carosello" aria-label={label}>
+    <div
+      className="relative"
+      role="region"
+      aria-roledescription="carosello"
+      aria-label={label}
+      aria-describedby={count > 1 ? hintId : undefined}
+    >
       <ul ref={track} className="carousel" data-size={size}>
         {Children.map(children, (child) => (
           <li className="flex">{child}</li>
         ))}
       </ul>
+      {count > 1 && (
+        <p id={hintId} className="mt-1 text-sm text-muted md:hidden">
+          {carouselHint(count)}
+        </p>
+      )}
       {enhanced && (
         <div className="mt-2 flex justify-end gap-2">
           <button type="button" className="icon-button border border-line bg-white text-brand" onClick={() => step(-1)}>

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import type { PublicSettings } from "../context";
+import type { PublicSettings } from "../../shared/context.ts";
 import { Logo } from "./logo";
 
 type FooterLink = { label: string; href: string; internal?: boolean };

@@ -1,5 +1,5 @@
 import { Link, useLocation } from "react-router";
-import type { PublicSettings } from "../context";
+import type { PublicSettings } from "../../shared/context.ts";
 import type { Layout } from "../lib/layout";
 import { withShow } from "../lib/modals";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";

@@ -44,12 +44,6 @@ export const KeyIcon = (p: IconProps) => (
     <path d="m10.8 12.2 8.2-8.2M16 7l2 2M14 9l1.5 1.5" />
   </Svg>
 );
-export const UserIcon = (p: IconProps) => (
-  <Svg {...p}>
-    <circle cx="12" cy="8" r="4" />
-    <path d="M4 21a8 8 0 0 1 16 0" />
-  </Svg>
-);
 export const ChevronIcon = (p: IconProps) => (
   <Svg {...p}>
     <path d="m9 6 6 6-6 6" />

@@ -1,7 +1,7 @@
 // Password form pieces shared by the reset pages and the change-password page.
 import { useState } from "react";
 import { Form } from "react-router";
-import { checkPassword } from "../../server/accounts/password-rule";
+import { checkPassword } from "../../shared/password-rule.ts";
 import { MESSAGES } from "../lib/messages";
 import { useHydrated } from "../lib/use-hydrated";
 import { AlertBox, type FormAlert } from "./form-fields";

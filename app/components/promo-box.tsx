@@ -3,10 +3,10 @@ import type { PromoBox as PromoBoxData, PromoSmallBox } from "../../server/libra
 import { SiteLink } from "./site-link";
 
 /** Spec §9: a promo box shows up to 20 small boxes. */
-export const PROMO_SMALL_BOX_LIMIT = 20;
+const PROMO_SMALL_BOX_LIMIT = 20;
 
 /** The call to action of a banner stored without one. */
-export const DEFAULT_BANNER_CTA = "Scopri";
+const DEFAULT_BANNER_CTA = "Scopri";
 
 /**
  * The colours small boxes are painted with. The Content-Security-Policy allows no inline styles

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 
 /** Whether an address is one of the portal's own pages: a path ("//host" is another site). */
-export function isInternal(href: string): boolean {
+function isInternal(href: string): boolean {
   return href.startsWith("/") && !href.startsWith("//");
 }
 

@@ -1,13 +1,13 @@
-import { formatEuro } from "../../server/lib/format";
+import { formatEuro } from "../../shared/format.ts";
 import type { Suggestion } from "../../server/library/types";
 import { NEW_BADGE, isNew } from "../lib/product-state";
 import { ProductCover } from "./product-cover";
 import { SiteLink } from "./site-link";
 
 /** Course cards carry fixed placeholder details (spec §9): the catalogue has no such fields. */
-export const COURSE_FORMAT_PLACEHOLDER = "Aula + Streaming";
-export const COURSE_LESSONS_PLACEHOLDER = "29 Lezioni, 24 Esercitazioni";
-export const SUGGESTION_CTA = "Scopri";
+const COURSE_FORMAT_PLACEHOLDER = "Aula + Streaming";
+const COURSE_LESSONS_PLACEHOLDER = "29 Lezioni, 24 Esercitazioni";
+const SUGGESTION_CTA = "Scopri";
 
 /** A product suggested in 'Libri per te', 'Riviste per te', 'Corsi per te': its page on the shop. */
 export function SuggestionCard({

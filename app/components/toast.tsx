@@ -1,7 +1,7 @@
 import type { Toast } from "../../server/lib/flash-toast";
 
-/** Toasts close by themselves after 5000 ms (spec §9), except warnings, which wait for the user. */
-export const TOAST_AUTO_CLOSE_MS = 5000;
+// Toasts close by themselves after 5000 ms (spec §9: the .toast-auto-close animation in
+// app.css, so it works without JavaScript), except warnings, which wait for the user.
 
 const STYLES: Record<Toast["type"], string> = {
   success: "border-green-700 bg-green-50 text-green-900",

@@ -3,12 +3,12 @@ import { Link, useLocation } from "react-router";
 import { withShow } from "../lib/modals";
 
 /** User menu auto-close (spec §9: 3000 ms). */
-export const USER_MENU_AUTO_CLOSE_MS = 3000;
+const USER_MENU_AUTO_CLOSE_MS = 3000;
 
 type MenuItem = { label: string; to: string };
 
 /** On / and /dashboard/ the menu is short; elsewhere it lists every account page (spec §2). */
-export function userMenuItems(pathname: string, search: string): MenuItem[] {
+function userMenuItems(pathname: string, search: string): MenuItem[] {
   const logout = { label: "Esci", to: withShow(pathname, search, "userLogout") };
   const account = { label: "Il mio account", to: "/profile/" };
   if (pathname === "/" || pathname === "/dashboard" || pathname === "/dashboard/") return [account, logout];
@@ -24,8 +24,19 @@ export function userMenuItems(pathname: string, search: string): MenuItem[] {
 }
 
 /**
+ * How long the menu has been open, in ms: app.css runs a stopwatch animation on the open menu,
+ * which starts when it opens whether the scripts have loaded or not. 0 if the browser cannot say.
+ */
+export function openFor(details: Element): number {
+  const stopwatch = details.getAnimations?.().find((a) => (a as CSSAnimation).animationName === "user-menu-stopwatch");
+  const elapsed = stopwatch?.currentTime;
+  return typeof elapsed === "number" ? elapsed : 0;
+}
+
+/**
  * The header's user button: a <details> menu, so it opens without JavaScript. With JavaScript
- * it also closes after 3 seconds or on a click elsewhere.
+ * it also closes 3 seconds after it opened (also when that was before the scripts loaded) or
+ * on a click elsewhere.
  */
 export function UserMenu({ initials, dark }: { initials: string; dark: boolean }) {
   const { pathname, search } = useLocation();
@@ -38,13 +49,15 @@ export function UserMenu({ initials, dark }: { initials: string; dark: boolean }
     const close = () => details.removeAttribute("open");
     const onToggle = () => {
       clearTimeout(timer);
-      if (details.open) timer = setTimeout(close, USER_MENU_AUTO_CLOSE_MS);
+      if (details.open) timer = setTimeout(close, Math.max(0, USER_MENU_AUTO_CLOSE_MS - openFor(details)));
     };
     const onOutsideClick = (event: MouseEvent) => {
       if (details.open && !details.contains(event.target as Node)) close();
     };
     details.addEventListener("toggle", onToggle);
     document.addEventListener("click", onOutsideClick);
+    // Opened before the scripts loaded: its toggle event is gone, the rest of its time is not.
+    onToggle();
     return () => {
       clearTimeout(timer);
       details.removeEventListener("toggle", onToggle);
@@ -52,11 +65,16 @@ export function UserMenu({ initials, dark }: { initials: string; dark: boolean }
     };
   }, []);
 
-  // A navigation closes the menu.
-  useEffect(() => menu.current?.removeAttribute("open"), [pathname, search]);
+  // A navigation closes the menu; hydration is not one (the menu may have been opened before).
+  const shownFor = useRef(pathname + search);
+  useEffect(() => {
+    if (shownFor.current === pathname + search) return;
+    shownFor.current = pathname + search;
+    menu.current?.removeAttribute("open");
+  }, [pathname, search]);
 
   return (
-    <details ref={menu} className="disclosure">
+    <details ref={menu} className="disclosure user-menu">
       <summary
         className={`grid h-10 w-10 cursor-pointer list-none place-items-center rounded-full font-semibold ${dark ? "bg-white text-brand" : "bg-brand text-white"}`}
         aria-label="Menu utente"

@@ -3,7 +3,7 @@ import type { ACTIVATION_PROMPT_PATHS } from "./layout";
 type ActivationPath = (typeof ACTIVATION_PROMPT_PATHS)[number];
 
 /** What each activation prompt page says (the five addresses printed in books and e-mails). */
-export const ACTIVATION_PAGES: Record<ActivationPath, { title: string; text: string }> = {
+const ACTIVATION_PAGES: Record<ActivationPath, { title: string; text: string }> = {
   "/attivaprodotto": {
     title: "Attiva il tuo prodotto",
     text: "Hai un codice di attivazione stampato nel libro o ricevuto per e-mail? Inseriscilo nella tua area personale: eBook, contenuti aggiuntivi, corsi e riviste compariranno subito nella tua dashboard.",

@@ -1,6 +1,6 @@
 // Guards for route loaders and actions: who is signed in, and where others are sent.
 import { redirect, type RouterContextProvider } from "react-router";
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import { withRedirect } from "./redirects";
 import type { User } from "../../server/accounts/service";
 

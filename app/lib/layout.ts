@@ -1,6 +1,6 @@
 // Which header a page gets is decided on the server from the address (spec §2 "Global behaviour").
 
-export type HeaderVariant = "full" | "minimal" | "none";
+type HeaderVariant = "full" | "minimal" | "none";
 export type Layout = {
   header: HeaderVariant;
   /** The strip of links to the publisher's catalogue sections above the header. */

@@ -3,7 +3,7 @@
 // without JavaScript.
 import type { LibraryTypeCode } from "../../server/library/types";
 
-export const FILTER_PARAM = "filtro";
+const FILTER_PARAM = "filtro";
 
 export type LibraryFilter = "tutti" | "libri" | "corsi" | "riviste";
 

@@ -17,8 +17,12 @@ export const MESSAGES = {
   loginPage: "Pagina Login",
   /** One answer for unknown e-mail, wrong password and a locked account. */
   invalidCredentials: "Email o password non corretti",
-  migratedAccount:
-    "Il tuo account proviene dal nostro precedente negozio online: ti abbiamo inviato un'email con il link per impostare una nuova password.",
+  /**
+   * Shown under every refused sign-in, so that it says nothing about the address typed: the
+   * owner of an account migrated from the old shop learns where their password link is.
+   */
+  migratedAccountHint:
+    "Se il tuo account proviene dal nostro precedente negozio online, ti abbiamo inviato un'email con il link per impostare una nuova password: controlla la tua casella di posta.",
   tooManyAttempts: "Troppi tentativi. Riprova tra qualche minuto.",
   signInFailed: "Sign-in failed",
   signOutFailed: "Sign-out failed",
@@ -31,6 +35,17 @@ export const MESSAGES = {
   degreeCourseMismatch: "Il corso di laurea scelto non appartiene all'università selezionata",
   invalidChoice: "Scelta non valida: selezionane una dall'elenco",
   emailInUse: "Questa email è già associata a un altro account",
+  // E-mail change on the account page: confirmed by a link sent to the new address.
+  currentPasswordHint: "Serve solo se cambi l'email: ti invieremo un link per confermare il nuovo indirizzo.",
+  currentPasswordForEmail: "Per cambiare l'email inserisci la password attuale",
+  emailChangeSent: "Ti abbiamo inviato un link al nuovo indirizzo: l'email cambierà quando lo aprirai.",
+  emailChangeTooMany: "Troppe richieste di cambio email.",
+  emailConfirmTitle: "Conferma il nuovo indirizzo email",
+  emailConfirmText: "Conferma per usare questo indirizzo email per il tuo account Novalex Editore.",
+  emailConfirmed: "Email aggiornata",
+  emailConfirmedText: "Da ora il tuo account usa il nuovo indirizzo email, anche per accedere.",
+  emailLinkExpiredText:
+    "Il link per confermare il nuovo indirizzo vale 24 ore e si può usare una sola volta. Per riprovare, cambia di nuovo l'email dal tuo account.",
   mobileInvalid: "Inserisci un numero di cellulare valido",
   fieldTooLong: "Il testo inserito è troppo lungo",
   profileUpdated: "Profilo aggiornato",

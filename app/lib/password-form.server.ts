@@ -1,8 +1,8 @@
 // Server side of the password forms: validation of a new password, and using a reset link.
 import { data, redirect, type RouterContextProvider } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../context";
-import { isValidPassword } from "../../server/accounts/password-rule";
+import { requestContext, servicesContext } from "../../shared/context.ts";
+import { isValidPassword } from "../../shared/password-rule.ts";
 import type { ResetPurpose } from "../../server/accounts/password-resets";
 import type { ResetActionResult } from "../components/password-fields";
 import { MESSAGES } from "./messages";
@@ -44,44 +44,32 @@ export function validatePasswordForm<S extends ReturnType<typeof newPasswordShap
 
 /** Password links last an hour and work once: the page says so before showing the form. */
 export async function isResetLinkUsable(context: Readonly<RouterContextProvider>, token: string, purpose: ResetPurpose) {
-  return context.get(servicesContext).passwordResets.isUsable(token, purpose);
+  return context.get(servicesContext).passwordLinks.isUsable(token, purpose);
 }
 
-/**
- * Sets the new password through a link. The token is used up atomically (one of parallel
- * submissions wins); then every session of the account ends, the portal's and the identity
- * provider's, since whoever knew the old password may be signed in somewhere.
- */
+/** The reset pages' action: the new password through a link (see server/accounts/password-links.ts). */
 export async function submitResetLink(
   { request, context }: { request: Request; context: Readonly<RouterContextProvider> },
   token: string,
   purpose: ResetPurpose,
   successTo: string,
 ) {
-  const services = context.get(servicesContext);
   const { ip } = context.get(requestContext);
   const checked = validatePasswordForm(newPasswordShape(), Object.fromEntries(await request.formData()));
   if (!checked.ok) return data<ResetActionResult>({ fieldErrors: checked.fieldErrors }, { status: 400 });
 
-  // Each submission costs a password hash: they are limited per address.
-  const limit = await services.rateLimits.checkPasswordResetAttempt(ip);
-  if (!limit.ok) {
+  const result = await context.get(servicesContext).passwordLinks.reset({ token, purpose, password: checked.data.password, ip });
+  if (result.ok) return redirect(successTo);
+  if (result.reason === "rate_limited") {
     return data<ResetActionResult>(
-      { alert: { title: MESSAGES.tooManyRequests, text: MESSAGES.retryAfter(limit.retryAfterSeconds) } },
+      { alert: { title: MESSAGES.tooManyRequests, text: MESSAGES.retryAfter(result.retryAfterSeconds) } },
       { status: 429 },
     );
   }
-  const done = await services.passwordResets.resetPassword(token, purpose, checked.data.password);
-  if (!done) {
-    return data<ResetActionResult>(
-      { alert: { title: MESSAGES.passwordNotSet, text: MESSAGES.passwordNotSetText } },
-      { status: 400 },
-    );
-  }
-  await services.auth.endOtherSessions(done.userId);
-  await services.identity.revokeAccount(done.userId);
-  await services.audit.record("password_reset", { userId: done.userId, ip });
-  return redirect(successTo);
+  return data<ResetActionResult>(
+    { alert: { title: MESSAGES.passwordNotSet, text: MESSAGES.passwordNotSetText } },
+    { status: 400 },
+  );
 }
 
 /** Links carry a secret: not cached, not indexed (the site-wide referrer policy keeps it from other sites). */

@@ -1,8 +1,8 @@
 // What a product card of the dashboard shows for an owned product (spec §4 'Product button
 // state'): pure, so the card, the unit tests and the browser tests share one definition.
-import { NEW_BADGE_WINDOW_MS, READABLE_TYPE_CODES } from "../../server/library/constants";
-import { readerOpenPath, readerPath } from "../../server/library/links";
-import { formatDate } from "../../server/lib/format";
+import { NEW_BADGE_WINDOW_MS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
+import { readerOpenPath, readerPath } from "../../shared/links.ts";
+import { formatDate } from "../../shared/format.ts";
 import type { LibraryItem, LibraryTypeCode } from "../../server/library/types";
 
 // The spec's strings, exported so tests (unit and browser) look for the very same text.
@@ -14,7 +14,7 @@ export const ACCESS_EXPIRED = "Accesso scaduto";
 export const OPEN_COURSE = "Accedi al corso";
 export const OPEN_JOURNAL = "Vai alla rivista";
 export const NEW_BADGE = "Novità";
-export const ACCESS_UNTIL_PREFIX = "Accedi fino al";
+const ACCESS_UNTIL_PREFIX = "Accedi fino al";
 
 /** 'Accedi fino al 12/03/2026' (day in Europe/Rome). */
 export function accessUntilLabel(expiresAt: Date): string {
@@ -22,7 +22,7 @@ export function accessUntilLabel(expiresAt: Date): string {
 }
 
 /** Ebooks and paper books with digital access: the products the built-in reader opens. */
-export function isReadable(typeCode: LibraryTypeCode): boolean {
+function isReadable(typeCode: LibraryTypeCode): boolean {
   return (READABLE_TYPE_CODES as readonly string[]).includes(typeCode);
 }
 

@@ -19,8 +19,6 @@ export function messageFor(field: ProfileField, code: ProfileErrorCode): string 
   switch (code) {
     case "required":
       return REQUIRED[field];
-    case "taken":
-      return MESSAGES.emailInUse;
     case "mismatch":
       return MESSAGES.degreeCourseMismatch;
     case "invalid":

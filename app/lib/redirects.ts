@@ -1,4 +1,4 @@
-import { safeRedirectTarget } from "../../server/lib/safe-redirect";
+import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 
 export { safeRedirectTarget };
 

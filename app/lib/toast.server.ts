@@ -1,7 +1,7 @@
 // Toasts after a redirect (see server/lib/flash-toast.ts): the root middleware reads and clears
 // the cookie; actions answer with redirectWithToast.
-import { createContext, redirect, type MiddlewareFunction, type RouterContextProvider } from "react-router";
-import { servicesContext } from "../context";
+import { createContext, redirect, replace, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { servicesContext } from "../../shared/context.ts";
 import type { Toast } from "../../server/lib/flash-toast";
 
 export type { Toast } from "../../server/lib/flash-toast";
@@ -19,14 +19,17 @@ export const toastMiddleware: MiddlewareFunction<Response> = async ({ request, c
   return response;
 };
 
-/** A redirect that shows `toast` on the next page. */
+/**
+ * A redirect that shows `toast` on the next page. `replace`: a client-side navigation replaces
+ * the current history entry instead of adding one (browsers without JavaScript ignore it).
+ */
 export async function redirectWithToast(
   context: Readonly<RouterContextProvider>,
   url: string,
   toast: Toast,
-  init: ResponseInit = {},
+  { replace: replaceEntry = false, ...init }: ResponseInit & { replace?: boolean } = {},
 ) {
   const headers = new Headers(init.headers);
   headers.append("Set-Cookie", await context.get(servicesContext).flash.set(toast));
-  return redirect(url, { ...init, headers });
+  return (replaceEntry ? replace : redirect)(url, { ...init, headers });
 }

@@ -1,6 +1,6 @@
 // /accedi/social/callback — the redirect URI registered at the upstream provider.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi.social-callback";
 import { AuthError } from "../components/auth-error";
 

@@ -1,7 +1,7 @@
 // /accedi/:uid/social — the social login of the login screen `uid`. First visit: off to the
 // upstream provider. Back from its callback (the account proven): the login interaction finishes.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi.social";
 import { AuthError } from "../components/auth-error";
 

@@ -3,12 +3,13 @@
 import { useState } from "react";
 import { data, Form, redirect } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext, settingsContext } from "../context";
-import { migratedAccountMail } from "../../server/mail/templates";
+import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi";
 import { AuthError } from "../components/auth-error";
 import { TextField } from "../components/form-fields";
 import { MESSAGES } from "../lib/messages";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { withRedirect } from "../lib/redirects";
 
 const credentialsSchema = z.object({
   email: z.string().trim().min(1, MESSAGES.emailRequired).email(MESSAGES.emailInvalid),
@@ -16,19 +17,25 @@ const credentialsSchema = z.object({
 });
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
-  const { identity, socialLogin } = context.get(servicesContext);
+  const { auth, identity, socialLogin } = context.get(servicesContext);
   const interaction = await identity.getLoginInteraction(params.uid, request.headers.get("cookie"));
-  if (!interaction) return data({ interaction: null, socialLogin: false }, { status: 400 });
+  if (!interaction) return data({ interaction: null, socialLogin: false, registerHref: "/register/" }, { status: 400 });
   // The customer chose social login before this screen (on the registration page).
   const forgetIntent = socialLogin.enabled ? await socialLogin.takeIntent(request) : null;
   if (forgetIntent) throw redirect(`/accedi/${params.uid}/social`, { headers: { "Set-Cookie": forgetIntent } });
-  return { interaction, socialLogin: context.get(settingsContext).socialLogin };
+  // A visitor who registers instead still goes where the sign-in was leading: registration
+  // keeps `redirect` and signs in with it.
+  const returnTo = await auth.pendingReturnTo(request);
+  return {
+    interaction,
+    socialLogin: context.get(settingsContext).socialLogin,
+    registerHref: returnTo ? withRedirect("/register/", returnTo) : "/register/",
+  };
 }
 
 type ActionResult = {
   fieldErrors?: Partial<Record<"email" | "password", string>>;
   formError?: string;
-  notice?: string;
   email?: string;
 };
 
@@ -43,31 +50,13 @@ export async function action({ params, request, context }: Route.ActionArgs) {
     return data<ActionResult>({ fieldErrors }, { status: 400 });
   }
   const { email, password } = parsed.data;
-  const refuse = () => data<ActionResult>({ formError: MESSAGES.invalidCredentials, email }, { status: 401 });
-
-  // While the account or the address is locked the password is not even checked, and the
-  // answer is the one for wrong credentials: a lock does not reveal that the account exists.
-  if (!(await services.rateLimits.checkSignIn({ email, ip })).ok) {
-    await services.audit.record("sign_in_failure", { subject: email, ip });
-    return refuse();
-  }
-  const result = await services.accounts.verifyCredentials(email, password);
-  if (!result.ok && result.reason === "migrated") {
-    const token = await services.passwordResets.issue(result.user.id, "migrated");
-    const { publicOrigin } = context.get(settingsContext);
-    await services.mail.send({
-      to: result.user.email!,
-      ...migratedAccountMail({ firstname: result.user.firstname, link: `${publicOrigin}/mandatory-password/reset/${token}` }),
-    });
-    return data<ActionResult>({ notice: MESSAGES.migratedAccount, email });
-  }
-  if (!result.ok) {
-    await services.rateLimits.recordSignInFailure({ email, ip });
-    await services.audit.record("sign_in_failure", { subject: email, ip });
-    return refuse();
-  }
-  await services.rateLimits.recordSignInSuccess({ email });
-  await services.audit.record("sign_in_success", { userId: result.user.id, ip });
+  const result = await services.signIn.attempt({ email, password, ip });
+  // Every refusal gets this one answer, an account migrated from the old shop included (the
+  // service has mailed it a password link, at most one per window): the same status, the same
+  // message, the same data. A different answer would tell anyone which addresses are migrated
+  // (and that they exist). The screen always adds the hint for migrated customers below the
+  // message, so the real owner still learns to look in their mailbox.
+  if (!result.ok) return data<ActionResult>({ formError: MESSAGES.invalidCredentials, email }, { status: 401 });
   const returnTo = await services.identity.finishLogin(params.uid, cookie, result.user.id);
   if (!returnTo) {
     log.warn("login interaction vanished before it could finish");
@@ -75,6 +64,9 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   }
   return redirect(returnTo);
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function LoginScreen({ loaderData, actionData }: Route.ComponentProps) {
   const [signingIn, setSigningIn] = useState(false);
@@ -88,7 +80,7 @@ export default function LoginScreen({ loaderData, actionData }: Route.ComponentP
         <h1 className="font-serif text-3xl font-bold text-brand">Accedi</h1>
         <p className="mt-2 text-muted">
           Non hai un account?{" "}
-          <a href="/register/" className="link">
+          <a href={loaderData.registerHref} className="link">
             Registrati
           </a>
         </p>
@@ -97,10 +89,8 @@ export default function LoginScreen({ loaderData, actionData }: Route.ComponentP
             {result.formError}
           </p>
         )}
-        {result?.notice && (
-          <p role="status" className="mt-6 rounded-md border border-gold bg-paper p-3 text-sm">
-            {result.notice}
-          </p>
+        {result?.formError === MESSAGES.invalidCredentials && (
+          <p className="mt-3 rounded-md border border-gold bg-paper p-3 text-sm">{MESSAGES.migratedAccountHint}</p>
         )}
         {/* A plain form post: the provider's interaction cookie is scoped to this very address. */}
         <Form method="post" reloadDocument noValidate onSubmit={() => setSigningIn(true)} className="mt-6 space-y-5">

@@ -1,15 +1,17 @@
 // /prodotti/attiva — where 'ESPANDI IL LIBRO' posts. With JavaScript the modal's fetchers call
 // it (mode=fetch) to check a code as it is typed and to activate it; without JavaScript the
-// modal's form posts here: a good code goes to the dashboard, a bad one shows this page again
-// with the invalid mark. Only signed-in customers; failures are rate limited by the service.
+// modal's form posts here. Either way a good code goes to the dashboard with the success toast,
+// and a bad one gets the invalid mark (without JavaScript, on this page). Only signed-in
+// customers; failures are rate limited by the service.
 import type { Route } from "./+types/activate-product";
 import { ActivationIntro } from "../components/activation-dialog";
 import { ActivationForm, type ActivationResult } from "../components/activation-form";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { redirectWithToast } from "../lib/toast.server";
-import { formatDate } from "../../server/lib/format";
+import { formatDate } from "../../shared/format.ts";
+import { keepFormOnNetworkFailure, replyOf, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 /** Longer input cannot be a code; it is refused before any lookup. */
 const MAX_CODE_LENGTH = 64;
@@ -37,13 +39,22 @@ export async function action({ request, context }: Route.ActionArgs): Promise<Ac
 
   const result = await activation.activate(who);
   if (!result.ok) return { state: result.reason === "already_redeemed" ? "already" : "invalid", code };
-  if (viaFetcher) return { state: "activated", productName: result.productName };
-  return redirectWithToast(context, "/dashboard/", {
-    type: "success",
-    title: MESSAGES.productActivated,
-    message: `${result.productName}: accesso fino al ${formatDate(result.expiresAt)}.`,
-  });
+  // The router follows a fetcher's redirect as a navigation, whose data brings the toast. It
+  // replaces the modal's history entry (…?show=activateProduct), so Back does not reopen it.
+  return redirectWithToast(
+    context,
+    "/dashboard/",
+    {
+      type: "success",
+      title: MESSAGES.productActivated,
+      message: `${result.productName}: accesso fino al ${formatDate(result.expiresAt)}.`,
+    },
+    { replace: viaFetcher },
+  );
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export function headers() {
   return { "Cache-Control": "no-store" };
@@ -55,7 +66,7 @@ export default function ActivateProduct({ actionData }: Route.ComponentProps) {
       <title>{`${MESSAGES.activationTitle} · Novalex Editore`}</title>
       <div className="card p-6 md:p-8">
         <ActivationIntro heading="h1" />
-        <ActivationForm cancelTo="/dashboard/" result={actionData} />
+        <ActivationForm cancelTo="/dashboard/" result={replyOf(actionData)} />
       </div>
     </section>
   );

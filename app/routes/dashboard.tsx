@@ -10,52 +10,22 @@ import { ProductCard } from "../components/product-card";
 import { ProductCover } from "../components/product-cover";
 import { PromoBox } from "../components/promo-box";
 import { SuggestionCard } from "../components/suggestion-card";
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
 import { withShow } from "../lib/modals";
 import type { LibraryItem, Suggestion } from "../../server/library/types";
-import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "../../server/library/promo-areas";
+import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
   if (!user.professionId) throw redirect("/profilo/primoaccesso/");
-  const { reference, library } = context.get(servicesContext);
-  const now = new Date();
-
-  const profession = (await reference.professions()).find((p) => p.id === user.professionId)?.code ?? "other";
-  const sections = dashboardSectionsFor(profession);
-  // Independent reads in parallel; suggestions and boxes are cached by the service.
-  const [owned, hasActiveOrders, contactBoxes, suggestions] = await Promise.all([
-    library.dashboard.library(user.id, now),
-    library.dashboard.hasActiveOrders(user.id),
-    library.dashboard.contactBoxes(),
-    library.dashboard.suggestions(suggestionAudienceFor(profession)),
-  ]);
-  const eduActive = owned.eduUntil !== null && owned.eduUntil > now;
-  const areas = promoAreasFor(profession, eduActive);
-  const boxes = await library.dashboard.promoBoxes([areas.topRight, areas.left, ...areas.numbered]);
-  const byArea = (code: string) => boxes.find((box) => box.areaCode === code) ?? null;
-
-  return {
-    now,
-    firstname: user.firstname,
-    items: owned.items,
-    lastRead: owned.lastRead,
-    eduActive,
-    promo: {
-      topRight: byArea(areas.topRight),
-      left: hasActiveOrders ? byArea(areas.left) : null,
-      numbered: boxes.filter((box) => areas.numbered.includes(box.areaCode)),
-    },
-    contactBoxes,
-    suggestions: {
-      books: suggestions.books,
-      journals: sections.journals ? suggestions.journals : null,
-      courses: sections.courses ? suggestions.courses : null,
-    },
-  };
+  const page = await context.get(servicesContext).library.dashboard.page(user);
+  return { ...page, firstname: user.firstname };
 }
+
+// A form of the header's dialogs may fail on the network here: see lib/communication-failure.
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export function headers() {
   // Personal data: never stored by a shared cache, and not kept by the browser either.
@@ -63,7 +33,7 @@ export function headers() {
 }
 
 export default function Dashboard({ loaderData }: Route.ComponentProps) {
-  const { now, items, lastRead, promo, contactBoxes, suggestions } = loaderData;
+  const { now, items, lastProduct, promo, contactBoxes, suggestions } = loaderData;
   const { search } = useLocation();
   const filter = parseFilter(new URLSearchParams(search).get("filtro"));
   const shown = applyFilter(items, filter);
@@ -74,7 +44,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
       <h1 className="font-serif text-3xl font-bold text-brand">Ciao{loaderData.firstname ? `, ${loaderData.firstname}` : ""}!</h1>
 
       <div className="mt-6 grid gap-6 lg:grid-cols-3">
-        <ContinueLearning item={lastRead} now={now} />
+        <ContinueLearning item={lastProduct} now={now} />
         {promo.topRight && <PromoBox box={promo.topRight} />}
       </div>
 
@@ -121,7 +91,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
   );
 }
 
-/** The last product read, or an invitation to activate the first one. */
+/** The last product (read or activated), or an invitation to activate the first one. */
 function ContinueLearning({ item, now }: { item: LibraryItem | null; now: Date }) {
   const { pathname, search } = useLocation();
   return (

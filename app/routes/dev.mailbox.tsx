@@ -3,8 +3,9 @@
 // never cached and its links are followed only when they point back to this portal.
 import { Fragment } from "react";
 import { data, Link } from "react-router";
-import { servicesContext, settingsContext } from "../context";
+import { servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/dev.mailbox";
+import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const dateTime = new Intl.DateTimeFormat("it-IT", {
   day: "2-digit",
@@ -40,7 +41,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
         subject: found.subject,
         createdAt: found.createdAt.toISOString(),
         text: found.text,
-        html: found.html,
       },
     };
   }
@@ -52,6 +52,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     mails: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, createdAt: m.createdAt.toISOString() })),
   };
 }
+
+// A form of the header's dialogs may fail on the network here: see lib/communication-failure.
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function DevMailbox({ loaderData }: Route.ComponentProps) {
   return (
@@ -126,7 +129,7 @@ function MailList({ mails }: { mails: MailSummary[] }) {
   );
 }
 
-type MailDetail = MailSummary & { text: string; html: string };
+type MailDetail = MailSummary & { text: string };
 
 function MailView({ mail, origin }: { mail: MailDetail; origin: string }) {
   return (
@@ -152,7 +155,7 @@ function MailView({ mail, origin }: { mail: MailDetail; origin: string }) {
         <iframe
           title="Anteprima HTML"
           sandbox=""
-          srcDoc={mail.html}
+          src={`/dev/mailbox/${mail.id}/html`}
           className="mt-2 h-[36rem] w-full rounded-md border border-line bg-white"
         />
       </div>

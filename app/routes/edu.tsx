@@ -1,10 +1,11 @@
 import { Link } from "react-router";
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/edu";
 import { FaqAccordion } from "../components/faq";
-import { formatDate, formatEuro } from "../../server/lib/format";
+import { formatDate, formatEuro } from "../../shared/format.ts";
 import { getUser } from "../lib/auth.server";
 import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
+import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { content, catalog, library } = context.get(servicesContext);
@@ -14,14 +15,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     getUser(request, context),
   ]);
   if (!edu?.monthlyPriceCents) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);
-  const eduUntil = user ? await library.dashboard.eduUntil(user.id) : null;
+  const eduActiveUntil = user ? await library.dashboard.runningEduUntil(user.id) : null;
   return {
     faq,
     monthlyPriceCents: edu.monthlyPriceCents,
     // A customer whose EDU is running cannot buy it again (spec §2 'EDU page').
-    eduActiveUntil: eduUntil && eduUntil > new Date() ? eduUntil : null,
+    eduActiveUntil,
   };
 }
+
+// A form of the header's dialogs may fail on the network here: see lib/communication-failure.
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 const EDU_INCLUDES = [
   "Accesso illimitato a tutte le materie EDU",

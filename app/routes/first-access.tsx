@@ -5,7 +5,7 @@
 // everything, the server validates it all again and saves it in one transaction.
 import { data, Form, Link, redirect } from "react-router";
 import { z } from "zod";
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../../server/accounts/profile";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/first-access";
@@ -14,6 +14,7 @@ import { requireUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { messageFor } from "../lib/profile-messages";
 import { redirectWithToast } from "../lib/toast.server";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const PATH = "/profilo/primoaccesso/";
 
@@ -120,6 +121,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (result.reason === "already_completed") throw redirect("/");
   return data<ActionResult>({ errors: toMessages(result.errors), values }, { status: 400 });
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 function StepList({ current, code }: { current: Step; code: ProfessionCode | null }) {
   const steps: { key: Step; label: string }[] =

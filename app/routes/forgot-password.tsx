@@ -6,13 +6,13 @@
 // address and per target address, and a refused request sends nothing.
 import { data, Form } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext, settingsContext } from "../context";
-import { passwordResetMail } from "../../server/mail/templates";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/forgot-password";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox, TextField, type FormAlert } from "../components/form-fields";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const requestSchema = z.object({
   email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.emailInvalid).email(MESSAGES.emailInvalid),
@@ -20,28 +20,22 @@ const requestSchema = z.object({
 
 type ActionResult = { fieldErrors?: { email?: string }; alert?: FormAlert; email?: string };
 
-/** The address the page comes back with (?email=), to fill the field and resend. */
-function emailParam(request: Request): string | null {
-  const value = new URL(request.url).searchParams.get("email")?.trim();
-  return value ? value.slice(0, 254) : null;
-}
-
 export function headers() {
-  // The address travels in the query: keep it out of caches.
   return { "Cache-Control": "no-store" };
 }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  // Signed-in customers reach this page from 'Cambio password' ("forgot your current one?"):
-  // they get the form with their own address.
-  const user = await getUser(request, context);
-  const email = emailParam(request);
-  return { email: email ?? user?.email ?? "", sent: email !== null };
+  // After a request the page offers 'Rinvia' to the address the link went to (kept in a cookie,
+  // never in the URL). Signed-in customers reach this page from 'Cambio password' ("forgot your
+  // current one?"): they get the form with their own address.
+  const sentTo = await context.get(servicesContext).passwordLinks.sentTo(request);
+  const user = sentTo ? null : await getUser(request, context);
+  return { email: sentTo ?? user?.email ?? "", sent: sentTo !== null };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const services = context.get(servicesContext);
-  const { ip, log } = context.get(requestContext);
+  const { passwordLinks } = context.get(servicesContext);
+  const { ip } = context.get(requestContext);
   const form = Object.fromEntries(await request.formData());
   const typed = typeof form.email === "string" ? form.email.slice(0, 254) : "";
   const parsed = requestSchema.safeParse(form);
@@ -49,59 +43,49 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data<ActionResult>({ fieldErrors: { email: parsed.error.issues[0]?.message }, email: typed }, { status: 400 });
   }
   const { email } = parsed.data;
-
-  // Before looking the address up: the limits also slow down probing which addresses exist.
-  const limit = await services.rateLimits.checkPasswordResetRequest({ ip, email });
-  if (!limit.ok) {
-    log.warn({ limit: limit.limit }, "password reset request refused by the rate limit");
-    return data<ActionResult>(
-      {
-        alert: {
-          title: MESSAGES.tooManyRequests,
-          text: `${MESSAGES.tooManyResetRequestsText} ${MESSAGES.retryAfter(limit.retryAfterSeconds)}`,
+  const result = await passwordLinks.requestReset({ email, ip });
+  if (result.ok) {
+    return redirectWithToast(
+      context,
+      "/forgot-password/",
+      { type: "success", title: MESSAGES.resetRequestSent },
+      { headers: { "Set-Cookie": await passwordLinks.rememberSentTo(email) } },
+    );
+  }
+  switch (result.reason) {
+    case "rate_limited":
+      return data<ActionResult>(
+        {
+          alert: {
+            title: MESSAGES.tooManyRequests,
+            text: `${MESSAGES.tooManyResetRequestsText} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`,
+          },
+          email,
         },
-        email,
-      },
-      { status: 429 },
-    );
-  }
-
-  const user = await services.accounts.findActiveByEmail(email);
-  if (!user?.email) {
-    return data<ActionResult>(
-      {
-        alert: {
-          title: MESSAGES.emailNotFound,
-          text: MESSAGES.emailNotFoundText,
-          link: { href: "/register/", label: "Crea un account" },
+        { status: 429 },
+      );
+    case "unknown_email":
+      return data<ActionResult>(
+        {
+          alert: {
+            title: MESSAGES.emailNotFound,
+            text: MESSAGES.emailNotFoundText,
+            link: { href: "/register/", label: "Crea un account" },
+          },
+          email,
         },
-        email,
-      },
-      { status: 404 },
-    );
+        { status: 404 },
+      );
+    case "mail_failed":
+      return data<ActionResult>(
+        { alert: { title: MESSAGES.communicationError, text: MESSAGES.communicationErrorText }, email },
+        { status: 503 },
+      );
   }
-
-  const token = await services.passwordResets.issue(user.id, "reset");
-  const { publicOrigin } = context.get(settingsContext);
-  try {
-    await services.mail.send({
-      to: user.email,
-      ...passwordResetMail({ firstname: user.firstname, link: `${publicOrigin}/forgot-password/reset/${token}` }),
-    });
-  } catch (error) {
-    // The link never left: it expires unused within the hour.
-    log.error({ err: error }, "password reset mail could not be sent");
-    return data<ActionResult>(
-      { alert: { title: MESSAGES.communicationError, text: MESSAGES.communicationErrorText }, email },
-      { status: 503 },
-    );
-  }
-  await services.audit.record("password_reset_requested", { userId: user.id, ip });
-  return redirectWithToast(context, `/forgot-password/?${new URLSearchParams({ email })}`, {
-    type: "success",
-    title: MESSAGES.resetRequestSent,
-  });
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
   const result = actionData as ActionResult | undefined;

@@ -1,10 +1,14 @@
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/help-center";
 import { FaqAccordion } from "../components/faq";
+import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return { faq: await context.get(servicesContext).content.getFaq("help-center") };
 }
+
+// A form of the header's dialogs may fail on the network here: see lib/communication-failure.
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function HelpCenter({ loaderData }: Route.ComponentProps) {
   return (

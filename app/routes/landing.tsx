@@ -1,13 +1,14 @@
 import { Link } from "react-router";
-import { servicesContext, settingsContext } from "../context";
+import { servicesContext, settingsContext } from "../../shared/context.ts";
 import type { LandingCard } from "../../server/content/service";
 import type { Route } from "./+types/landing";
 import { SiteLink } from "../components/site-link";
 import { Carousel } from "../components/carousel";
 import { KeyIcon } from "../components/icons";
 import { ProductCover } from "../components/product-cover";
-import { formatEuro } from "../../server/lib/format";
-import { isLandingVariant } from "../../server/content/landing-variants";
+import { formatEuro } from "../../shared/format.ts";
+import { isLandingVariant } from "../../shared/landing-variants.ts";
+import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   // /landingpage/<variant> or the short form /<variant>.
@@ -17,6 +18,9 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   if (!page) throw new Response("Not Found", { status: 404 });
   return { page, salesEmail: context.get(settingsContext).salesEmail };
 }
+
+// A form of the header's dialogs may fail on the network here: see lib/communication-failure.
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 function PublicationCard({ card }: { card: LandingCard }) {
   const price = card.priceNote ?? (card.product ? formatEuro(card.product.priceCents) : null);

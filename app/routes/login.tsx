@@ -1,7 +1,7 @@
 // /login/: starts the redirect sign-in at once (spec §2), coming back to `redirect`. With
 // `via=social` (the registration page's social button) the login screen hands over to social login.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import { safeRedirectTarget } from "../lib/redirects";
 import type { Route } from "./+types/login";
 import { AuthError } from "../components/auth-error";

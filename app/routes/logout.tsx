@@ -1,14 +1,14 @@
-// /logout/: POST signs out (portal session, then the provider's through RP-initiated logout);
-// the provider sends the browser back here (GET) and we continue to /login/?redirect=<where it was>.
+// /logout/: POST signs out in one step (the portal session and the identity provider's behind it)
+// and continues to /login/?redirect=<where it was>. A GET changes nothing.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import { safeRedirectTarget } from "../lib/redirects";
 import type { Route } from "./+types/logout";
 import { AuthError } from "../components/auth-error";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
-export function loader({ request }: Route.LoaderArgs) {
-  const back = safeRedirectTarget(new URL(request.url).searchParams.get("state"));
-  return redirect(`/login/?${new URLSearchParams({ redirect: back })}`);
+export function loader() {
+  return redirect("/");
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -20,6 +20,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ failed: true }, { status: 500 });
   }
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function Logout() {
   return <AuthError message="Sign-out failed" />;

@@ -1,6 +1,6 @@
 // /oauthcb: the sign-in callback. Opens the portal session and goes back where the user was.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/oauthcb";
 import { AuthError } from "../components/auth-error";
 

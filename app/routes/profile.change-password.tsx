@@ -6,7 +6,7 @@
 // sessions and grants end), and the page comes back with the toast 'Password aggiornata'.
 import { data, Form, Link, useLocation } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { PasswordChangeFailure } from "../../server/accounts/password-change";
 import type { Route } from "./+types/profile.change-password";
 import { requireUser } from "../lib/auth.server";
@@ -15,6 +15,7 @@ import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox, type FormAlert } from "../components/form-fields";
 import { NewPasswordFields, PasswordInput } from "../components/password-fields";
 import { newPasswordShape, validatePasswordForm } from "../lib/password-form.server";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const changeShape = () => ({
   currentPassword: z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong),
@@ -41,7 +42,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { user, sessionId } = await requireUser(request, context);
-  const services = context.get(servicesContext);
   const { ip } = context.get(requestContext);
   const checked = validatePasswordForm(changeShape(), Object.fromEntries(await request.formData()));
   if (!checked.ok) return data<ActionResult>({ fieldErrors: checked.fieldErrors }, { status: 400 });
@@ -49,21 +49,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   const failed = (text: string, status: number, currentPasswordRejected = false) =>
     data<ActionResult>({ alert: { title: MESSAGES.passwordChangeFailed, text }, currentPasswordRejected }, { status });
 
-  // The current password is a sign-in credential: the sign-in's brute-force limits apply.
-  const account = { email: user.email ?? user.id, ip };
-  const lock = await services.rateLimits.checkSignIn(account);
-  if (!lock.ok) return failed(`${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(lock.retryAfterSeconds)}`, 429, true);
-
-  const result = await services.passwordChanges.change(user.id, currentPassword, password, { keepSessionId: sessionId });
+  const result = await context
+    .get(servicesContext)
+    .passwordChanges.change({ user, sessionId, currentPassword, newPassword: password, ip });
   if (!result.ok) {
-    if (result.reason === "wrong_password") await services.rateLimits.recordSignInFailure(account);
+    if (result.reason === "locked") {
+      return failed(`${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`, 429, true);
+    }
     return failed(REASONS[result.reason], result.reason === "unknown_user" ? 404 : 400, result.reason === "wrong_password");
   }
-  await services.rateLimits.recordSignInSuccess(account);
-  await services.auth.endOtherSessions(user.id, sessionId);
-  await services.audit.record("password_changed", { userId: user.id, ip });
   return redirectWithToast(context, "/profile/change-password/", { type: "success", title: MESSAGES.passwordUpdated });
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ChangePassword({ actionData }: Route.ComponentProps) {
   const result = actionData as ActionResult | undefined;

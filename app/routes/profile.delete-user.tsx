@@ -3,10 +3,11 @@
 // provider) and comes back here as a signed-out visitor with ?show=deleted: the modal
 // 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
 import { data, Form, Link, redirect, useNavigation } from "react-router";
-import { requestContext, servicesContext } from "../context";
+import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.delete-user";
 import { getUser, loginRedirect, requireUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const CONFIRMED = "/profile/delete-user/?show=deleted";
 
@@ -38,6 +39,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   headers.append("Set-Cookie", await context.get(servicesContext).auth.clearSessionCookie());
   return redirect(CONFIRMED, { headers });
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 function DeletedDialog() {
   return (

@@ -3,11 +3,12 @@
 // to delete the account.
 import { data, Form, Link, redirect } from "react-router";
 import { z } from "zod";
-import { servicesContext, settingsContext } from "../context";
+import { servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.preferences";
 import { requireUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { redirectWithToast } from "../lib/toast.server";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
@@ -35,6 +36,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!result.ok) return data<ActionResult>({ formError: MESSAGES.accountNotFound }, { status: 404 });
   return redirectWithToast(context, "/profile/preferences/", { type: "success", title: MESSAGES.preferencesUpdated });
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function Preferences({ loaderData, actionData }: Route.ComponentProps) {
   const result = actionData as ActionResult | undefined;

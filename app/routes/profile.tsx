@@ -7,14 +7,9 @@
 import { useState } from "react";
 import { data, Form, Link, redirect } from "react-router";
 import { z } from "zod";
-import { servicesContext } from "../context";
-import {
-  PROFILE_LIMITS,
-  type ProfileErrorCode,
-  type ProfileErrors,
-  type ProfileField,
-  type ProfileSubmission,
-} from "../../server/accounts/profile";
+import { requestContext, servicesContext } from "../../shared/context.ts";
+import type { ProfileErrorCode, ProfileErrors, ProfileField, ProfileSubmission } from "../../server/accounts/profile";
+import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
 import { FieldError, InterestChoices, TextField } from "../components/form-fields";
@@ -23,12 +18,12 @@ import { MESSAGES } from "../lib/messages";
 import { messageFor } from "../lib/profile-messages";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
-type FieldErrors = Partial<Record<ProfileField, string>>;
+type FieldErrors = Partial<Record<ProfileField | "currentPassword", string>>;
 
 /** The description under 'Errore': what keeps the profile from being saved. */
 function describe(errors: ProfileErrors): string {
-  if (errors.email === "taken") return MESSAGES.emailInUse;
   const branch: ProfileField[] = ["professionId", "universityId", "degreeCourseId", "subjectId"];
   if (branch.some((f) => errors[f] === "required")) return MESSAGES.profileIncomplete;
   const refused = Object.entries(errors) as [ProfileField, ProfileErrorCode][];
@@ -68,11 +63,12 @@ const profileSchema = z.object({
   degreeCourse: id,
   subject: id,
   interests: z.array(z.string().trim().max(64, MESSAGES.invalidChoice)).max(100).optional(),
+  currentPassword: z.string().max(200, MESSAGES.currentPasswordWrong).optional(),
 });
 type FormValues = z.infer<typeof profileSchema>;
 
-/** Form field → profile field. */
-const FIELD_OF: Record<Exclude<keyof FormValues, "interests">, ProfileField> = {
+/** Form field → profile field (the current password is the form's own). */
+const FIELD_OF: Record<Exclude<keyof FormValues, "interests" | "currentPassword">, ProfileField> = {
   firstname: "firstname",
   lastname: "lastname",
   email: "email",
@@ -87,27 +83,65 @@ type ActionResult = { formError: string; errors: FieldErrors; values: FormValues
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { user } = await requireUser(request, context);
+  const services = context.get(servicesContext);
+  const { ip } = context.get(requestContext);
   const form = await request.formData();
   const raw: Record<string, unknown> = {};
-  for (const name of Object.keys(FIELD_OF)) {
+  for (const name of [...Object.keys(FIELD_OF), "currentPassword"]) {
     const value = form.get(name);
     if (typeof value === "string") raw[name] = value;
   }
   // The interests are part of the form only when shown (a marker says so: no box ticked is a choice too).
   if (form.has("interestsShown")) raw.interests = form.getAll("interests");
-  const values = raw as FormValues;
+  // What the page shows again after a refusal: never the password.
+  const { currentPassword: _password, ...values } = raw as FormValues;
+  const refuse = (errors: FieldErrors, formError: string, status = 400) =>
+    data<ActionResult>({ formError, errors, values }, { status });
 
   const parsed = profileSchema.safeParse(raw);
   if (!parsed.success) {
     const errors: FieldErrors = {};
     for (const issue of parsed.error.issues) {
       const key = issue.path[0] as keyof FormValues;
-      const field = key === "interests" ? "interestIds" : FIELD_OF[key];
+      const field = key === "interests" ? "interestIds" : key === "currentPassword" ? key : FIELD_OF[key];
       errors[field] ??= issue.message;
     }
-    return data<ActionResult>({ formError: MESSAGES.profileInvalid, errors, values }, { status: 400 });
+    return refuse(errors, MESSAGES.profileInvalid);
   }
   const v = parsed.data;
+
+  // A new address needs the current password and is confirmed by a link sent to it: nothing is
+  // saved unless the password is right, and the answer is the same whether or not the address
+  // belongs to another account.
+  let sendEmailChange: (() => Promise<{ sent: boolean }>) | null = null;
+  if (v.email) {
+    const started = await services.emailChanges.start({
+      userId: user.id,
+      currentPassword: v.currentPassword ?? "",
+      newEmail: v.email,
+      ip,
+    });
+    if (!started.ok) {
+      switch (started.reason) {
+        case "not_found":
+          throw redirect("/login/");
+        case "password_required":
+          return refuse({ currentPassword: MESSAGES.currentPasswordForEmail }, MESSAGES.currentPasswordForEmail);
+        case "wrong_password":
+          return refuse({ currentPassword: MESSAGES.currentPasswordWrong }, MESSAGES.currentPasswordWrong);
+        case "locked":
+          return refuse(
+            { currentPassword: MESSAGES.currentPasswordLocked },
+            `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(started.retryAfterSeconds)}`,
+            429,
+          );
+        case "throttled":
+          return refuse({}, `${MESSAGES.emailChangeTooMany} ${MESSAGES.retryAfter(started.retryAfterSeconds)}`, 429);
+      }
+    }
+    sendEmailChange = started.send;
+  }
+
   const submission: ProfileSubmission = {
     firstname: v.firstname,
     lastname: v.lastname,
@@ -119,8 +153,18 @@ export async function action({ request, context }: Route.ActionArgs) {
     subjectId: v.subject,
     interestIds: v.interests,
   };
-  const result = await context.get(servicesContext).profiles.update(user.id, submission);
+  const result = await services.profiles.update(user.id, submission);
   if (result.ok) {
+    if (sendEmailChange) {
+      const { sent } = await sendEmailChange();
+      return redirectWithToast(
+        context,
+        "/profile/",
+        sent
+          ? { type: "success", title: MESSAGES.profileUpdated, message: MESSAGES.emailChangeSent }
+          : { type: "error", title: MESSAGES.communicationError, message: MESSAGES.communicationErrorText },
+      );
+    }
     return redirectWithToast(
       context,
       "/profile/",
@@ -134,8 +178,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   for (const [field, code] of Object.entries(result.errors) as [ProfileField, ProfileErrorCode][]) {
     errors[field] = messageFor(field, code);
   }
-  return data<ActionResult>({ formError: describe(result.errors), errors, values }, { status: 400 });
+  return refuse(errors, describe(result.errors));
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 const describedBy = (name: string, error?: string, hint?: string) =>
   [hint, error ? `${name}-error` : undefined].filter(Boolean).join(" ") || undefined;
@@ -261,6 +308,21 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
           <div className="grid gap-5 md:grid-cols-2">
             {input("email", "Email", "email", "email")}
             {input("mobile", "Cellulare", "tel", "tel")}
+          </div>
+          <div className="md:w-1/2 md:pr-2.5">
+            <TextField
+              name="currentPassword"
+              label="Password attuale"
+              type="password"
+              autoComplete="current-password"
+              required={false}
+              optionalNote="per cambiare l'email"
+              describedBy={["currentPassword-hint"]}
+              error={errors.currentPassword}
+            />
+            <p id="currentPassword-hint" className="mt-1 text-xs text-muted">
+              {MESSAGES.currentPasswordHint}
+            </p>
           </div>
         </fieldset>
 

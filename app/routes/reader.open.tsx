@@ -4,11 +4,12 @@
 // customer without valid access goes back to the dashboard with an error toast.
 import { redirect } from "react-router";
 import type { Route } from "./+types/reader.open";
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { READER_MESSAGES } from "../lib/reader-messages";
 import { redirectWithToast } from "../lib/toast.server";
-import { readerPath } from "../../server/library/links";
+import { readerPath } from "../../shared/links.ts";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 /** Opening is a state change, so a GET (a bookmark, a reload) only shows the reader. */
 export function loader({ params }: Route.LoaderArgs) {
@@ -28,6 +29,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       : { type: "error", title: READER_MESSAGES.noAccess, message: READER_MESSAGES.noAccessText },
   );
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 /**
  * Never rendered (the loader always redirects). It makes this a page route rather than a

@@ -9,13 +9,14 @@ import { NotFound } from "../components/not-found";
 import { ReaderBookHeader } from "../components/reader-book-header";
 import { ReaderRefusal } from "../components/reader-refusal";
 import { ReaderSupplementary } from "../components/reader-supplementary";
-import { servicesContext } from "../context";
+import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { READER_MESSAGES } from "../lib/reader-messages";
 import { redirectWithToast } from "../lib/toast.server";
-import { readerPath } from "../../server/library/links";
+import { readerPath } from "../../shared/links.ts";
 import type { Chapter, ChapterRef } from "../../server/library/reading";
-import { formatDate } from "../../server/lib/format";
+import { formatDate } from "../../shared/format.ts";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 /** A chapter number as the address or the form gives it; anything else matches no chapter. */
 function parsePosition(value: FormDataEntryValue | null): number | undefined {
@@ -56,6 +57,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       throw new Response("Not Found", { status: 404 });
   }
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export function headers() {
   // A customer's own reading: never kept by a shared cache or by the browser.

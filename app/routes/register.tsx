@@ -2,16 +2,16 @@
 import { useState } from "react";
 import { data, Form, redirect, useLocation } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext, settingsContext } from "../context";
-import { welcomeMail } from "../../server/mail/templates";
-import { isValidPassword } from "../../server/accounts/password-rule";
-import { safeRedirectTarget } from "../lib/redirects";
+import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
+import { isValidPassword } from "../../shared/password-rule.ts";
+import { safeRedirectTarget, withRedirect } from "../lib/redirects";
 import type { Route } from "./+types/register";
 import { FieldError, TextField } from "../components/form-fields";
 import { PasswordHints } from "../components/password-fields";
 import { requireSignedOut } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { useHydrated } from "../lib/use-hydrated";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const registrationSchema = z.object({
   firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100),
@@ -57,22 +57,24 @@ export async function action({ request, context }: Route.ActionArgs) {
     for (const issue of parsed.error.issues) fieldErrors[issue.path[0] as Field] ??= issue.message;
     return data<ActionResult>({ fieldErrors, values }, { status: 400 });
   }
-  if (!(await services.rateLimits.checkRegistration(ip)).ok) {
+  const { terms: _terms, ...input } = parsed.data;
+  const result = await services.registration.register(input, { ip });
+  if (!result.ok && result.reason === "rate_limited") {
     return data<ActionResult>({ fieldErrors: { email: MESSAGES.tooManyAttempts }, values }, { status: 429 });
   }
-  const result = await services.accounts.register(parsed.data);
   if (!result.ok) return data<ActionResult>({ emailTaken: true, values }, { status: 409 });
-  // A welcome that fails to go out does not undo the registration.
-  const { publicOrigin } = context.get(settingsContext);
-  await services.mail
-    .send({ to: result.user.email!, ...welcomeMail({ firstname: result.user.firstname, loginUrl: `${publicOrigin}/login/` }) })
-    .catch((err) => log.warn({ err }, "welcome mail not sent"));
   // Registered: the sign-in starts, and comes back where the visitor was going.
   return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
 }
 
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
+
 export default function Register({ loaderData, actionData }: Route.ComponentProps) {
   const { search } = useLocation();
+  // 'Accedi' instead of registering leads where the visitor was going too.
+  const returnTo = new URLSearchParams(search).get("redirect");
+  const loginHref = returnTo ? withRedirect("/login/", returnTo) : "/login/";
   const result = actionData as ActionResult | undefined;
   const errors = result?.fieldErrors ?? {};
   const hydrated = useHydrated();
@@ -98,7 +100,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
         <h1 className="font-serif text-3xl font-bold text-brand">Crea il tuo account</h1>
         <p className="mt-2 text-muted">
           Hai già un account?{" "}
-          <a href="/login/" className="link">
+          <a href={loginHref} className="link">
             Accedi
           </a>
         </p>
@@ -114,7 +116,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
           <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
             <p className="font-semibold text-accent-dark">{MESSAGES.emailTaken}</p>
             <p className="mt-1 text-sm">{MESSAGES.emailTakenText}</p>
-            <a href="/login/" className="link mt-2 inline-block text-sm">
+            <a href={loginHref} className="link mt-2 inline-block text-sm">
               {MESSAGES.loginPage}
             </a>
           </div>

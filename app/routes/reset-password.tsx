@@ -7,6 +7,7 @@ import type { Route } from "./+types/reset-password";
 import { ResetPasswordView, type ResetActionResult, type ResetPageText } from "../components/password-fields";
 import { requireSignedOut } from "../lib/auth.server";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const TEXT: ResetPageText = {
   title: "Nuova password",
@@ -28,6 +29,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   await requireSignedOut(request, context);
   return submitResetLink({ request, context }, params.token, "reset", "/forgot-password/password-updated");
 }
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
   return <ResetPasswordView usable={loaderData.usable} result={actionData as ResetActionResult | undefined} text={TEXT} />;

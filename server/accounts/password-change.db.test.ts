@@ -77,11 +77,43 @@ describe("changePassword", () => {
     expect((await createAccountsService(database.db).verifyCredentials(user.email, `Gara${winners[0]}abcd!`)).ok).toBe(true);
   });
 
-  it("is what the service's change() does", async () => {
+  it("is what the service's change() does, under the sign-in's limits, with the audit entry", async () => {
     const user = await newUser();
-    const changes = createPasswordChanges(database.db);
-    expect(await changes.change(user.id, "Attuale1!", "Nuovissima2#")).toEqual({ ok: true });
-    expect(await changes.change(user.id, "Attuale1!", "Altra1234!")).toEqual({ ok: false, reason: "wrong_password" });
+    const calls: string[] = [];
+    let locked = false;
+    const changes = createPasswordChanges(database.db, {
+      rateLimits: {
+        checkSignIn: async () => (locked ? { ok: false, retryAfterSeconds: 60, limit: "signInAccount" } : { ok: true }),
+        recordSignInFailure: async ({ email }) => {
+          calls.push(`failure ${email}`);
+          return { ok: true };
+        },
+        recordSignInSuccess: async ({ email }) => void calls.push(`success ${email}`),
+      },
+      audit: { record: async (event, details) => void calls.push(`${event} ${details?.userId}`) },
+      endOtherPortalSessions: async (userId, keep) => void calls.push(`end ${userId} but ${keep}`),
+    });
+    const request = { user, sessionId: "this-browser", ip: "192.0.2.1" };
+
+    expect(await changes.change({ ...request, currentPassword: "Sbagliata1!", newPassword: "Nuovissima2#" })).toEqual({
+      ok: false,
+      reason: "wrong_password",
+    });
+    expect(calls).toEqual([`failure ${user.email}`]);
+
+    calls.length = 0;
+    expect(await changes.change({ ...request, currentPassword: "Attuale1!", newPassword: "Nuovissima2#" })).toEqual({ ok: true });
+    expect(calls).toEqual([`success ${user.email}`, `end ${user.id} but this-browser`, `password_changed ${user.id}`]);
+
+    calls.length = 0;
+    locked = true;
+    expect(await changes.change({ ...request, currentPassword: "Nuovissima2#", newPassword: "Altra1234!" })).toEqual({
+      ok: false,
+      reason: "locked",
+      retryAfterSeconds: 60,
+    });
+    expect(calls).toEqual([]);
+    expect((await createAccountsService(database.db).verifyCredentials(user.email, "Nuovissima2#")).ok).toBe(true);
   });
 });
 

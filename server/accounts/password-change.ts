@@ -10,8 +10,11 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import type { AuditLog } from "../audit/service.ts";
 import { oidcPayloads, sessions, users } from "../db/schema.ts";
-import { isValidPassword } from "./password-rule.ts";
+import type { RateLimits } from "../security/rate-limits.ts";
+import { isValidPassword } from "../../shared/password-rule.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 export type PasswordChangeFailure =
@@ -76,6 +79,7 @@ export async function changePassword(
   currentPassword: string,
   newPassword: string,
   { keepSessionId }: PasswordChangeOptions = {},
+  now: Clock = systemClock,
 ): Promise<PasswordChangeResult> {
   if (!isValidPassword(newPassword)) return { ok: false, reason: "invalid_password" };
   const [user] = await db
@@ -94,7 +98,7 @@ export async function changePassword(
   return db.transaction(async (tx) => {
     const updated = await tx
       .update(users)
-      .set({ passwordHash, updatedAt: new Date() })
+      .set({ passwordHash, updatedAt: now() })
       .where(and(eq(users.id, userId), eq(users.status, "active"), eq(users.passwordHash, verifiedHash)))
       .returning({ id: users.id });
     if (updated.length === 0) return { ok: false, reason: "wrong_password" } as const;
@@ -104,12 +108,48 @@ export async function changePassword(
   });
 }
 
-/** The service the routes reach through the context (`services.passwordChanges`). */
-export function createPasswordChanges(db: Database) {
+export type PasswordChangeRequest = {
+  user: { id: string; email: string | null };
+  /** The raw id of the portal session making the change: the one that stays signed in. */
+  sessionId: string;
+  currentPassword: string;
+  newPassword: string;
+  ip: string | undefined;
+};
+
+export type PasswordChangeOutcome =
+  | PasswordChangeResult
+  /** The account's sign-in is locked by failed attempts: the password was not even checked. */
+  | { ok: false; reason: "locked"; retryAfterSeconds: number };
+
+export type PasswordChangeDependencies = {
+  rateLimits: Pick<RateLimits, "checkSignIn" | "recordSignInFailure" | "recordSignInSuccess">;
+  audit: Pick<AuditLog, "record">;
+  /** Ends the portal's sessions of the user except `keep`. */
+  endOtherPortalSessions: (userId: string, keep: string) => Promise<void>;
+};
+
+/**
+ * The service the routes reach through the context (`services.passwordChanges`). The current
+ * password is a sign-in credential, so the sign-in's brute-force limits apply: a wrong one counts
+ * as a failed sign-in, and while the sign-in is locked it is not even checked. On success only
+ * the browser that made the change stays signed in, and the audit log records it.
+ */
+export function createPasswordChanges(db: Database, deps: PasswordChangeDependencies, now: Clock = systemClock) {
   return {
-    change: (userId: string, currentPassword: string, newPassword: string, options?: PasswordChangeOptions) =>
-      changePassword(db, userId, currentPassword, newPassword, options),
+    async change({ user, sessionId, currentPassword, newPassword, ip }: PasswordChangeRequest): Promise<PasswordChangeOutcome> {
+      const account = { email: user.email ?? user.id, ip };
+      const lock = await deps.rateLimits.checkSignIn(account);
+      if (!lock.ok) return { ok: false, reason: "locked", retryAfterSeconds: lock.retryAfterSeconds };
+      const result = await changePassword(db, user.id, currentPassword, newPassword, { keepSessionId: sessionId }, now);
+      if (!result.ok) {
+        if (result.reason === "wrong_password") await deps.rateLimits.recordSignInFailure(account);
+        return result;
+      }
+      await deps.rateLimits.recordSignInSuccess(account);
+      await deps.endOtherPortalSessions(user.id, sessionId);
+      await deps.audit.record("password_changed", { userId: user.id, ip });
+      return result;
+    },
   };
 }
-
-export type PasswordChanges = ReturnType<typeof createPasswordChanges>;

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import { passwordResetTokens, users } from "../db/schema.ts";
 import { hashPassword } from "./passwords.ts";
 
@@ -11,7 +12,7 @@ export type ResetPurpose = "reset" | "migrated";
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("base64url");
 
-export function createPasswordResets(db: Database, now: () => Date = () => new Date()) {
+export function createPasswordResets(db: Database, now: Clock = systemClock) {
   const usable = (token: string, purpose: ResetPurpose) =>
     and(
       eq(passwordResetTokens.tokenHash, hashToken(token)),
@@ -28,6 +29,7 @@ export function createPasswordResets(db: Database, now: () => Date = () => new D
         tokenHash: hashToken(token),
         userId,
         purpose,
+        createdAt: now(),
         expiresAt: new Date(now().getTime() + RESET_TOKEN_TTL_MS),
       });
       return token;

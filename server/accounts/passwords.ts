@@ -4,7 +4,7 @@ import { hash, verify, type Algorithm } from "@node-rs/argon2";
 /** The package declares Algorithm as a const enum with no runtime value; 2 is Argon2id. */
 const ARGON2ID = 2 as Algorithm;
 
-export const ARGON2_PARAMS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+const ARGON2_PARAMS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_PARAMS);

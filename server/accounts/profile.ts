@@ -2,16 +2,21 @@
 // deletion (spec §2, §4, §5). Every change is validated here against the database, whatever the
 // form sent: ids must exist, a degree course must belong to the chosen university, the branch of
 // the profession decides which fields are required, and the profession is set once.
-import { and, eq, inArray, isNull, ne } from "drizzle-orm";
+import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { createAuditLog } from "../audit/service.ts";
 import { isProfessionCode, OTHER_INTEREST_CODE, type ProfessionCode } from "../catalog/reference.ts";
 import { isUuid } from "../lib/uuid.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import type { Database } from "../db/client.ts";
-import { isUniqueViolation } from "../db/errors.ts";
 import {
+  auditLog,
   degreeCourses,
+  emailChangeRequests,
   interests,
+  mailOutbox,
+  oidcPayloads,
   passwordResetTokens,
+  rateLimits,
   professions,
   sessions,
   subjects,
@@ -19,9 +24,9 @@ import {
   userInterests,
   users,
 } from "../db/schema.ts";
+import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
+import { personalKeys } from "../security/rate-limits.ts";
 import { normalizeEmail } from "./service.ts";
-
-export const PROFILE_LIMITS = { name: 100, email: 254, mobile: 20 } as const;
 
 export type ProfileField =
   | "firstname"
@@ -36,10 +41,9 @@ export type ProfileField =
 
 /**
  * Why a field was refused: `required` (empty), `invalid` (malformed or too long), `unknown` (no
- * such choice), `mismatch` (a degree course of another university), `taken` (the e-mail of
- * another account).
+ * such choice), `mismatch` (a degree course of another university).
  */
-export type ProfileErrorCode = "required" | "invalid" | "unknown" | "mismatch" | "taken";
+export type ProfileErrorCode = "required" | "invalid" | "unknown" | "mismatch";
 export type ProfileErrors = Partial<Record<ProfileField, ProfileErrorCode>>;
 
 export type Profile = {
@@ -183,9 +187,32 @@ async function replaceInterests(tx: Executor, userId: string, interestIds: strin
   if (interestIds.length > 0) await tx.insert(userInterests).values(interestIds.map((interestId) => ({ userId, interestId })));
 }
 
+/**
+ * Erases what other tables keep of a deleted account's address: its mails in the outbox (those
+ * about the account, whatever address they went to, and any to its address), the e-mail
+ * changes it asked for and those of others to its address, its rate-limit
+ * counters, the address typed at failed sign-ins in the audit log (the events stay, anonymous),
+ * and the identity provider's records that mention it (an interaction's login hint, say); the
+ * provider's records of the account itself are `identity.revokeAccount`'s.
+ */
+async function eraseAddressTraces(tx: Executor, userId: string, email: string | null): Promise<void> {
+  await tx
+    .delete(mailOutbox)
+    .where(
+      email === null ? eq(mailOutbox.userId, userId) : or(eq(mailOutbox.userId, userId), sql`lower(${mailOutbox.to}) = ${email}`),
+    );
+  await tx.delete(rateLimits).where(inArray(rateLimits.key, personalKeys({ email, userId })));
+  await tx.delete(emailChangeRequests).where(eq(emailChangeRequests.userId, userId));
+  if (email === null) return;
+  // Another account's pending change to this address names it too.
+  await tx.delete(emailChangeRequests).where(eq(emailChangeRequests.newEmail, email));
+  await tx.update(auditLog).set({ subject: null }).where(eq(auditLog.subject, email));
+  await tx.delete(oidcPayloads).where(sql`strpos(lower(${oidcPayloads.payload}::text), ${email}) > 0`);
+}
+
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
-export function createProfiles(db: Database, now: () => Date = () => new Date()) {
+export function createProfiles(db: Database, now: Clock = systemClock) {
   return {
     /** The profile of an active account, or null. */
     async get(userId: string): Promise<Profile | null> {
@@ -269,115 +296,99 @@ export function createProfiles(db: Database, now: () => Date = () => new Date())
      * interests are refused when they were edited. The profession, once set, is never changed.
      */
     async update(userId: string, submission: ProfileSubmission): Promise<ProfileUpdateResult> {
-      try {
-        return await db.transaction(async (tx): Promise<ProfileUpdateResult> => {
-          if (!isUuid(userId)) return { ok: false, reason: "not_found" };
-          const [current] = await tx
-            .select()
-            .from(users)
-            .where(and(eq(users.id, userId), eq(users.status, "active")))
-            .for("update");
-          if (!current) return { ok: false, reason: "not_found" };
-          const currentInterests = (
-            await tx.select({ id: userInterests.interestId }).from(userInterests).where(eq(userInterests.userId, userId))
-          ).map((r) => r.id);
+      return db.transaction(async (tx): Promise<ProfileUpdateResult> => {
+        if (!isUuid(userId)) return { ok: false, reason: "not_found" };
+        const [current] = await tx
+          .select()
+          .from(users)
+          .where(and(eq(users.id, userId), eq(users.status, "active")))
+          .for("update");
+        if (!current) return { ok: false, reason: "not_found" };
+        const currentInterests = (
+          await tx.select({ id: userInterests.interestId }).from(userInterests).where(eq(userInterests.userId, userId))
+        ).map((r) => r.id);
 
-          const errors: ProfileErrors = {};
-          const set: Partial<typeof users.$inferInsert> = {};
-          const changed: ProfileField[] = [];
+        const errors: ProfileErrors = {};
+        const set: Partial<typeof users.$inferInsert> = {};
+        const changed: ProfileField[] = [];
 
-          for (const field of ["firstname", "lastname"] as const) {
-            const value = submission[field]?.trim();
-            if (value === undefined) continue;
-            if (value === "") errors[field] = "required";
-            else if (value.length > PROFILE_LIMITS.name) errors[field] = "invalid";
-            else if (value !== current[field]) {
-              set[field] = value;
+        for (const field of ["firstname", "lastname"] as const) {
+          const value = submission[field]?.trim();
+          if (value === undefined) continue;
+          if (value === "") errors[field] = "required";
+          else if (value.length > PROFILE_LIMITS.name) errors[field] = "invalid";
+          else if (value !== current[field]) {
+            set[field] = value;
+            changed.push(field);
+          }
+        }
+
+        // The e-mail is checked but never written here: a new address takes effect only when
+        // the link sent to it is opened (email-changes.ts), and this answer must not tell
+        // whether another account has it.
+        if (submission.email !== undefined) {
+          const email = normalizeEmail(submission.email);
+          if (email === "") errors.email = "required";
+          else if (email.length > PROFILE_LIMITS.email || !EMAIL_PATTERN.test(email)) errors.email = "invalid";
+        }
+
+        if (submission.mobile !== undefined) {
+          const mobile = submission.mobile.trim().replace(/\s+/g, " ");
+          if (mobile !== "" && (mobile.length > PROFILE_LIMITS.mobile || !MOBILE_PATTERN.test(mobile))) errors.mobile = "invalid";
+          else if ((mobile || null) !== current.mobile) {
+            set.mobile = mobile || null;
+            changed.push("mobile");
+          }
+        }
+
+        // The profession: set once (first access, or here while still empty), never changed.
+        const settingProfession = current.professionId === null;
+        const profession = await professionById(tx, settingProfession ? submission.professionId : current.professionId);
+        if (settingProfession && !profession) errors.professionId = submission.professionId ? "unknown" : "required";
+
+        if (profession) {
+          const pick = (submitted: string | undefined, stored: string | null) =>
+            submitted === undefined ? stored : orNull(submitted.trim().toLowerCase());
+          const submittedInterests = submission.interestIds === undefined ? null : unique(submission.interestIds);
+          const interestsEdited = submittedInterests !== null && !sameSet(submittedInterests, currentInterests);
+          const branch = await checkBranch(
+            tx,
+            profession.code,
+            {
+              universityId: pick(submission.universityId, current.universityId),
+              degreeCourseId: pick(submission.degreeCourseId, current.degreeCourseId),
+              subjectId: pick(submission.subjectId, current.subjectId),
+              // Unedited interests are left alone (and not re-checked).
+              interestIds:
+                interestsEdited || (settingProfession && profession.code === "other") ? (submittedInterests ?? []) : null,
+            },
+            errors,
+            { firstAccess: false },
+          );
+          if (settingProfession) {
+            set.professionId = profession.id;
+            changed.push("professionId");
+          }
+          for (const field of ["universityId", "degreeCourseId", "subjectId"] as const) {
+            if (branch[field] !== current[field] && (settingProfession || branch[field] !== null)) {
+              set[field] = branch[field];
               changed.push(field);
             }
           }
-
-          if (submission.email !== undefined) {
-            const email = normalizeEmail(submission.email);
-            if (email === "") errors.email = "required";
-            else if (email.length > PROFILE_LIMITS.email || !EMAIL_PATTERN.test(email)) errors.email = "invalid";
-            else if (email !== current.email) {
-              const [other] = await tx
-                .select({ id: users.id })
-                .from(users)
-                // Every write stores e-mails lower-cased, so equality is case-insensitive (and uses the index).
-                .where(and(eq(users.email, email), ne(users.id, userId)));
-              if (other) errors.email = "taken";
-              else {
-                set.email = email;
-                changed.push("email");
-              }
-            }
-          }
-
-          if (submission.mobile !== undefined) {
-            const mobile = submission.mobile.trim().replace(/\s+/g, " ");
-            if (mobile !== "" && (mobile.length > PROFILE_LIMITS.mobile || !MOBILE_PATTERN.test(mobile)))
-              errors.mobile = "invalid";
-            else if ((mobile || null) !== current.mobile) {
-              set.mobile = mobile || null;
-              changed.push("mobile");
-            }
-          }
-
-          // The profession: set once (first access, or here while still empty), never changed.
-          const settingProfession = current.professionId === null;
-          const profession = await professionById(tx, settingProfession ? submission.professionId : current.professionId);
-          if (settingProfession && !profession) errors.professionId = submission.professionId ? "unknown" : "required";
-
-          if (profession) {
-            const pick = (submitted: string | undefined, stored: string | null) =>
-              submitted === undefined ? stored : orNull(submitted.trim().toLowerCase());
-            const submittedInterests = submission.interestIds === undefined ? null : unique(submission.interestIds);
-            const interestsEdited = submittedInterests !== null && !sameSet(submittedInterests, currentInterests);
-            const branch = await checkBranch(
-              tx,
-              profession.code,
-              {
-                universityId: pick(submission.universityId, current.universityId),
-                degreeCourseId: pick(submission.degreeCourseId, current.degreeCourseId),
-                subjectId: pick(submission.subjectId, current.subjectId),
-                // Unedited interests are left alone (and not re-checked).
-                interestIds:
-                  interestsEdited || (settingProfession && profession.code === "other") ? (submittedInterests ?? []) : null,
-              },
-              errors,
-              { firstAccess: false },
-            );
-            if (settingProfession) {
-              set.professionId = profession.id;
-              changed.push("professionId");
-            }
-            for (const field of ["universityId", "degreeCourseId", "subjectId"] as const) {
-              if (branch[field] !== current[field] && (settingProfession || branch[field] !== null)) {
-                set[field] = branch[field];
-                changed.push(field);
-              }
-            }
-            if (branch.interestIds && !sameSet(branch.interestIds, currentInterests)) changed.push("interestIds");
-            if (Object.keys(errors).length > 0) return { ok: false, reason: "invalid", errors };
-            if (branch.interestIds && changed.includes("interestIds")) await replaceInterests(tx, userId, branch.interestIds);
-          }
+          if (branch.interestIds && !sameSet(branch.interestIds, currentInterests)) changed.push("interestIds");
           if (Object.keys(errors).length > 0) return { ok: false, reason: "invalid", errors };
+          if (branch.interestIds && changed.includes("interestIds")) await replaceInterests(tx, userId, branch.interestIds);
+        }
+        if (Object.keys(errors).length > 0) return { ok: false, reason: "invalid", errors };
 
-          if (Object.keys(set).length > 0) {
-            await tx
-              .update(users)
-              .set({ ...set, updatedAt: now() })
-              .where(eq(users.id, userId));
-          }
-          return { ok: true, changed };
-        });
-      } catch (error) {
-        // Two accounts taking the same new address at once: the unique index decides.
-        if (isUniqueViolation(error)) return { ok: false, reason: "invalid", errors: { email: "taken" } };
-        throw error;
-      }
+        if (Object.keys(set).length > 0) {
+          await tx
+            .update(users)
+            .set({ ...set, updatedAt: now() })
+            .where(eq(users.id, userId));
+        }
+        return { ok: true, changed };
+      });
     },
 
     /** The marketing consent (accept_customize is not the customer's to change here). */
@@ -402,7 +413,8 @@ export function createProfiles(db: Database, now: () => Date = () => new Date())
     /**
      * Deletes the account, in one transaction: the personal data are erased (the row stays,
      * anonymous, so orders and payments remain attached for the accounts), the status becomes
-     * `deleted`, the portal sessions and password links end and the audit log records it. The
+     * `deleted`, the portal sessions and password links end, every other trace of the address
+     * goes (`eraseAddressTraces`) and the audit log records the deletion. The
      * e-mail is free again at once. The identity provider's sessions and grants are the
      * caller's to revoke after this returns (`identity.revokeAccount`).
      */
@@ -413,6 +425,12 @@ export function createProfiles(db: Database, now: () => Date = () => new Date())
       if (!isUuid(userId)) return { ok: false, reason: "not_found" };
       return db.transaction(async (tx) => {
         const at = now();
+        const [before] = await tx
+          .select({ email: users.email })
+          .from(users)
+          .where(and(eq(users.id, userId), eq(users.status, "active")))
+          .for("update");
+        if (!before) return { ok: false, reason: "not_found" } as const;
         const [deleted] = await tx
           .update(users)
           .set({
@@ -438,7 +456,8 @@ export function createProfiles(db: Database, now: () => Date = () => new Date())
         await tx.delete(userInterests).where(eq(userInterests.userId, userId));
         await tx.delete(sessions).where(eq(sessions.userId, userId));
         await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId));
-        await createAuditLog(tx).record("account_deleted", { userId, ip });
+        await eraseAddressTraces(tx, userId, before.email);
+        await createAuditLog(tx, now).record("account_deleted", { userId, ip });
         return { ok: true } as const;
       });
     },

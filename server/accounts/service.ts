@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { users } from "../db/schema.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 export type User = typeof users.$inferSelect;
@@ -20,7 +21,12 @@ export type CredentialsResult =
   /** Imported from the old shop: has to set a password through an e-mailed link first. */
   | { ok: false; reason: "migrated"; user: User };
 
-export function createAccountsService(db: Database) {
+export function createAccountsService(db: Database, now: Clock = systemClock) {
+  const createdNow = () => {
+    const at = now();
+    return { createdAt: at, updatedAt: at };
+  };
+
   async function findActiveByEmail(email: string): Promise<User | null> {
     const [user] = await db
       .select()
@@ -52,6 +58,7 @@ export function createAccountsService(db: Database) {
             passwordHash,
             firstname: input.firstname.trim(),
             lastname: input.lastname.trim(),
+            ...createdNow(),
           })
           .returning();
         return { ok: true, user: user! };
@@ -69,7 +76,12 @@ export function createAccountsService(db: Database) {
       try {
         const [user] = await db
           .insert(users)
-          .values({ email: normalizeEmail(input.email), firstname: input.firstname.trim(), lastname: input.lastname.trim() })
+          .values({
+            email: normalizeEmail(input.email),
+            firstname: input.firstname.trim(),
+            lastname: input.lastname.trim(),
+            ...createdNow(),
+          })
           .returning();
         return user!;
       } catch (error) {

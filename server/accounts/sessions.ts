@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import { sessions, users } from "../db/schema.ts";
 
 /** A session unused this long ends (a week without visits). */
@@ -25,15 +26,18 @@ export type Session = typeof sessions.$inferSelect;
 
 const hashId = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");
 
-export function createSessionStore(db: Database, now: () => Date = () => new Date()) {
+export function createSessionStore(db: Database, now: Clock = systemClock) {
   return {
     /** A new session (and a new id: sign-in never reuses an id the browser had before). */
     async create(userId: string, tokens: ProviderTokens): Promise<string> {
       const rawId = randomBytes(32).toString("base64url");
+      const at = now();
       await db.insert(sessions).values({
         idHash: hashId(rawId),
         userId,
-        expiresAt: new Date(now().getTime() + SESSION_ABSOLUTE_TIMEOUT_MS),
+        createdAt: at,
+        lastSeenAt: at,
+        expiresAt: new Date(at.getTime() + SESSION_ABSOLUTE_TIMEOUT_MS),
         ...tokens,
       });
       return rawId;

@@ -4,6 +4,7 @@
 import { desc, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { AUDIT_EVENTS, auditLog, type AuditEvent } from "../db/schema.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 
 export type AuditDetails = {
   /** The account concerned, when there is one (it must exist: the column references users). */
@@ -39,7 +40,7 @@ function bounded(value: string | null | undefined, max: number): string | null {
  * Takes any Drizzle database or transaction: to record an event in the same transaction as
  * the change it describes, create one over the transaction (`createAuditLog(tx)`).
  */
-export function createAuditLog(db: Database) {
+export function createAuditLog(db: Database, now: Clock = systemClock) {
   return {
     async record(event: AuditEvent, { userId, subject, ip }: AuditDetails = {}): Promise<void> {
       if (!AUDIT_EVENTS.includes(event)) throw new Error(`Unknown audit event: ${String(event)}`);
@@ -48,6 +49,7 @@ export function createAuditLog(db: Database) {
         userId: userId ?? null,
         subject: bounded(subject?.toLowerCase(), MAX_SUBJECT),
         ip: bounded(ip, MAX_IP),
+        createdAt: now(),
       });
     },
 

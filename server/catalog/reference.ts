@@ -9,7 +9,7 @@ import { createTtlCache } from "../lib/ttl-cache.ts";
 import { isUuid } from "../lib/uuid.ts";
 
 /** The professions that shape the profile: each has its own first-access branch (spec §2). */
-export const PROFESSION_CODES = ["student", "professor", "other"] as const;
+const PROFESSION_CODES = ["student", "professor", "other"] as const;
 export type ProfessionCode = (typeof PROFESSION_CODES)[number];
 
 /** The catch-all interest, never offered at first access (spec §3). */

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { productTypes, products } from "../db/schema.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
+import { etagOf, renderCoverSvg } from "../media/cover-svg.ts";
 
 export type CoverInfo = {
   name: string;
@@ -42,8 +43,8 @@ export function createCatalogService(db: Database) {
     /** A product by its business code, e.g. `abbonamentoedu`, as public pages show it. */
     getOfferByCode: (code: string) => offers.get(code, () => loadProductByCode(code)),
 
-    /** What a generated cover shows, looked up by the product's cover key. */
-    async getCoverInfo(cover: string): Promise<CoverInfo | null> {
+    /** The generated cover of the product with this cover key, as SVG with its ETag; null when unknown. */
+    async cover(cover: string): Promise<{ svg: string; etag: string } | null> {
       const [row] = await db
         .select({
           name: products.name,
@@ -56,9 +57,9 @@ export function createCatalogService(db: Database) {
         .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
         .where(eq(products.cover, cover))
         .limit(1);
-      return row ?? null;
+      if (!row) return null;
+      const svg = renderCoverSvg(row satisfies CoverInfo);
+      return { svg, etag: etagOf(svg) };
     },
   };
 }
-
-export type CatalogService = ReturnType<typeof createCatalogService>;

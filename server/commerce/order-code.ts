@@ -5,7 +5,7 @@ import { randomInt } from "node:crypto";
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** `NX` + yymmdd (UTC) + `-` + 6 random characters (30 bits), e.g. NX261122-7K3M9Q. */
-export function newOrderCode(now: Date = new Date()): string {
+export function newOrderCode(now: Date): string {
   const date = now.toISOString().slice(2, 10).replaceAll("-", "");
   let suffix = "";
   for (let i = 0; i < 6; i++) suffix += ALPHABET[randomInt(ALPHABET.length)];

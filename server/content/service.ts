@@ -32,7 +32,7 @@ export type LandingPage = Omit<typeof landingPages.$inferSelect, "id"> & {
   cards: Record<LandingCardKind, LandingCard[]>;
 };
 
-export type FaqEntry = { id: string; question: string; answer: string };
+type FaqEntry = { id: string; question: string; answer: string };
 export type FaqSection = { title: string; entries: FaqEntry[] };
 
 /**
@@ -116,5 +116,3 @@ export function createContentService(db: Database) {
     invalidate: () => cache.clear(),
   };
 }
-
-export type ContentService = ReturnType<typeof createContentService>;

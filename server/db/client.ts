@@ -12,7 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import * as schema from "./schema.ts";
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
 export type DatabaseHandle = {
@@ -40,7 +40,7 @@ export type OpenDatabaseOptions =
   /** `dataDir` undefined keeps the PGlite database in memory (tests). */
   | { url?: undefined; dataDir: string | undefined; logger?: DrizzleLogger };
 
-export const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;
+const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;
 
 /** Arbitrary constant shared by every instance: the key of the start-up advisory lock. */
 const STARTUP_LOCK_KEY = 7_402_118_311;

@@ -320,6 +320,26 @@ export const passwordResetTokens = pgTable(
   (t) => [index("password_reset_tokens_user_idx").on(t.userId)],
 );
 
+/**
+ * Single-use links that confirm a new e-mail address asked for on /profile/: the address changes
+ * only when the link sent to it is opened. Like password links, only the token's SHA-256 is kept.
+ */
+export const emailChangeRequests = pgTable(
+  "email_change_requests",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Lower-cased and trimmed. */
+    newEmail: text("new_email").notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (t) => [index("email_change_requests_user_idx").on(t.userId)],
+);
+
 /** oidc-provider's models (sessions, grants, codes, tokens, interactions...), one table for all. */
 export const oidcPayloads = pgTable(
   "oidc_payloads",
@@ -356,6 +376,11 @@ export const oidcSigningKeys = pgTable("oidc_signing_keys", {
 export const mailOutbox = pgTable("mail_outbox", {
   id: id(),
   to: text("to").notNull(),
+  /**
+   * The account the mail is about, so that deleting the account erases its mails, even those
+   * sent to an address it no longer has. The row of a deleted account stays, so no cascade.
+   */
+  userId: uuid("user_id").references(() => users.id),
   subject: text("subject").notNull(),
   text: text("text").notNull(),
   html: text("html").notNull(),
@@ -373,11 +398,14 @@ export const rateLimits = pgTable("rate_limits", {
 });
 
 export const AUDIT_EVENTS = [
+  "account_registered",
   "sign_in_success",
   "sign_in_failure",
   "password_reset_requested",
   "password_reset",
   "password_changed",
+  "email_change_requested",
+  "email_changed",
   "account_deleted",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];

@@ -8,12 +8,18 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import { pinoHttp } from "pino-http";
 import { RouterContextProvider, type ServerBuild } from "react-router";
 import type { Config } from "../config.ts";
-import { publicSettingsOf, type ContextKeys } from "../../app/context.ts";
+import { basicAuthorization } from "../identity/client-credentials.ts";
+import type { ContextKeys } from "../../shared/context.ts";
+import { publicSettingsOf } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
+import { limitRequestBodies } from "./body-limit.ts";
 import { renderErrorPage } from "./error-page.ts";
+import { redactingSerializers } from "./log-redaction.ts";
+import { noStoreForSessions } from "./no-store.ts";
 import { sameOriginPosts } from "./same-origin.ts";
 import { securityHeaders } from "./security-headers.ts";
+import { limitTokenRequests } from "./token-rate-limit.ts";
 
 export type HttpAppOptions = {
   config: Config;
@@ -29,7 +35,7 @@ export type HttpAppOptions = {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** The context keys the app build exports from its server entry (see app/context.ts). */
+/** The context keys the app build exports from its server entry (see shared/context.ts). */
 async function contextKeysOf(build: HttpAppOptions["build"]): Promise<ContextKeys> {
   const loaded = typeof build === "function" ? await build() : build;
   return loaded.entry.module as unknown as ContextKeys;
@@ -55,6 +61,8 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
         if (res.statusCode >= 400) return "warn";
         return "info";
       },
+      // No code, token or e-mail address of the identity routes' URLs in the log.
+      serializers: redactingSerializers,
       // Health probes would drown everything else.
       autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" },
     }),
@@ -65,6 +73,8 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
     next();
   });
   app.use(securityHeaders(config));
+  // Before anything reads a body, the identity provider's routes included.
+  app.use(limitRequestBodies());
   app.use(compression());
 
   app.get("/healthz", (_req, res) => {
@@ -81,6 +91,13 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
     }
   });
 
+  app.post(
+    "/oidc/token",
+    limitTokenRequests({
+      rateLimits: services.rateLimits,
+      portalAuthorization: basicAuthorization(config.oidc.clientId, config.secrets.oidcClient),
+    }),
+  );
   // The identity provider parses its own request bodies and renders its own pages.
   app.use("/oidc", services.identity.provider.callback());
 
@@ -91,6 +108,9 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
     app.use("/assets", express.static(path.join(clientDir, "assets"), { immutable: true, maxAge: "1y", index: false }));
     app.use(express.static(clientDir, { maxAge: "1h", index: false }));
   }
+
+  // The portal's pages and data, not static files (a signed-in browser sends its cookie for those too).
+  app.use(noStoreForSessions(services.auth.sessionCookieName));
 
   const settings = publicSettingsOf(config);
   app.all(

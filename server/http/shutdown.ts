@@ -4,7 +4,7 @@ import type { Express } from "express";
 import type { Logger } from "../logger.ts";
 
 /** In-flight requests get this long to finish after SIGTERM before connections are cut. */
-export const SHUTDOWN_GRACE_MS = 10_000;
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Stops accepting connections, lets requests in flight finish, and after `graceMs` cuts the

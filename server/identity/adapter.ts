@@ -1,12 +1,13 @@
 // oidc-provider's storage in PostgreSQL: one table for every model (sessions, interactions,
 // grants, authorization codes, access and refresh tokens).
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import type { Database } from "../db/client.ts";
 import { oidcPayloads } from "../db/schema.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 
-export function createAdapterClass(db: Database) {
-  const notExpired = or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`));
+export function createAdapterClass(db: Database, now: Clock = systemClock) {
+  const notExpired = () => or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, now()));
 
   return class PostgresAdapter implements Adapter {
     readonly type: string;
@@ -23,7 +24,7 @@ export function createAdapterClass(db: Database) {
         grantId: payload.grantId ?? null,
         userCode: payload.userCode ?? null,
         uid: payload.uid ?? null,
-        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+        expiresAt: expiresIn ? new Date(now().getTime() + expiresIn * 1000) : null,
       };
       await db
         .insert(oidcPayloads)
@@ -38,7 +39,7 @@ export function createAdapterClass(db: Database) {
       const [row] = await db
         .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
         .from(oidcPayloads)
-        .where(and(eq(oidcPayloads.type, this.type), condition, notExpired))
+        .where(and(eq(oidcPayloads.type, this.type), condition, notExpired()))
         .limit(1);
       if (!row) return undefined;
       const payload = row.payload as AdapterPayload;
@@ -64,7 +65,7 @@ export function createAdapterClass(db: Database) {
     async consume(id: string): Promise<void> {
       const consumed = await db
         .update(oidcPayloads)
-        .set({ consumedAt: sql`now()` })
+        .set({ consumedAt: now() })
         .where(and(eq(oidcPayloads.type, this.type), eq(oidcPayloads.id, id), isNull(oidcPayloads.consumedAt)))
         .returning({ id: oidcPayloads.id });
       if (consumed.length === 0) throw new errors.InvalidGrant("grant request is invalid");

@@ -9,9 +9,10 @@ import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import { escapeMarkup } from "../lib/escape.ts";
 import { createAdapterClass } from "./adapter.ts";
+import type { Clock } from "../lib/clock.ts";
 
 /** Lifetimes in seconds. The portal refreshes access tokens; sessions outlive them. */
-export const OIDC_TTL = {
+const OIDC_TTL = {
   AccessToken: 10 * 60,
   AuthorizationCode: 60,
   IdToken: 10 * 60,
@@ -24,13 +25,15 @@ export const OIDC_TTL = {
 export const PORTAL_SCOPES = ["openid", "email", "profile", "offline_access"];
 
 /** Where the provider sends the browser for the login interaction. */
-export const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
+const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
 
 export type IdentityProviderOptions = {
   config: Pick<Config, "publicOrigin" | "isHttps" | "trustProxy" | "oidc" | "secrets">;
   db: Database;
   accounts: Pick<AccountsService, "findActiveById">;
   signingKeys: JWK[];
+  /** The clock of the adapter's expiry and consumption times. */
+  now?: Clock;
 };
 
 /** The CSP nonce the Express host gave this response (see server/http/app.ts). */
@@ -42,28 +45,26 @@ function requestLogger(ctx: KoaContextWithOIDC): Logger | undefined {
   return (ctx.req as IncomingMessage & { log?: Logger }).log;
 }
 
-function page(ctx: KoaContextWithOIDC, title: string, body: string, script = "") {
+function page(ctx: KoaContextWithOIDC, title: string, body: string) {
   const nonce = escapeMarkup(nonceOf(ctx));
   return `<!doctype html>
 <html lang="it"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · Novalex Editore</title>
 <style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1c2430}
-h1{color:#0b2545}button{font:inherit;font-weight:600;padding:.6rem 1.2rem;border-radius:.4rem;border:0;background:#a4243b;color:#fff;cursor:pointer}
-button.secondary{background:#fff;color:#0b2545;border:1px solid #0b2545}a{color:#a4243b}</style></head>
-<body><main>${body}</main>${script ? `<script nonce="${nonce}">${script}</script>` : ""}</body></html>`;
+h1{color:#0b2545}a{color:#a4243b}</style></head>
+<body><main>${body}</main></body></html>`;
 }
 
-export function createIdentityProvider({ config, db, accounts, signingKeys }: IdentityProviderOptions): Provider {
+export function createIdentityProvider({ config, db, accounts, signingKeys, now }: IdentityProviderOptions): Provider {
   const clientId = config.oidc.clientId;
   const configuration: Configuration = {
-    adapter: createAdapterClass(db),
+    adapter: createAdapterClass(db, now),
     clients: [
       {
         client_id: clientId,
         client_secret: config.secrets.oidcClient,
         client_name: "Portale clienti",
         redirect_uris: [`${config.publicOrigin}/oauthcb`],
-        post_logout_redirect_uris: [`${config.publicOrigin}/logout/`],
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_basic",
@@ -112,27 +113,9 @@ export function createIdentityProvider({ config, db, accounts, signingKeys }: Id
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: {
-        enabled: true,
-        async logoutSource(ctx, form) {
-          ctx.body = page(
-            ctx,
-            "Disconnessione",
-            `<h1>Disconnessione utente</h1><p>Vuoi uscire dal tuo account?</p>${form}
-<p><button autofocus type="submit" form="op.logoutForm" value="yes" name="logout" id="logout-yes">Esci</button>
-<button class="secondary" type="submit" form="op.logoutForm">Annulla</button></p>`,
-            // The portal already asked for confirmation; with JavaScript this page passes by itself.
-            `document.getElementById("logout-yes").click();`,
-          );
-        },
-        async postLogoutSuccessSource(ctx) {
-          ctx.body = page(
-            ctx,
-            "Disconnessione",
-            `<h1>Sei uscito dal tuo account</h1><p><a href="/login/">Accedi di nuovo</a></p>`,
-          );
-        },
-      },
+      // The portal signs out by ending the provider's session directly (identity service,
+      // endSessionOfRefreshToken): no logout page, and no ID token in a URL.
+      rpInitiatedLogout: { enabled: false },
     },
     async renderError(ctx, _out, error) {
       ctx.type = "html";

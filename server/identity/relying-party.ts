@@ -11,7 +11,9 @@ import type { AccountsService } from "../accounts/service.ts";
 import type { ProviderTokens, SessionStore } from "../accounts/sessions.ts";
 import { SESSION_ABSOLUTE_TIMEOUT_MS } from "../accounts/sessions.ts";
 import type { Config } from "../config.ts";
-import { safeRedirectTarget } from "../lib/safe-redirect.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
+import { formEncoded } from "./client-credentials.ts";
 import { PORTAL_SCOPES } from "./provider.ts";
 
 type RpConfig = Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets">;
@@ -20,16 +22,24 @@ export class SignInError extends Error {
   override name = "SignInError";
 }
 
-type Discovery = { jwks_uri: string; end_session_endpoint: string };
+/** Sign-ins a browser may have under way at once (one state cookie each); older ones are dropped. */
+export const MAX_PENDING_SIGN_INS = 3;
+
+type Discovery = { jwks_uri: string; authorization_response_iss_parameter_supported?: boolean };
 
 export function createRelyingParty({
   config,
   sessions,
   accounts,
+  endProviderSession,
+  now = systemClock,
 }: {
   config: RpConfig;
   sessions: SessionStore;
   accounts: AccountsService;
+  /** Ends the identity provider's session and grant behind a portal session's refresh token. */
+  endProviderSession: (refreshToken: string) => Promise<void>;
+  now?: Clock;
 }) {
   const prefix = config.isHttps ? "__Host-" : "";
   const cookieDefaults = { path: "/", httpOnly: true as const, sameSite: "lax" as const, secure: config.isHttps };
@@ -48,6 +58,8 @@ export function createRelyingParty({
     loginHint: string | null = null;
     protected override authorizationParams(params: URLSearchParams): URLSearchParams {
       const result = new URLSearchParams(params);
+      // The strategy's client holds the form-encoded id (see below); the URL names the id itself.
+      result.set("client_id", config.oidc.clientId);
       result.set("nonce", nonceFor(params.get("state") ?? ""));
       return result;
     }
@@ -75,8 +87,10 @@ export function createRelyingParty({
       const strategy = await PortalStrategy.discover<TokenSet, PortalStrategy>(
         config.oidc.issuer,
         {
-          clientId: config.oidc.clientId,
-          clientSecret: config.secrets.oidcClient,
+          // The library builds the HTTP Basic header of the token requests (code and refresh) from
+          // these as they are: they go in form-encoded (see client-credentials.ts).
+          clientId: formEncoded(config.oidc.clientId),
+          clientSecret: formEncoded(config.secrets.oidcClient),
           redirectURI: `${config.publicOrigin}/oauthcb`,
           scopes: PORTAL_SCOPES,
           cookie: {
@@ -122,13 +136,17 @@ export function createRelyingParty({
     return discovered;
   }
 
-  /** Clears every leftover state cookie of the sign-in (one per attempt). */
-  function clearStateCookies(request: Request, headers: Headers) {
-    for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-      const name = part.split("=")[0]?.trim();
-      if (name?.startsWith(stateCookieName)) {
-        headers.append("Set-Cookie", `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${config.isHttps ? "; Secure" : ""}`);
-      }
+  /**
+   * Expires the state cookies of earlier sign-ins (the library sets one per attempt), all but the
+   * `keep` newest. Browsers send cookies of the same path oldest first (RFC 6265 §5.4).
+   */
+  function clearStateCookies(request: Request, headers: Headers, keep = 0) {
+    const names = (request.headers.get("cookie") ?? "")
+      .split(";")
+      .map((part) => part.split("=")[0]!.trim())
+      .filter((name) => name.startsWith(stateCookieName));
+    for (const name of names.slice(0, Math.max(0, names.length - keep))) {
+      headers.append("Set-Cookie", `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${config.isHttps ? "; Secure" : ""}`);
     }
   }
 
@@ -149,6 +167,9 @@ export function createRelyingParty({
       } catch (response) {
         if (!(response instanceof Response)) throw response;
         response.headers.append("Set-Cookie", await returnToCookie.serialize(safeRedirectTarget(returnTo)));
+        // A sign-in started in a few tabs can finish in each, but every visit to /login/ adds a
+        // cookie: unbounded, they would outgrow the request headers the server accepts.
+        clearStateCookies(request, response.headers, MAX_PENDING_SIGN_INS - 1);
         // The provider is outside the single-page app: the browser must load it as a document.
         response.headers.set("X-Remix-Reload-Document", "true");
         throw response;
@@ -156,9 +177,23 @@ export function createRelyingParty({
       throw new SignInError("the sign-in did not redirect");
     },
 
+    /**
+     * Where the sign-in under way in this browser will lead (the `redirect` of /login/), or
+     * null when none is: the login screen hands it on to registration.
+     */
+    async pendingReturnTo(request: Request): Promise<string | null> {
+      const value: unknown = await returnToCookie.parse(request.headers.get("cookie"));
+      return typeof value === "string" && value !== "" ? safeRedirectTarget(value) : null;
+    },
+
     /** Completes the sign-in at /oauthcb: a new session (new id) and where to go next. */
     async finishSignIn(request: Request): Promise<{ returnTo: string; headers: Headers }> {
-      const { authenticator } = await client();
+      const { authenticator, discovery } = await client();
+      // RFC 9207: the response names its issuer, so one from another provider (a mix-up attack)
+      // is refused, like a bad state, before its code is exchanged anywhere.
+      const iss = new URL(request.url).searchParams.get("iss");
+      if (iss === null ? discovery.authorization_response_iss_parameter_supported === true : iss !== config.oidc.issuer)
+        throw new SignInError("the authorization response is not from our issuer");
       const { user, tokens } = await authenticator.authenticate("portal", request);
       // A session id from before the sign-in is never reused.
       const previous = await readSessionId(request);
@@ -181,7 +216,7 @@ export function createRelyingParty({
       if (!rawId) return null;
       const session = await sessions.find(rawId);
       if (!session) return null;
-      if (!session.accessTokenExpiresAt || session.accessTokenExpiresAt <= new Date()) {
+      if (!session.accessTokenExpiresAt || session.accessTokenExpiresAt <= now()) {
         const { strategy } = await client();
         const renewed = await sessions.refreshTokens(session.idHash, async (refreshToken) => {
           const tokens = await strategy.refreshToken(refreshToken);
@@ -202,20 +237,22 @@ export function createRelyingParty({
      * Ends the portal session and sends the browser to the provider's end-session endpoint,
      * which ends the provider session and comes back to /logout/ with the way back in `state`.
      */
+    /**
+     * Signs out in one step: the portal session and the provider's session behind it end here,
+     * so the next visit to a private page asks for the password again (a shared computer stays
+     * signed out). The browser goes on to the login screen, which returns to `returnTo`.
+     */
     async signOut(request: Request, returnTo: string): Promise<Response> {
       const rawId = await readSessionId(request);
       const session = rawId ? await sessions.destroy(rawId) : null;
+      if (session?.refreshToken) await endProviderSession(session.refreshToken);
       const headers = new Headers();
       headers.append("Set-Cookie", await sessionCookie.serialize("", { maxAge: 0 }));
-      const { discovery } = await client();
-      const endSession = new URL(discovery.end_session_endpoint);
-      endSession.searchParams.set("client_id", config.oidc.clientId);
-      if (session?.idToken) endSession.searchParams.set("id_token_hint", session.idToken);
-      endSession.searchParams.set("post_logout_redirect_uri", `${config.publicOrigin}/logout/`);
-      // The provider only returns to registered addresses; the way back travels in the state.
-      endSession.searchParams.set("state", safeRedirectTarget(returnTo));
-      return redirect(endSession.toString(), { headers });
+      return redirect(`/login/?${new URLSearchParams({ redirect: safeRedirectTarget(returnTo) })}`, { headers });
     },
+
+    /** The name of the session cookie: a browser that sends it is (or was) signed in. */
+    sessionCookieName: sessionCookie.name,
 
     /** The Set-Cookie header that forgets this browser's session (after the account is deleted). */
     clearSessionCookie: () => sessionCookie.serialize("", { maxAge: 0 }),
@@ -224,5 +261,3 @@ export function createRelyingParty({
     endOtherSessions: (userId: string, keep?: string) => sessions.destroyAllForUser(userId, keep),
   };
 }
-
-export type RelyingParty = ReturnType<typeof createRelyingParty>;

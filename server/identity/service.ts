@@ -52,11 +52,26 @@ export function createIdentityService(provider: Provider, db: Database) {
       return provider.interactionResult(req, res, { login: { accountId, remember: true } }, { mergeWithLastSubmission: false });
     },
 
+    /**
+     * Sign-out: ends the provider's side of one portal session at once — the grant behind its
+     * refresh token, every code and token of that grant, and the provider session (this
+     * browser's) that holds it. The portal and its provider share a process and a database, so
+     * no round trip through the provider's logout page is needed, and no token travels in a URL.
+     */
+    async endSessionOfRefreshToken(refreshToken: string): Promise<void> {
+      const grant = sql`(select ${oidcPayloads.grantId} from ${oidcPayloads} where ${oidcPayloads.type} = 'RefreshToken' and ${oidcPayloads.id} = ${refreshToken})`;
+      await db.delete(oidcPayloads).where(sql`
+        ${oidcPayloads.grantId} = ${grant}
+        or (${oidcPayloads.type} = 'Grant' and ${oidcPayloads.id} = ${grant})
+        or (${oidcPayloads.type} = 'Session' and exists (
+          select 1 from jsonb_each(coalesce(${oidcPayloads.payload} -> 'authorizations', '{}'::jsonb)) as authorization_entry
+          where authorization_entry.value ->> 'grantId' = ${grant}
+        ))`);
+    },
+
     /** Ends every provider session, grant and token of an account (password reset, deletion). */
     async revokeAccount(accountId: string): Promise<void> {
       await db.delete(oidcPayloads).where(sql`${oidcPayloads.payload} ->> 'accountId' = ${accountId}`);
     },
   };
 }
-
-export type IdentityService = ReturnType<typeof createIdentityService>;

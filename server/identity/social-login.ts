@@ -8,12 +8,12 @@ import type { AccountsService } from "../accounts/service.ts";
 import type { Config } from "../config.ts";
 
 /** The redirect URI registered at the upstream provider. */
-export const SOCIAL_CALLBACK_PATH = "/accedi/social/callback";
+const SOCIAL_CALLBACK_PATH = "/accedi/social/callback";
 
 type Upstream = { authorization_endpoint: string; token_endpoint: string; jwks_uri: string; issuer: string };
 type PendingLogin = { uid: string; state: string; verifier: string; nonce: string };
 
-export class SocialLoginError extends Error {
+class SocialLoginError extends Error {
   override name = "SocialLoginError";
 }
 
@@ -150,5 +150,3 @@ export function createSocialLogin({
     },
   };
 }
-
-export type SocialLogin = ReturnType<typeof createSocialLogin>;

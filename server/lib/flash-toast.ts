@@ -2,7 +2,7 @@
 // page shows it (with or without JavaScript) and clears the cookie.
 import { createCookie } from "react-router";
 
-export type ToastType = "success" | "info" | "error" | "warning";
+type ToastType = "success" | "info" | "error" | "warning";
 export type Toast = { type: ToastType; title: string; message?: string; link?: { href: string; label: string } };
 
 function isToast(value: unknown): value is Toast {
@@ -31,5 +31,3 @@ export function createFlashToasts({ secret, secure }: { secret: string; secure: 
     clear: () => cookie.serialize("", { maxAge: 0 }),
   };
 }
-
-export type FlashToasts = ReturnType<typeof createFlashToasts>;

@@ -18,7 +18,7 @@ import {
 import { createRateLimits, RATE_LIMIT_POLICIES, type RateLimits } from "../security/rate-limits.ts";
 import { createActivation, type Activation } from "./activation.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "./constants.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { eduActiveUntil } from "./entitlements.ts";
 
 const KEY = "test-activation-code-key-long-enough-0123456789";

@@ -16,11 +16,13 @@ import {
 } from "../db/schema.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
-import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "./constants.ts";
+import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";
 import { extendEdu, grantEntitlement, lockCustomer } from "./entitlements.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 
-export type ActivationOptions = { db: Database; codeKey: string; rateLimits: RateLimits };
+export type ActivationOptions = { db: Database; codeKey: string; rateLimits: RateLimits; now?: Clock };
 
+/** `now` defaults to the service's clock; a caller that already holds the request's time passes it. */
 type Attempt = { userId: string; ip: string | undefined; code: string; now?: Date };
 
 export type ActivationResult =
@@ -41,7 +43,7 @@ export type NewBatch = {
 };
 
 /** Most codes one batch may have: a print run, not a bulk export. */
-export const MAX_BATCH_SIZE = 100_000;
+const MAX_BATCH_SIZE = 100_000;
 /** Codes per INSERT when a batch is stored (well under PostgreSQL's 65,535 parameters). */
 const INSERT_CHUNK = 1_000;
 
@@ -102,7 +104,7 @@ class AlreadyRedeemed extends Error {}
 const INVALID = { ok: false, reason: "invalid" } as const;
 const ALREADY_REDEEMED = { ok: false, reason: "already_redeemed" } as const;
 
-export function createActivation({ db, codeKey, rateLimits }: ActivationOptions) {
+export function createActivation({ db, codeKey, rateLimits, now: clock = systemClock }: ActivationOptions) {
   if (codeKey.length === 0) throw new Error("The activation code key is empty");
 
   /** The code's stored hash, or null when the input cannot be a code (no lookup is then made). */
@@ -155,14 +157,18 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
         if (redeemed.length === 0) throw new AlreadyRedeemed();
 
         const expiresAt = addMonths(now, ACTIVATION_ACCESS_MONTHS);
-        await grantEntitlement(tx, {
-          userId,
-          productId: found.productId,
-          source: "activation_code",
-          startsAt: now,
-          expiresAt,
-          orderId: order.id,
-        });
+        await grantEntitlement(
+          tx,
+          {
+            userId,
+            productId: found.productId,
+            source: "activation_code",
+            startsAt: now,
+            expiresAt,
+            orderId: order.id,
+          },
+          now,
+        );
         if (found.kind === "ebook_edu") await extendEdu(tx, { userId, orderId: order.id, now, months: EDU_MONTHS });
 
         return {
@@ -186,7 +192,7 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
      * exists, its batch is open, a use is left), or has already activated it. Reads only,
      * apart from counting a failed guess.
      */
-    async verify({ userId, ip, code, now = new Date() }: Attempt): Promise<"valid" | "invalid" | "already_redeemed"> {
+    async verify({ userId, ip, code, now = clock() }: Attempt): Promise<"valid" | "invalid" | "already_redeemed"> {
       // Input that cannot be a code (a code half typed while the modal checks as the user
       // types) is invalid without a lookup, and is no guess: it costs nothing.
       const codeHash = hashOf(code);
@@ -207,7 +213,7 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
      * `already_redeemed` when this customer has activated the code before; `invalid` for
      * everything else, a code used up by others included.
      */
-    async activate({ userId, ip, code, now = new Date() }: Attempt): Promise<ActivationResult> {
+    async activate({ userId, ip, code, now = clock() }: Attempt): Promise<ActivationResult> {
       const codeHash = hashOf(code);
       if (codeHash === null) return INVALID;
       if (!(await rateLimits.checkActivation({ userId, ip })).ok) return INVALID;
@@ -237,10 +243,11 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
       if (label.trim() === "") throw new Error("A batch needs a label");
       if (validFrom && validUntil && validFrom >= validUntil) throw new Error("validFrom must come before validUntil");
 
+      const batchCreatedAt = clock();
       return db.transaction(async (tx) => {
         const [batch] = await tx
           .insert(activationCodeBatches)
-          .values({ productId, kind, label: label.trim(), maxUses, validFrom, validUntil })
+          .values({ productId, kind, label: label.trim(), maxUses, validFrom, validUntil, createdAt: batchCreatedAt })
           .returning({ id: activationCodeBatches.id });
         const batchId = batch!.id;
         const codes: string[] = [];
@@ -255,7 +262,7 @@ export function createActivation({ db, codeKey, rateLimits }: ActivationOptions)
           // simply not handed out; the loop makes up the number with fresh ones.
           const inserted = await tx
             .insert(activationCodes)
-            .values([...byHash.keys()].map((codeHash) => ({ batchId, codeHash })))
+            .values([...byHash.keys()].map((codeHash) => ({ batchId, codeHash, createdAt: batchCreatedAt })))
             .onConflictDoNothing({ target: activationCodes.codeHash })
             .returning({ codeHash: activationCodes.codeHash });
           for (const row of inserted) codes.push(formatCode(byHash.get(row.codeHash)!));

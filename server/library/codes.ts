@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from "node:crypto";
 /** Crockford's base32: no I, L, O or U, so nothing printed is misread. */
 export const CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /** Characters of a code without its dashes: 16 × 5 bits = 80 bits. */
-export const CODE_LENGTH = 16;
+const CODE_LENGTH = 16;
 const GROUP = 4;
 
 /** Anything longer than this cannot be a code, however it is spaced: refused before any work. */

@@ -15,13 +15,17 @@ import {
   readingSessions,
 } from "../db/schema.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
-import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, NO_CHAPTER_STATUS, SUGGESTION_LIMIT } from "./constants.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../shared/library-constants.ts";
+import type { ReferenceData } from "../catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
-import { buyLink, courseUrl } from "./links.ts";
+import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
+import { buyLink, courseUrl } from "../../shared/links.ts";
+import { firstChapterTitle, readingStatus } from "./reading.ts";
 import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
 
 /** The contact boxes' area code. */
-export const CONTACT_AREA_CODE = "dashboard_contatti";
+const CONTACT_AREA_CODE = "dashboard_contatti";
 
 const LIBRARY_TYPES: readonly LibraryTypeCode[] = ["ebook", "paper_flex", "paper_hard", "corso", "rivista"];
 const BOOK_TYPES: readonly LibraryTypeCode[] = ["ebook", "paper_flex", "paper_hard"];
@@ -32,18 +36,54 @@ export type SuggestionAudience = "students" | "professionals";
 export type Library = {
   /** Owned products, the most recently read first, then the newest. */
   items: LibraryItem[];
-  /** The product read last, for the continue-learning box. */
-  lastRead: LibraryItem | null;
+  /** The last product (spec §2), for the continue-learning box: see lastProductOf. */
+  lastProduct: LibraryItem | null;
   /** End of EDU access (has_edu_upto), or null when the customer never had EDU. */
   eduUntil: Date | null;
+  /** Whether EDU access runs at `now`. */
+  eduActive: boolean;
+  /** The time the library was read at: what is new or expired is judged against it. */
+  now: Date;
 };
 
 export type Suggestions = { books: Suggestion[]; journals: Suggestion[]; courses: Suggestion[] };
 
+export type DashboardPage = Library & {
+  promo: { topRight: PromoBox | null; left: PromoBox | null; numbered: PromoBox[] };
+  contactBoxes: ContactBox[];
+  /** null: the section is not shown to this profession (spec §2, §6). */
+  suggestions: { books: Suggestion[]; journals: Suggestion[] | null; courses: Suggestion[] | null };
+};
+
 /** Boxes change a few times a year; suggestions follow the catalogue. Both may lag a minute. */
 const CACHE_TTL_MS = 60_000;
 
-export function createLibraryDashboard({ db, links }: { db: Database; links: Config["links"] }) {
+/**
+ * The product the customer last turned to: the one read or granted most recently, so a product
+ * just activated is there at once (and a book read since is there again). `items` come most
+ * recently read first, so a tie goes to the product being read.
+ */
+function lastProductOf(items: readonly LibraryItem[], grantedAt: ReadonlyMap<string, Date>): LibraryItem | null {
+  let last: LibraryItem | null = null;
+  let lastAt = -Infinity;
+  for (const item of items) {
+    const at = Math.max(item.reading?.lastReadAt.getTime() ?? -Infinity, grantedAt.get(item.productId)?.getTime() ?? -Infinity);
+    if (at > lastAt) {
+      last = item;
+      lastAt = at;
+    }
+  }
+  return last;
+}
+
+export type DashboardOptions = {
+  db: Database;
+  links: Config["links"];
+  reference: Pick<ReferenceData, "professions">;
+  now?: Clock;
+};
+
+export function createLibraryDashboard({ db, links, reference, now: clock = systemClock }: DashboardOptions) {
   const suggestionCache = createTtlCache<Suggestions>(CACHE_TTL_MS);
   const promoCache = createTtlCache<PromoBox[]>(CACHE_TTL_MS);
   const contactCache = createTtlCache<ContactBox[]>(CACHE_TTL_MS);
@@ -55,7 +95,7 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
   }
 
   /** One statement: each product's longest grant, with its reading session and current chapter. */
-  async function library(userId: string, now: Date = new Date()): Promise<Library> {
+  async function library(userId: string, now: Date = clock()): Promise<Library> {
     const rows = await db
       .selectDistinctOn([entitlements.productId], {
         productId: products.id,
@@ -73,9 +113,11 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
         moodleId: products.moodleId,
         url: products.url,
         expiresAt: entitlements.expiresAt,
+        grantedAt: entitlements.startsAt,
         startedAt: readingSessions.startedAt,
         lastReadAt: readingSessions.lastReadAt,
         chapter: ebookChapters.title,
+        firstChapter: firstChapterTitle(products.id),
       })
       .from(entitlements)
       .innerJoin(products, eq(products.id, entitlements.productId))
@@ -90,12 +132,15 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
 
     let eduUntil: Date | null = null;
     const items: LibraryItem[] = [];
+    const grantedAt = new Map<string, Date>();
     for (const row of rows) {
       if (row.code === EDU_PRODUCT_CODE) {
         eduUntil = row.expiresAt;
         continue;
       }
       if (!(LIBRARY_TYPES as readonly string[]).includes(row.typeCode)) continue;
+      const expired = row.expiresAt !== null && row.expiresAt <= now;
+      grantedAt.set(row.productId, row.grantedAt);
       items.push({
         productId: row.productId,
         name: row.name,
@@ -109,10 +154,14 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
         edition: row.edition,
         pubdate: row.pubdate,
         expiresAt: row.expiresAt,
-        expired: row.expiresAt !== null && row.expiresAt <= now,
+        expired,
         reading:
           row.startedAt && row.lastReadAt
-            ? { startedAt: row.startedAt, lastReadAt: row.lastReadAt, status: row.chapter ?? NO_CHAPTER_STATUS }
+            ? {
+                startedAt: row.startedAt,
+                lastReadAt: row.lastReadAt,
+                status: readingStatus({ expired, currentChapter: row.chapter, firstChapter: row.firstChapter }),
+              }
             : null,
         externalUrl: externalUrlOf(row.typeCode, row.moodleId, row.url),
         buyLink: buyLink(links.shop, row.sku),
@@ -124,8 +173,7 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
         (b.pubdate?.getTime() ?? 0) - (a.pubdate?.getTime() ?? 0) ||
         a.name.localeCompare(b.name, "it"),
     );
-    const lastRead = items[0]?.reading ? items[0] : null;
-    return { items, lastRead, eduUntil };
+    return { items, lastProduct: lastProductOf(items, grantedAt), eduUntil, eduActive: eduUntil !== null && eduUntil > now, now };
   }
 
   /**
@@ -196,39 +244,73 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
     return areaCodes.flatMap((code) => byArea.get(code) ?? []);
   }
 
+  /**
+   * Everything the customer's dashboard shows (spec §2 'Dashboard', §6): their library, and the
+   * suggestions and boxes of their profession (cached: the same for everyone of a profession).
+   */
+  async function page(user: { id: string; professionId: string | null }): Promise<DashboardPage> {
+    const profession = (await reference.professions()).find((p) => p.id === user.professionId)?.code ?? "other";
+    const sections = dashboardSectionsFor(profession);
+    const [owned, activeOrders, contacts, suggestions] = await Promise.all([
+      library(user.id),
+      hasActiveOrders(user.id),
+      contactBoxList(),
+      suggestionsFor(suggestionAudienceFor(profession)),
+    ]);
+    const areas = promoAreasFor(profession, owned.eduActive);
+    const boxes = await promoBoxList([areas.topRight, areas.left, ...areas.numbered]);
+    const byArea = (code: string) => boxes.find((box) => box.areaCode === code) ?? null;
+    return {
+      ...owned,
+      promo: {
+        topRight: byArea(areas.topRight),
+        left: activeOrders ? byArea(areas.left) : null,
+        numbered: boxes.filter((box) => areas.numbered.includes(box.areaCode)),
+      },
+      contactBoxes: contacts,
+      suggestions: {
+        books: suggestions.books,
+        journals: sections.journals ? suggestions.journals : null,
+        courses: sections.courses ? suggestions.courses : null,
+      },
+    };
+  }
+
+  /** Whether the customer has paid orders (the dashboard asks with limit 2, spec §9). */
+  async function hasActiveOrders(userId: string): Promise<boolean> {
+    const rows = await db
+      .select({ id: orders.id })
+      .from(orders)
+      .where(and(eq(orders.userId, userId), eq(orders.status, "payed")))
+      .limit(ACTIVE_ORDERS_LIMIT);
+    return rows.length > 0;
+  }
+
+  const suggestionsFor = (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience));
+  const promoBoxList = (areaCodes: readonly string[]) => promoCache.get(areaCodes.join(","), () => loadPromoBoxes(areaCodes));
+  const contactBoxList = () =>
+    contactCache.get(CONTACT_AREA_CODE, async () =>
+      db
+        .select({
+          title: contactBoxes.title,
+          description: contactBoxes.description,
+          url: contactBoxes.url,
+          cta: contactBoxes.cta,
+        })
+        .from(contactBoxes)
+        .where(eq(contactBoxes.areaCode, CONTACT_AREA_CODE))
+        .orderBy(asc(contactBoxes.position)),
+    );
+
   return {
+    page,
     library,
 
-    /** has_edu_upto: when the customer's EDU access ends, or null when they never had it. */
-    eduUntil: (userId: string) => eduActiveUntil(db, userId),
-
-    suggestions: (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience)),
-
-    /** Whether the customer has paid orders (the dashboard asks with limit 2, spec §9). */
-    async hasActiveOrders(userId: string): Promise<boolean> {
-      const rows = await db
-        .select({ id: orders.id })
-        .from(orders)
-        .where(and(eq(orders.userId, userId), eq(orders.status, "payed")))
-        .limit(ACTIVE_ORDERS_LIMIT);
-      return rows.length > 0;
+    /** When the customer's running EDU access (has_edu_upto) ends, or null when none runs now. */
+    async runningEduUntil(userId: string): Promise<Date | null> {
+      const until = await eduActiveUntil(db, userId);
+      return until && until > clock() ? until : null;
     },
-
-    promoBoxes: (areaCodes: readonly string[]) => promoCache.get(areaCodes.join(","), () => loadPromoBoxes(areaCodes)),
-
-    contactBoxes: () =>
-      contactCache.get(CONTACT_AREA_CODE, async () =>
-        db
-          .select({
-            title: contactBoxes.title,
-            description: contactBoxes.description,
-            url: contactBoxes.url,
-            cta: contactBoxes.cta,
-          })
-          .from(contactBoxes)
-          .where(eq(contactBoxes.areaCode, CONTACT_AREA_CODE))
-          .orderBy(asc(contactBoxes.position)),
-      ),
 
     /** Forgets cached suggestions and boxes (after an editor changed them, and in tests). */
     invalidate() {
@@ -238,5 +320,3 @@ export function createLibraryDashboard({ db, links }: { db: Database; links: Con
     },
   };
 }
-
-export type LibraryDashboard = ReturnType<typeof createLibraryDashboard>;

@@ -3,7 +3,7 @@
 import { and, eq, max, sql } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
 import { entitlements, products, users, type EntitlementSource } from "../db/schema.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "./constants.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 
 export type Grant = {
   userId: string;
@@ -14,8 +14,12 @@ export type Grant = {
   orderId: string | null;
 };
 
-export async function grantEntitlement(tx: Transaction, grant: Grant) {
-  const [row] = await tx.insert(entitlements).values(grant).returning();
+/** Records a grant made at `now` (which is not always when it starts: EDU time stacks). */
+export async function grantEntitlement(tx: Transaction, grant: Grant, now: Date) {
+  const [row] = await tx
+    .insert(entitlements)
+    .values({ ...grant, createdAt: now })
+    .returning();
   return row!;
 }
 
@@ -49,14 +53,18 @@ export async function extendEdu(
   if (!edu) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);
   const current = await eduActiveUntil(tx, userId);
   const startsAt = current && current > now ? current : now;
-  return grantEntitlement(tx, {
-    userId,
-    productId: edu.id,
-    source: "activation_code",
-    startsAt,
-    expiresAt: addMonths(startsAt, months),
-    orderId,
-  });
+  return grantEntitlement(
+    tx,
+    {
+      userId,
+      productId: edu.id,
+      source: "activation_code",
+      startsAt,
+      expiresAt: addMonths(startsAt, months),
+      orderId,
+    },
+    now,
+  );
 }
 
 /**
@@ -67,7 +75,7 @@ export async function extendEdu(
 export type Access = { allowed: boolean; expiresAt: Date | null; expired: boolean };
 
 /** One statement: a customer has few grants of a product, and they are all read. */
-export async function accessTo(db: Queryable, userId: string, productId: string, now: Date = new Date()): Promise<Access | null> {
+export async function accessTo(db: Queryable, userId: string, productId: string, now: Date): Promise<Access | null> {
   const grants = await db
     .select({ startsAt: entitlements.startsAt, expiresAt: entitlements.expiresAt })
     .from(entitlements)

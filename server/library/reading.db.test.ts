@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/datab
 import { createAccountsService } from "../accounts/service.ts";
 import { ebookChapters, entitlements, productTypes, products, readingSessions } from "../db/schema.ts";
 import { seedDatabase } from "../db/seed/index.ts";
-import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "./constants.ts";
+import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
 import { createReading, externalReaderUrl, paragraphsOf, type Reading } from "./reading.ts";
 
 let database: TestDatabase;
@@ -176,17 +176,25 @@ describe("open", () => {
 });
 
 describe("status and chapters", () => {
-  it("reads 'Contenuti aggiuntivi' until a chapter is recorded, then the chapter's title", async () => {
+  it("reads the first chapter, which the reader shows, until another is recorded, then that chapter's title", async () => {
     const userId = await newUser();
     const expiresAt = later(180 * DAY);
     await grant(userId, ebook.id, { expiresAt });
     expect(await reading.status({ userId, productId: ebook.id, now: NOW })).toEqual({
-      status: NO_CHAPTER_STATUS,
+      status: await chapterTitle(ebook.id, 1),
       startedReading: null,
       expires: expiresAt,
       ebookIsExpired: false,
     });
     await reading.open({ userId, productId: ebook.id, now: NOW });
+    // Opened: the reader shows chapter 1, and the status says so ('Contenuti aggiuntivi' is for
+    // expired access only).
+    const view = await reading.book({ userId, productId: ebook.id, now: NOW });
+    expect(view.ok && view.chapter?.position).toBe(1);
+    expect(await reading.status({ userId, productId: ebook.id, now: NOW })).toMatchObject({
+      status: await chapterTitle(ebook.id, 1),
+      startedReading: NOW,
+    });
     expect(await reading.setChapter({ userId, productId: ebook.id, position: 3, now: later(60_000) })).toEqual({
       ok: true,
       chapter: { position: 3, title: await chapterTitle(ebook.id, 3) },
@@ -203,6 +211,18 @@ describe("status and chapters", () => {
   it("reports an expired grant, and a product never granted, as expired", async () => {
     const userId = await newUser();
     await grant(userId, ebook.id, { startsAt: later(-200 * DAY), expiresAt: later(-DAY) });
+    // Read up to chapter 2 while access lasted: now only 'Contenuti aggiuntivi' is left to read.
+    const [second] = await database.db
+      .select({ id: ebookChapters.id })
+      .from(ebookChapters)
+      .where(and(eq(ebookChapters.productId, ebook.id), eq(ebookChapters.position, 2)));
+    await database.db.insert(readingSessions).values({
+      userId,
+      productId: ebook.id,
+      currentChapterId: second!.id,
+      startedAt: later(-9 * DAY),
+      lastReadAt: later(-2 * DAY),
+    });
     expect(await reading.status({ userId, productId: ebook.id, now: NOW })).toMatchObject({
       status: NO_CHAPTER_STATUS,
       expires: later(-DAY),

@@ -9,20 +9,21 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { ebookChapters, productTypes, products, readingSessions } from "../db/schema.ts";
 import { isUuid } from "../lib/uuid.ts";
-import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "./constants.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
 import { accessTo } from "./entitlements.ts";
-import { buyLink, readerPath } from "./links.ts";
+import { buyLink, readerPath } from "../../shared/links.ts";
 
-export type ReadingOptions = { db: Database; readerUrlTemplate: string | null; links: Config["links"] };
+export type ReadingOptions = { db: Database; readerUrlTemplate: string | null; links: Config["links"]; now?: Clock };
 
 /** Why a product cannot be read: unknown (or not an eBook), never granted, or the grant is over. */
-export type ReadRefusal = "not_found" | "no_access" | "expired";
+type ReadRefusal = "not_found" | "no_access" | "expired";
 
 export type OpenResult = { ok: true; url: string } | { ok: false; reason: ReadRefusal };
 
 /** The status call of spec §7, with the fields of spec §3. */
 export type ReadingStatus = {
-  /** The current chapter's title, or 'Contenuti aggiuntivi' when none is recorded. */
+  /** The chapter being read (see readingStatus), or 'Contenuti aggiuntivi' once access is over. */
   status: string;
   /** When the customer first opened the product; null until then. */
   startedReading: Date | null;
@@ -72,6 +73,33 @@ const READABLE: readonly string[] = READABLE_TYPE_CODES;
 const MAX_POSITION = 2_147_483_647;
 
 /**
+ * What the customer is reading (spec §3 status, §4): the chapter recorded in the session, or the
+ * first chapter, which the reader shows until another is chosen. 'Contenuti aggiuntivi' is what an
+ * expired customer still sees, so it is the status once access is over; and of a book whose text
+ * is not loaded yet, which has no chapter to name.
+ */
+export function readingStatus({
+  expired,
+  currentChapter,
+  firstChapter,
+}: {
+  expired: boolean;
+  currentChapter: string | null;
+  firstChapter: string | null;
+}): string {
+  if (expired) return NO_CHAPTER_STATUS;
+  return currentChapter ?? firstChapter ?? NO_CHAPTER_STATUS;
+}
+
+/** The title of a product's first chapter: a correlated subquery on `productId` (indexed). */
+export function firstChapterTitle(productId: typeof products.id) {
+  // Aliased: the queries using it also join ebook_chapters for the session's current chapter.
+  return sql<
+    string | null
+  >`(select fc.title from ${ebookChapters} fc where fc.product_id = ${productId} order by fc.position limit 1)`;
+}
+
+/**
  * The external reader's address for a product: {product} and {sku} of the template replaced by
  * the URL-encoded product id and sku.
  */
@@ -87,7 +115,7 @@ export function paragraphsOf(body: string): string[] {
     .filter((p) => p !== "");
 }
 
-export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) {
+export function createReading({ db, readerUrlTemplate, links, now: clock = systemClock }: ReadingOptions) {
   /** The product if it exists and is read here, with the customer's reading session and its chapter. */
   async function readableProduct(userId: string, productId: string) {
     if (!isUuid(productId)) return null;
@@ -105,6 +133,7 @@ export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) 
         startedAt: readingSessions.startedAt,
         chapterPosition: ebookChapters.position,
         chapterTitle: ebookChapters.title,
+        firstChapterTitle: firstChapterTitle(products.id),
       })
       .from(products)
       .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
@@ -149,7 +178,7 @@ export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) 
 
   return {
     /** 'Inizia a leggere' / 'Continua a leggere': starts or resumes the session, answers where to read. */
-    async open({ userId, productId, now = new Date() }: Target): Promise<OpenResult> {
+    async open({ userId, productId, now = clock() }: Target): Promise<OpenResult> {
       const product = await readableProduct(userId, productId);
       if (!product) return { ok: false, reason: "not_found" };
       const { refusal } = await accessState(userId, productId, now);
@@ -160,12 +189,16 @@ export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) 
     },
 
     /** The session status of spec §3; null for an unknown product or one not read here. */
-    async status({ userId, productId, now = new Date() }: Target): Promise<ReadingStatus | null> {
+    async status({ userId, productId, now = clock() }: Target): Promise<ReadingStatus | null> {
       const product = await readableProduct(userId, productId);
       if (!product) return null;
       const { refusal, expiresAt } = await accessState(userId, productId, now);
       return {
-        status: product.chapterTitle ?? NO_CHAPTER_STATUS,
+        status: readingStatus({
+          expired: refusal !== null,
+          currentChapter: product.chapterTitle,
+          firstChapter: product.firstChapterTitle,
+        }),
         startedReading: product.startedAt,
         expires: expiresAt,
         ebookIsExpired: refusal !== null,
@@ -176,7 +209,7 @@ export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) 
      * The built-in reader's page: the chapter at `position` when the book has it, else the
      * chapter recorded in the session, else the first. Reading it changes nothing.
      */
-    async book({ userId, productId, position, now = new Date() }: Target & { position?: number }): Promise<BookView> {
+    async book({ userId, productId, position, now = clock() }: Target & { position?: number }): Promise<BookView> {
       const product = await readableProduct(userId, productId);
       if (!product) return { ok: false, reason: "not_found" };
       const { refusal, expiresAt } = await accessState(userId, productId, now);
@@ -210,12 +243,7 @@ export function createReading({ db, readerUrlTemplate, links }: ReadingOptions) 
     },
 
     /** Records the chapter the customer is at (and that they are reading now). */
-    async setChapter({
-      userId,
-      productId,
-      position,
-      now = new Date(),
-    }: Target & { position: number }): Promise<SetChapterResult> {
+    async setChapter({ userId, productId, position, now = clock() }: Target & { position: number }): Promise<SetChapterResult> {
       const product = await readableProduct(userId, productId);
       if (!product) return { ok: false, reason: "not_found" };
       const { refusal } = await accessState(userId, productId, now);

@@ -2,7 +2,8 @@
 // in the `mail_outbox` table, where the development mailbox page (/dev/mailbox) shows it.
 //
 // Mail bodies carry single-use password links, which are secrets: they are never logged, in
-// either mode. The log says only that a mail left (or was put in the outbox), and which.
+// either mode. The log says only that a mail left (or was put in the outbox), and which: never
+// to whom, since an address in the log would outlive the erasure of its account.
 import { desc, eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Config } from "../config.ts";
@@ -10,9 +11,12 @@ import type { Database } from "../db/client.ts";
 import { mailOutbox } from "../db/schema.ts";
 import type { Logger } from "../logger.ts";
 import { isUuid } from "../lib/uuid.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 
 export type MailMessage = {
   to: string;
+  /** The account the mail is about, if any: its deletion erases the mail from the outbox. */
+  userId?: string;
   subject: string;
   /** Plain-text body. */
   text: string;
@@ -23,6 +27,7 @@ export type MailMessage = {
 export type OutboxMail = {
   id: string;
   to: string;
+  userId: string | null;
   subject: string;
   text: string;
   html: string;
@@ -33,13 +38,14 @@ export type OutboxMail = {
 export type MailServiceOptions = Config["mail"] & {
   db: Database;
   log: Logger;
+  now?: Clock;
 };
 
 /** How many outbox mails `listOutbox` returns when not told, and at most. */
-export const OUTBOX_PAGE_SIZE = 50;
+const OUTBOX_PAGE_SIZE = 50;
 const OUTBOX_MAX_PAGE_SIZE = 500;
 
-export function createMailService({ db, smtpUrl, from, log }: MailServiceOptions) {
+export function createMailService({ db, smtpUrl, from, log, now = systemClock }: MailServiceOptions) {
   // Created once: nodemailer parses the URL here and opens a connection per message.
   const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
 
@@ -51,9 +57,17 @@ export function createMailService({ db, smtpUrl, from, log }: MailServiceOptions
   async function putInOutbox(message: MailMessage): Promise<void> {
     const [row] = await db
       .insert(mailOutbox)
-      .values({ to: message.to, subject: message.subject, text: message.text, html: message.html })
+      .values({
+        to: message.to,
+        userId: message.userId,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        createdAt: now(),
+      })
       .returning({ id: mailOutbox.id });
-    log.info({ mail: { id: row!.id, to: message.to, subject: message.subject } }, "mail put in the outbox (SMTP_URL is not set)");
+    // The id only: an address in a log line would outlive the account's erasure.
+    log.info({ mail: { id: row!.id, subject: message.subject } }, "mail put in the outbox (SMTP_URL is not set)");
   }
 
   return {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { escapeMarkup as escapeHtml } from "../lib/escape.ts";
-import { migratedAccountMail, passwordResetMail, welcomeMail } from "./templates.ts";
+import {
+  emailChangeConfirmationMail,
+  emailChangeNoticeMail,
+  emailChangeTakenMail,
+  migratedAccountMail,
+  passwordResetMail,
+  welcomeMail,
+} from "./templates.ts";
 
 const link = "https://portale.novalex.example/forgot-password/reset/abc123?x=1&y=2";
 
@@ -26,6 +33,27 @@ describe("mail templates", () => {
     expect(mail.text).toContain("valido per 1 ora");
     expect(mail.text).toContain(link);
     expect(mail.html).toContain(escapeHtml(link));
+  });
+
+  it("e-mail change: the link to the new address (24 hours), the notice to the old one, the taken address without link", () => {
+    const confirmLink = "https://portale.novalex.example/profile/confirm-email/abc";
+    const confirmation = emailChangeConfirmationMail({ firstname: "Anna", link: confirmLink });
+    expect(confirmation.subject).toBe("Conferma il tuo nuovo indirizzo email");
+    expect(confirmation.text).toContain(`\n${confirmLink}\n`);
+    expect(confirmation.text).toContain("valido per 24 ore");
+
+    const notice = emailChangeNoticeMail({
+      firstname: "Anna",
+      changePasswordUrl: "https://portale.novalex.example/profile/change-password/",
+    });
+    expect(notice.text).toContain("Se non sei stato tu");
+    expect(notice.text).toContain("/profile/change-password/");
+    expect(notice.text).not.toContain("confirm-email");
+
+    const taken = emailChangeTakenMail({ forgotPasswordUrl: "https://portale.novalex.example/forgot-password/" });
+    expect(taken.text).toContain("Gentile cliente,");
+    expect(taken.text).toContain("già associato a un altro account");
+    expect(taken.text).not.toContain("confirm-email");
   });
 
   it("welcome: subject and the sign-in link", () => {

@@ -9,7 +9,7 @@ import { escapeMarkup } from "../lib/escape.ts";
 export type MailContent = { subject: string; text: string; html: string };
 
 /** How long a password link lasts, as the mails announce it. */
-export const PASSWORD_LINK_VALIDITY_TEXT = "1 ora";
+const PASSWORD_LINK_VALIDITY_TEXT = "1 ora";
 
 const BRAND = "#0b2545";
 const BUTTON = "#a4243b";
@@ -45,6 +45,71 @@ export function migratedAccountMail({ firstname, link }: { firstname: string | n
       `Il link è valido per ${PASSWORD_LINK_VALIDITY_TEXT} e può essere usato una sola volta.`,
       "Se non hai un account Novalex Editore, puoi ignorare questa e-mail.",
     ],
+  });
+}
+
+/** How long a link confirming a new e-mail address lasts, as the mails announce it. */
+const EMAIL_LINK_VALIDITY_TEXT = "24 ore";
+
+/** To the new address: the link that makes it the account's e-mail. */
+export function emailChangeConfirmationMail({ firstname, link }: { firstname: string | null; link: string }): MailContent {
+  return compose({
+    subject: "Conferma il tuo nuovo indirizzo email",
+    firstname,
+    intro: ["abbiamo ricevuto la richiesta di usare questo indirizzo email per il tuo account Novalex Editore."],
+    action: {
+      lead: "Per confermare il nuovo indirizzo apri questo link:",
+      label: "Conferma l'indirizzo email",
+      url: httpUrl(link),
+    },
+    outro: [
+      `Il link è valido per ${EMAIL_LINK_VALIDITY_TEXT} e può essere usato una sola volta. Fino ad allora il tuo account continua a usare l'indirizzo precedente.`,
+      "Se non hai chiesto tu di cambiare indirizzo, puoi ignorare questa e-mail: il tuo account non cambierà.",
+    ],
+  });
+}
+
+/**
+ * To the new address when an account already has it: nothing changes, and only the owner of
+ * the mailbox learns why (the profile page answers the same whether or not it is taken).
+ */
+export function emailChangeTakenMail({ forgotPasswordUrl }: { forgotPasswordUrl: string }): MailContent {
+  return compose({
+    subject: "Richiesta di cambio indirizzo email",
+    firstname: null,
+    intro: [
+      "qualcuno ha chiesto di usare questo indirizzo email per un account Novalex Editore, ma l'indirizzo è già associato a un altro account: per questo non è stato cambiato nulla.",
+    ],
+    action: {
+      lead: "Se l'account con questo indirizzo è tuo e non ricordi la password, puoi reimpostarla qui:",
+      label: "Reimposta la password",
+      url: httpUrl(forgotPasswordUrl),
+    },
+    outro: ["Se non hai chiesto tu di usare questo indirizzo, puoi ignorare questa e-mail."],
+  });
+}
+
+/** To the current address: a change was asked for; what to do if it was not the customer. */
+export function emailChangeNoticeMail({
+  firstname,
+  changePasswordUrl,
+}: {
+  firstname: string | null;
+  changePasswordUrl: string;
+}): MailContent {
+  return compose({
+    subject: "Richiesta di cambio del tuo indirizzo email",
+    firstname,
+    intro: [
+      "abbiamo ricevuto la richiesta di cambiare l'indirizzo email del tuo account Novalex Editore.",
+      "L'indirizzo cambierà solo quando verrà aperto il link di conferma che abbiamo inviato al nuovo indirizzo; fino ad allora continuerai a ricevere le nostre e-mail qui.",
+    ],
+    action: {
+      lead: "Se non sei stato tu, qualcuno conosce la tua password: cambiala subito.",
+      label: "Cambia la password",
+      url: httpUrl(changePasswordUrl),
+    },
+    outro: ["Se sei stato tu, non devi fare nulla."],
   });
 }
 

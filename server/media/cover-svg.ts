@@ -14,7 +14,7 @@ const PALETTES: Record<string, { bg: string; band: string; text: string }> = {
 const DEFAULT_PALETTE = { bg: "#134074", band: "#eef4ed", text: "#ffffff" };
 
 /** Greedy word wrap by character count; good enough for a serif title on a fixed width. */
-export function wrapText(text: string, maxChars: number, maxLines: number): string[] {
+function wrapText(text: string, maxChars: number, maxLines: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { rateLimits } from "../db/schema.ts";
-import { createRateLimits, RATE_LIMIT_POLICIES, type RateLimits } from "./rate-limits.ts";
+import { createRateLimits, emailKey, RATE_LIMIT_POLICIES, type RateLimits } from "./rate-limits.ts";
 
 let database: TestDatabase;
 /** On PostgreSQL, a second pool to the same database: what another server instance would hold. */
@@ -109,7 +109,7 @@ describe("sign-in protection", () => {
   it("clears the consecutive failures on a successful sign-in, but not a lock", async () => {
     await fail(4);
     await limits.recordSignInSuccess({ email: "MARIO.ROSSI@example.it", ip: IP });
-    expect(await points(`signInAccount:${EMAIL}`)).toBeUndefined();
+    expect(await points(`signInAccount:${emailKey(EMAIL)}`)).toBeUndefined();
     expect(await fail(4)).toEqual({ ok: true });
     expect(await limits.checkSignIn({ email: EMAIL, ip: IP })).toEqual({ ok: true });
     expect(await fail(1)).toMatchObject({ ok: false });
@@ -164,9 +164,9 @@ describe("sign-in protection", () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => pools[i % 2]!.recordSignInFailure({ email: EMAIL, ip: IP })),
     );
-    expect(await points(`signInAccount:${EMAIL}`)).toBe(20);
+    expect(await points(`signInAccount:${emailKey(EMAIL)}`)).toBe(20);
     expect(await points(`signInIp:${IP}`)).toBe(20);
-    expect(await points(`signInAccount.locks:${EMAIL}`)).toBe(1);
+    expect(await points(`signInAccount.locks:${emailKey(EMAIL)}`)).toBe(1);
     expect(results.filter((r) => r.ok)).toHaveLength(4);
     expect(await limits.checkSignIn({ email: EMAIL, ip: IP })).toMatchObject({ ok: false, retryAfterSeconds: 60 });
   });
@@ -292,7 +292,7 @@ describe("expired rows", () => {
     // +0 s) are over; the lock history (24 h) and the reset window (1 h from +120 s) are not.
     const purged = await limits.purgeExpired();
     const keys = (await database.db.select({ key: rateLimits.key }).from(rateLimits)).map((r) => r.key).sort();
-    expect(keys).toEqual([`passwordResetAttemptIp:${IP}`, `signInAccount.locks:${EMAIL}`]);
+    expect(keys).toEqual([`passwordResetAttemptIp:${IP}`, `signInAccount.locks:${emailKey(EMAIL)}`]);
     expect(purged).toBe(3);
   });
 

@@ -26,8 +26,11 @@ describe("ipKey", () => {
 });
 
 describe("emailKey", () => {
-  it("trims, lower-cases and bounds the address", () => {
-    expect(emailKey("  Mario.Rossi@Example.IT ")).toBe("mario.rossi@example.it");
-    expect(emailKey("a".repeat(300))).toHaveLength(254);
+  it("is a digest of the address trimmed, lower-cased and bounded, never the address itself", () => {
+    expect(emailKey("  Mario.Rossi@Example.IT ")).toBe(emailKey("mario.rossi@example.it"));
+    expect(emailKey("mario.rossi@example.it")).not.toContain("mario");
+    expect(emailKey("mario.rossi@example.it")).not.toBe(emailKey("maria.rossi@example.it"));
+    expect(emailKey("a".repeat(300))).toBe(emailKey("a".repeat(254)));
+    expect(emailKey("a".repeat(300))).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -1,8 +1,10 @@
-// Rate limits of the identity flows (sign-in, registration, password reset) and of activation
-// codes, kept in the `rate_limits` table so that every server instance sees the same counts.
+// Rate limits of the identity flows (sign-in, registration, password reset, the provider's token
+// endpoint) and of activation codes, kept in the `rate_limits` table so that every server
+// instance sees the same counts.
 // The counters are rate-limiter-flexible's `RateLimiterDrizzle` (one atomic INSERT … ON CONFLICT
 // DO UPDATE per point); this module adds the policies, the sign-in locks with growing waits,
 // and the purge of expired rows.
+import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
 import { and, eq, lt } from "drizzle-orm";
 import { RateLimiterDrizzle, RateLimiterRes } from "rate-limiter-flexible";
@@ -49,7 +51,7 @@ export type RateLimitPolicy = AttemptPolicy | FailurePolicy;
  */
 export const RATE_LIMIT_POLICIES = {
   /**
-   * Sign-in failures per account, keyed by the lower-cased e-mail typed in (whether or not an
+   * Sign-in failures per account, keyed by the e-mail typed in (hashed: `emailKey`; whether or not an
    * account has it, so locks do not reveal which addresses are registered). 5 consecutive
    * failures lock the account for 1 minute; each further lock within 24 hours doubles the wait:
    * 1, 2, 4, 8, 16, 32, then 60 minutes at most. A successful sign-in clears the failures (not
@@ -71,8 +73,24 @@ export const RATE_LIMIT_POLICIES = {
   registrationIp: { kind: "attempts", points: 10, duration: HOUR },
   /** Password reset requests per IP address: 5 an hour. */
   passwordResetRequestIp: { kind: "attempts", points: 5, duration: HOUR },
-  /** Password reset requests per target e-mail (lower-cased): 3 an hour, so a mailbox cannot be flooded. */
+  /** Password reset requests per target e-mail (hashed: `emailKey`): 3 an hour, so a mailbox cannot be flooded. */
   passwordResetRequestEmail: { kind: "attempts", points: 3, duration: HOUR },
+  /**
+   * Password links sent to an account migrated from the old shop when somebody tries to sign in
+   * to it (keyed by user id): one per 15 minutes, whatever the number of attempts. Shorter than
+   * a link's life (an hour), so the link of the last mail still works while no new one leaves.
+   */
+  migratedLinkAccount: { kind: "attempts", points: 1, duration: 15 * MINUTE },
+  /** Such links triggered from one IP address (IPv6: per /64), across accounts: 10 an hour. */
+  migratedLinkIp: { kind: "attempts", points: 10, duration: HOUR },
+  /**
+   * E-mail change requests (after the current password was verified) per account: 3 an hour.
+   * Each sends two mails, one to an address the requester chooses; and the profile page must not
+   * become a fast way to try addresses, even though its answer says nothing about them.
+   */
+  emailChangeUser: { kind: "attempts", points: 3, duration: HOUR },
+  /** E-mail change requests per IP address (IPv6: per /64), across accounts: 10 an hour. */
+  emailChangeIp: { kind: "attempts", points: 10, duration: HOUR },
   /** Password reset token submissions per IP address: 20 an hour. */
   passwordResetAttemptIp: { kind: "attempts", points: 20, duration: HOUR },
   /**
@@ -90,6 +108,12 @@ export const RATE_LIMIT_POLICIES = {
    * As generous as sign-in's, because a university network puts many students behind one address.
    */
   activationIp: { kind: "failures", points: 50, duration: HOUR, blockDuration: HOUR },
+  /**
+   * Requests to the identity provider's token endpoint per IP address, except the portal's own
+   * (which come from the portal's address for every customer: see server/http/token-rate-limit.ts):
+   * 60 a minute. No client but the portal has credentials, so others only probe codes and secrets.
+   */
+  oidcTokenIp: { kind: "attempts", points: 60, duration: MINUTE },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitName = keyof typeof RATE_LIMIT_POLICIES;
@@ -110,9 +134,30 @@ export type RateLimitsOptions = {
 
 const OK: RateLimitResult = { ok: true };
 
-/** A key fit for a counter: trimmed, lower-cased, bounded (an e-mail is at most 254 characters). */
+/**
+ * The key of an e-mail address: the SHA-256 of the address trimmed, lower-cased and bounded (an
+ * e-mail is at most 254 characters). The table never holds an address, so no counter keeps one
+ * after its account is erased (`personalKeys` lists the rows to delete all the same).
+ */
 export function emailKey(email: string): string {
-  return Array.from(email.trim().toLowerCase()).slice(0, 254).join("");
+  const address = Array.from(email.trim().toLowerCase()).slice(0, 254).join("");
+  return createHash("sha256").update(`email:${address}`).digest("base64url");
+}
+
+/** The limits keyed by an e-mail address, and those keyed by a user id. */
+const EMAIL_KEYED: readonly RateLimitName[] = ["signInAccount", "passwordResetRequestEmail"];
+const USER_KEYED: readonly RateLimitName[] = ["activationUser", "migratedLinkAccount", "emailChangeUser"];
+
+/**
+ * Every row key of the `rate_limits` table that can belong to this account or address (the
+ * counters, and the lock histories of escalating limits): what an account's erasure deletes.
+ */
+export function personalKeys({ email, userId }: { email: string | null; userId: string }): string[] {
+  const keys: string[] = [];
+  const add = (name: RateLimitName, key: string) => keys.push(`${name}:${key}`, `${name}.locks:${key}`);
+  if (email !== null) for (const name of EMAIL_KEYED) add(name, emailKey(email));
+  for (const name of USER_KEYED) add(name, userId);
+  return keys;
 }
 
 /**
@@ -228,6 +273,8 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
       const locks = await lockCounter.penalty(key, 1);
       seconds = Math.min(policy.blockDuration * 2 ** (locks.consumedPoints - 1), policy.escalation.maxBlockDuration);
     }
+    // rate-limiter-flexible reads and writes its windows on the real clock (Date.now), so the
+    // rows this module writes use it too: the one place a service does not take the injected clock.
     await db
       .update(rateLimits)
       .set({ expire: new Date(Date.now() + seconds * 1000) })
@@ -302,6 +349,27 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
       if (!byIp.ok || email === undefined) return byIp;
       return attempt("passwordResetRequestEmail", emailKey(email));
     },
+
+    /**
+     * Claims the right to send a migrated account its password link: the address's limit is
+     * spent first, so a client past it cannot use up the accounts' windows; then the account's
+     * single link of the window, which one caller only gets however many race for it.
+     */
+    async claimMigratedLink({ userId, ip }: { userId: string; ip: string | undefined }): Promise<RateLimitResult> {
+      const byIp = await attempt("migratedLinkIp", ipKey(ip));
+      if (!byIp.ok) return byIp;
+      return attempt("migratedLinkAccount", userId);
+    },
+
+    /** Spends one of the address's e-mail change requests, then one of the account's. */
+    async checkEmailChange({ userId, ip }: { userId: string; ip: string | undefined }): Promise<RateLimitResult> {
+      const byIp = await attempt("emailChangeIp", ipKey(ip));
+      if (!byIp.ok) return byIp;
+      return attempt("emailChangeUser", userId);
+    },
+
+    /** Spends one of the address's requests to the provider's token endpoint. */
+    checkTokenRequest: (ip: string | undefined) => attempt("oidcTokenIp", ipKey(ip)),
 
     /** Spends one of the address's password reset token submissions. */
     checkPasswordResetAttempt: (ip: string | undefined) => attempt("passwordResetAttemptIp", ipKey(ip)),

@@ -80,6 +80,11 @@ test("forgotten password: request, e-mailed link, new password, sign in", async 
   await page.getByRole("main").getByRole("button", { name: "Invia" }).click();
   await expectToast(page, "Richiesta inviata, controlla la tua casella email");
   await expectAccessible(page);
+  // The address stays out of the address bar (and so out of history and logs), yet 'Rinvia' is
+  // offered for it.
+  expect(page.url()).not.toContain(encodeURIComponent(email));
+  expect(page.url()).not.toContain(email);
+  await expect(page.getByRole("main").getByRole("button", { name: "Rinvia" })).toBeVisible();
 
   const link = await linkFromMail(email, /Reimposta la tua password/, /\/forgot-password\/reset\//);
   await page.goto(link);
@@ -120,4 +125,34 @@ test("a deleted account cannot sign in, and its e-mail can register again", asyn
   await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
 
   await registerAndSignIn(page, email, "DiNuovo4!");
+});
+
+test("a new e-mail takes the current password and becomes the account's only through the link sent to it", async ({ page }) => {
+  const email = newEmail("vecchia");
+  const wanted = newEmail("nuova");
+  await registerAndSignIn(page, email);
+  await completeFirstAccess(page, "Professionista");
+
+  await page.goto("/profile/");
+  const account = page.getByRole("main");
+  await account.getByLabel("Email", { exact: true }).fill(wanted);
+  await account.getByRole("button", { name: "Salva" }).click();
+  await expect(page.getByRole("main").getByText("Per cambiare l'email inserisci la password attuale").first()).toBeVisible();
+
+  await page
+    .getByRole("main")
+    .getByLabel(/^Password attuale/)
+    .fill("Segreta1!");
+  await page.getByRole("main").getByRole("button", { name: "Salva" }).click();
+  await expectToast(page, "Ti abbiamo inviato un link al nuovo indirizzo");
+  await expect(page.getByRole("main").getByLabel("Utente")).toHaveValue(email);
+
+  await page.goto(await linkFromMail(wanted, /Conferma il tuo nuovo indirizzo email/, /\/profile\/confirm-email\//));
+  await expect(page.getByRole("heading", { name: "Conferma il nuovo indirizzo email" })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole("main").getByRole("button", { name: "Conferma" }).click();
+  await expect(page.getByRole("heading", { name: "Email aggiornata" })).toBeVisible();
+
+  await page.goto("/profile/");
+  await expect(page.getByRole("main").getByLabel("Utente")).toHaveValue(wanted);
 });

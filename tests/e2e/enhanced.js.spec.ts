@@ -1,4 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
+import { E2E_PASSWORD, fixtures } from "./fixtures";
+import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
 
 // Runs only in the "js" project: behaviour that exists once JavaScript has loaded.
 test.describe("with JavaScript", () => {
@@ -25,5 +27,55 @@ test.describe("with JavaScript", () => {
     await page.getByRole("contentinfo").getByRole("link", { name: "Offerta EDU" }).click();
     await expect(page).toHaveURL(/\/edu\/$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Studia il diritto con EDU");
+  });
+});
+
+test.describe("the user menu", () => {
+  giveEachTestItsOwnAddress();
+
+  /** Milliseconds on the page's clock (page.evaluate runs even while the portal's scripts wait). */
+  const pageNow = (page: Page) => page.evaluate(() => performance.now());
+
+  test("opened before the scripts have loaded, closes 3 s after it opened", async ({ page }) => {
+    await signIn(page, fixtures().professional.email, E2E_PASSWORD, "/login/?redirect=/landingpage/landing/");
+    await expect(page).toHaveURL(/\/landingpage\/landing\/$/);
+
+    // The next load of the page holds its scripts back until the menu is open.
+    let release!: () => void;
+    const scriptsMayLoad = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\.js(\?|$)/, async (route) => {
+      await scriptsMayLoad;
+      await route.continue();
+    });
+    await page.goto("/landingpage/landing/", { waitUntil: "commit" });
+    const summary = page.getByRole("banner").locator("summary[aria-label='Menu utente']");
+    await summary.click();
+    const openedAt = await pageNow(page);
+    const menu = page.getByRole("navigation", { name: "Menu utente" });
+    await expect(menu).toBeVisible();
+    release();
+
+    // Hydrated: the carousel's buttons exist only then.
+    await expect(page.getByRole("button", { name: "Successivo" }).first()).toBeVisible();
+    const hydratedAt = await pageNow(page);
+    test.skip(hydratedAt - openedAt > 2500, "the scripts took too long to load for this check");
+    await expect(menu).toBeVisible();
+    await expect(menu).toBeHidden({ timeout: 5000 });
+    const closedAfter = (await pageNow(page)) - openedAt;
+    expect(closedAfter).toBeGreaterThanOrEqual(2900);
+    expect(closedAfter).toBeLessThan(4000);
+  });
+
+  test("opened after the scripts have loaded, closes after 3 s", async ({ page }) => {
+    await signIn(page, fixtures().professional.email, E2E_PASSWORD, "/login/?redirect=/landingpage/landing/");
+    await expect(page.getByRole("button", { name: "Successivo" }).first()).toBeVisible();
+    await page.getByRole("banner").locator("summary[aria-label='Menu utente']").click();
+    const openedAt = await pageNow(page);
+    const menu = page.getByRole("navigation", { name: "Menu utente" });
+    await expect(menu).toBeVisible();
+    await expect(menu).toBeHidden({ timeout: 5000 });
+    const closedAfter = (await pageNow(page)) - openedAt;
+    expect(closedAfter).toBeGreaterThanOrEqual(2900);
+    expect(closedAfter).toBeLessThan(4000);
   });
 });

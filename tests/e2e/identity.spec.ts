@@ -107,3 +107,42 @@ test("the sign-out dialog's 'Annulla' keeps the customer signed in", async ({ pa
   await expect(page).toHaveURL(/\/help-center\/$/);
   await expect(page.getByRole("banner").getByLabel("Menu utente").first()).toBeVisible();
 });
+
+test("sign-out is one step and stays signed out: the next private page asks for the password", async ({ page }) => {
+  const email = newEmail("uscita");
+  await register(page, { email });
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page).toHaveURL(/primoaccesso/);
+
+  // 'Esci' → 'Conferma' ends on the login screen, with no confirmation page of the provider and
+  // no token in any address the browser visited.
+  const visited: string[] = [];
+  page.on("request", (request) => visited.push(request.url()));
+  await signOut(page, "/edu/");
+  expect(visited.join("\n")).not.toMatch(/id_token_hint|session\/end/);
+
+  // On a shared computer the next person opens a private page: the provider must not sign the
+  // previous customer back in without a password.
+  await page.goto("/dashboard/");
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
+  await expect(page.getByLabel("Password", { exact: true })).toHaveValue("");
+});
+
+test("'Registrati' on the login screen keeps where the visitor was going, through registration", async ({ page }) => {
+  const email = newEmail("registra.redirect");
+  await page.goto("/login/?redirect=/edu/");
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
+  await page.getByRole("main").getByRole("link", { name: "Registrati" }).click();
+  await expect(page).toHaveURL(/\/register\/\?redirect=%2Fedu%2F$/);
+  const form = page.getByRole("main");
+  await form.getByLabel("Nome", { exact: true }).fill("Mario");
+  await form.getByLabel("Cognome").fill("Rossi");
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Password", { exact: true }).fill("Segreta1!");
+  await form.getByRole("checkbox").check();
+  await form.getByRole("button", { name: "Crea account" }).click();
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
+  await submitLogin(page, email, "Segreta1!");
+  await expect(page).toHaveURL(/\/edu\/$/);
+  await expect(page.getByRole("banner").getByLabel("Menu utente").first()).toHaveText("MR");
+});

@@ -2,7 +2,14 @@
 // from ?show=activateProduct, the dashboard per profession with every button state, reading.
 import { expect, test, type Page } from "@playwright/test";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
-import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn, signIn } from "./identity-support";
+import {
+  completeFirstAccess,
+  giveEachTestItsOwnAddress,
+  newEmail,
+  registerAndSignIn,
+  signIn,
+  submitLogin,
+} from "./identity-support";
 import { expectAccessible } from "./support";
 
 giveEachTestItsOwnAddress();
@@ -42,14 +49,27 @@ test("a new customer activates a code from the header and reads the book", async
   await activate(page, ebook.code);
 
   await expect(page).toHaveURL(/\/dashboard\/$/);
+  // The success toast, with and without JavaScript.
+  await expect(page.locator(".toast").filter({ hasText: "Prodotto attivato" })).toBeVisible();
+  await expect(page.locator(".toast")).toContainText(ebook.product);
+  // The continue-learning box shows the product just activated (spec §2: the last product).
+  const continueBox = page.getByRole("region", { name: "Continua a studiare" });
+  await expect(continueBox.getByRole("heading", { name: ebook.product })).toBeVisible();
+  await expect(page.getByText("Inizia da un libro")).toHaveCount(0);
   const card = productCard(page, ebook.product);
   await expect(card.getByText(/^Accedi fino al \d{2}\/\d{2}\/\d{4}$/)).toBeVisible();
   await card.getByRole("button", { name: /Inizia a leggere/ }).click();
 
   await expect(page).toHaveURL(/\/leggi\/[0-9a-f-]+\//);
   await expect(page.getByRole("heading", { level: 1, name: ebook.product })).toBeVisible();
+  await expect(page.getByText(/^Capitolo 1 di \d+$/)).toBeVisible();
+  const firstChapter = (await page.locator("#capitolo").textContent())!.trim();
   await page.goto("/dashboard/");
   await expect(productCard(page, ebook.product).getByRole("button", { name: /Continua a leggere/ })).toBeVisible();
+  // The status is the chapter being read; 'Contenuti aggiuntivi' is for expired access only.
+  for (const where of [productCard(page, ebook.product), continueBox]) {
+    await expect(where.getByText(`Stai leggendo: ${firstChapter}`)).toBeVisible();
+  }
 });
 
 test("an invalid code gets the invalid mark and changes nothing", async ({ page }) => {
@@ -173,4 +193,12 @@ test("the activation prompt pages offer 'Attiva prodotto' to a signed-in custome
   await page.getByRole("dialog").getByRole("link", { name: "Annulla" }).click();
   await expect(page).toHaveURL(/\/attivaebook\/$/);
   await expect(page.getByRole("dialog")).toHaveCount(0);
+});
+
+test("?show=activateProduct sends a signed-out visitor to sign in, then opens the modal", async ({ page }) => {
+  await page.goto("/help-center/?show=activateProduct");
+  await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
+  await submitLogin(page, fixtures().professional.email, E2E_PASSWORD);
+  await expect(page).toHaveURL(/\/help-center\/\?show=activateProduct$/);
+  await expect(page.getByRole("dialog", { name: "ESPANDI IL LIBRO" })).toBeVisible();
 });

@@ -12,7 +12,7 @@ import { openDatabase, type Database } from "../../server/db/client.ts";
 import { prepareDatabase } from "../../server/db/prepare.ts";
 import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema.ts";
 import { createActivation } from "../../server/library/activation.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../server/library/constants.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
@@ -86,7 +86,7 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
       });
       for (const g of grants) {
         const startsAt = g.expiresAt < now ? addMonths(g.expiresAt, -6) : now;
-        await grantEntitlement(tx, { userId, source: "activation_code", startsAt, orderId: order.id, ...g });
+        await grantEntitlement(tx, { userId, source: "activation_code", startsAt, orderId: order.id, ...g }, now);
       }
     });
     return userId;

@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 
-export { LANDING_VARIANTS, SHORT_LANDING_VARIANTS } from "../../server/content/landing-variants.ts";
+export { LANDING_VARIANTS, SHORT_LANDING_VARIANTS } from "../../shared/landing-variants.ts";
 export { ACTIVATION_PROMPT_PATHS as ACTIVATION_PATHS } from "../../app/lib/layout.ts";
 
 /**

@@ -62,12 +62,17 @@ describe("the activation action", () => {
     expect(await database.db.select().from(entitlements).where(eq(entitlements.userId, user.id))).toHaveLength(1);
   });
 
-  it("with JavaScript, answers the activation for the modal to move on", async () => {
+  it("with JavaScript too, goes to the dashboard with the toast, in place of the modal's history entry", async () => {
     const { cookie } = await signedInCustomer(services, database.db);
-    expect(await post({ intent: "activate", code: codes[2]!, mode: "fetch" }, cookie)).toEqual({
-      state: "activated",
-      productName,
-    });
+    const response = (await post({ intent: "activate", code: codes[2]!, mode: "fetch" }, cookie)) as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("/dashboard/");
+    expect(response.headers.get("x-remix-replace")).toBe("true");
+    const toast = await services.flash.read(
+      new Request("http://x/", { headers: { cookie: response.headers.get("set-cookie")! } }),
+    );
+    expect(toast).toMatchObject({ type: "success", title: "Prodotto attivato" });
+    expect(toast?.message).toContain(productName);
     // The same customer again is told they already did it; anyone else gets the invalid mark.
     expect(await post({ intent: "activate", code: codes[2]! }, cookie)).toEqual({ state: "already", code: codes[2] });
     expect(await post({ intent: "verify", code: codes[2]!, mode: "fetch" }, cookie)).toEqual({

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loader as dashboardLoader } from "../../app/routes/dashboard";
 import { insertCompletedOrder } from "../../server/commerce/orders.ts";
 import { ebookChapters, products, readingSessions } from "../../server/db/schema.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../server/library/constants.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import type { Services } from "../../server/services.ts";
 import { signedInCustomer, type ProfessionCode } from "../support/customers.ts";
@@ -42,7 +42,11 @@ async function grant(userId: string, productIds: string[], { startsAt = new Date
       lines: productIds.map((productId) => ({ productId, description: "Test", totalCents: 0 })),
     });
     for (const productId of productIds) {
-      await grantEntitlement(tx, { userId, productId, source: "activation_code", startsAt, expiresAt, orderId: order.id });
+      await grantEntitlement(
+        tx,
+        { userId, productId, source: "activation_code", startsAt, expiresAt, orderId: order.id },
+        startsAt,
+      );
     }
   });
 }
@@ -188,7 +192,68 @@ describe("the customer's products", () => {
     expect(byId.get(journal!.id)!.reading).toBeNull();
     // The book being read comes first and is the one to continue.
     expect(data.items[0]!.productId).toBe(ebook!.id);
-    expect(data.lastRead?.productId).toBe(ebook!.id);
+    expect(data.lastProduct?.productId).toBe(ebook!.id);
+  });
+
+  it("says which chapter a book just opened is at: the first, which the reader shows", async () => {
+    const { user, cookie } = await customer();
+    const [book] = await productsOfTypes(database.db, ["ebook"], 1);
+    await grant(user.id, [book!.id]);
+    expect(await services.library.reading.open({ userId: user.id, productId: book!.id })).toMatchObject({ ok: true });
+    const [first] = await database.db
+      .select({ title: ebookChapters.title })
+      .from(ebookChapters)
+      .where(eq(ebookChapters.productId, book!.id))
+      .orderBy(ebookChapters.position)
+      .limit(1);
+    const data = await dashboard(cookie);
+    expect(data.items[0]!.reading?.status).toBe(first!.title);
+    expect(data.lastProduct?.reading?.status).toBe(first!.title);
+  });
+
+  it("says 'Contenuti aggiuntivi' of a book whose access is over, whatever chapter was read", async () => {
+    const { user, cookie } = await customer();
+    const [book] = await productsOfTypes(database.db, ["ebook"], 1);
+    const yesterday = new Date(Date.now() - 24 * 3600_000);
+    await grant(user.id, [book!.id], { startsAt: addMonths(yesterday, -6), expiresAt: yesterday });
+    const [second] = await database.db
+      .select({ id: ebookChapters.id })
+      .from(ebookChapters)
+      .where(eq(ebookChapters.productId, book!.id))
+      .orderBy(ebookChapters.position)
+      .offset(1)
+      .limit(1);
+    await database.db.insert(readingSessions).values({
+      userId: user.id,
+      productId: book!.id,
+      currentChapterId: second!.id,
+      startedAt: addMonths(yesterday, -2),
+      lastReadAt: addMonths(yesterday, -1),
+    });
+    expect((await dashboard(cookie)).items[0]!.reading?.status).toBe("Contenuti aggiuntivi");
+  });
+
+  it("continues with the last product: one just activated, before one read earlier", async () => {
+    const { user, cookie } = await customer();
+    const [read, fresh] = await productsOfTypes(database.db, ["ebook"], 2);
+    const lastWeek = new Date(Date.now() - 7 * 24 * 3600_000);
+    await grant(user.id, [read!.id], { startsAt: lastWeek });
+    await database.db
+      .insert(readingSessions)
+      .values({ userId: user.id, productId: read!.id, startedAt: lastWeek, lastReadAt: new Date(lastWeek.getTime() + 3600_000) });
+    expect((await dashboard(cookie)).lastProduct?.productId).toBe(read!.id);
+
+    await grant(user.id, [fresh!.id], { startsAt: new Date(lastWeek.getTime() + 2 * 3600_000) });
+    const data = await dashboard(cookie);
+    expect(data.lastProduct?.productId).toBe(fresh!.id);
+    expect(data.lastProduct?.reading).toBeNull();
+  });
+
+  it("continues with the only product, never opened, right after its activation", async () => {
+    const { user, cookie } = await customer();
+    const [book] = await productsOfTypes(database.db, ["ebook"], 1);
+    await grant(user.id, [book!.id]);
+    expect((await dashboard(cookie)).lastProduct?.productId).toBe(book!.id);
   });
 
   it("does not show another customer's products", async () => {

@@ -1,18 +1,31 @@
 // First access, 'Il mio account', preferences and account deletion, through the routes' loaders
 // and actions as React Router calls them: plain GET and form POST requests with a session cookie.
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import { createCookie } from "react-router";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { action as firstAccessAction, loader as firstAccessLoader } from "../../app/routes/first-access";
 import { action as profileAction, loader as profileLoader } from "../../app/routes/profile";
 import { action as preferencesAction, loader as preferencesLoader } from "../../app/routes/profile.preferences";
 import { action as deleteAction, loader as deleteLoader } from "../../app/routes/profile.delete-user";
+import { action as forgotPasswordAction } from "../../app/routes/forgot-password";
 import { loader as dashboardLoader } from "../../app/routes/dashboard";
 import { MESSAGES } from "../../app/lib/messages";
+import { requestContext } from "../../shared/context.ts";
+import { action as confirmEmailAction, loader as confirmEmailLoader } from "../../app/routes/profile.confirm-email";
 import type { Profiles } from "../../server/accounts/profile.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { auditLog, oidcPayloads, sessions, userInterests, users } from "../../server/db/schema.ts";
+import {
+  auditLog,
+  emailChangeRequests,
+  mailOutbox,
+  oidcPayloads,
+  rateLimits,
+  sessions,
+  userInterests,
+  users,
+} from "../../server/db/schema.ts";
+import { emailKey } from "../../server/security/rate-limits.ts";
 import type { Services } from "../../server/services.ts";
 import { thrownResponse, toastOf } from "../support/requests.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -58,8 +71,9 @@ function get(url: string, cookie?: string) {
   return { ...args, request: new Request(args.request.url, { headers: cookie ? { cookie } : {} }) };
 }
 
-function post(url: string, cookie: string | undefined, fields: Record<string, string | string[]>) {
+function post(url: string, cookie: string | undefined, fields: Record<string, string | string[]>, ip?: string) {
   const args = loaderArgs(services, url);
+  if (ip) args.context.set(requestContext, { ...args.context.get(requestContext), ip });
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
@@ -330,27 +344,6 @@ describe("'Il mio account'", () => {
     expect(await userRow(user.id)).toMatchObject({ firstname: "Maria", lastname: "Rossi", email: user.email, mobile: null });
   });
 
-  it("refuses an e-mail taken by another account, whatever its case", async () => {
-    const { cookie } = await studentCustomer();
-    const other = await newCustomer();
-    const { data } = payload<{ formError: string; errors: Record<string, string> }>(
-      await profileAction(post("/profile/", cookie, { email: `  ${other.user.email!.toUpperCase()}` })),
-    );
-    expect(data.errors.email).toBe(MESSAGES.emailInUse);
-    expect(data.formError).toBe(MESSAGES.emailInUse);
-    const malformed = payload<{ errors: Record<string, string> }>(
-      await profileAction(post("/profile/", cookie, { email: "maria@" })),
-    );
-    expect(malformed.data.errors.email).toBe(MESSAGES.emailInvalid);
-  });
-
-  it("changes the e-mail trimmed and lower-cased", async () => {
-    const { user, cookie } = await studentCustomer();
-    const fresh = `nuova.${randomBytes(4).toString("hex")}@example.it`;
-    await profileAction(post("/profile/", cookie, { email: `  ${fresh.toUpperCase()} ` }));
-    expect((await userRow(user.id)).email).toBe(fresh);
-  });
-
   it("refuses a degree course of another university", async () => {
     const { user, cookie } = await studentCustomer();
     const { data } = payload<{ errors: Record<string, string> }>(
@@ -417,9 +410,254 @@ describe("'Preferenze'", () => {
   });
 });
 
+// ---------------------------------------------------------------- e-mail change
+
+describe("e-mail change on the account page", () => {
+  async function studentCustomer() {
+    const customer = await newCustomer();
+    await profiles.completeFirstAccess(customer.user.id, {
+      professionId: ref.student,
+      universityId: ref.milano,
+      degreeCourseId: ref.milanoCourse,
+    });
+    return customer;
+  }
+
+  const freshAddress = () => `nuova.${randomBytes(4).toString("hex")}@example.it`;
+
+  async function mailsTo(address: string) {
+    return database.db.select().from(mailOutbox).where(eq(mailOutbox.to, address)).orderBy(mailOutbox.seq);
+  }
+
+  /** The confirmation link's token in the newest mail to `address`, or null. */
+  async function confirmationToken(address: string): Promise<string | null> {
+    const mail = (await mailsTo(address)).at(-1);
+    return /\/profile\/confirm-email\/([A-Za-z0-9_-]{43})/.exec(mail?.text ?? "")?.[1] ?? null;
+  }
+
+  const confirmArgs = (token: string) => ({ ...post(`/profile/confirm-email/${token}`, undefined, {}), params: { token } });
+  const confirm = async (token: string) => {
+    const { data, status } = payload<{ outcome: string }>(await confirmEmailAction(confirmArgs(token)));
+    return { outcome: data.outcome, status };
+  };
+
+  it("asks for the current password, and saves nothing and sends nothing without it or with a wrong one", async () => {
+    const { user, cookie } = await studentCustomer();
+    const wanted = freshAddress();
+    const missing = payload<{ formError: string; errors: Record<string, string>; values: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { firstname: "Marta", email: wanted }, "198.51.100.31")),
+    );
+    expect(missing.status).toBe(400);
+    expect(missing.data.errors).toEqual({ currentPassword: MESSAGES.currentPasswordForEmail });
+    expect(missing.data.values).toMatchObject({ firstname: "Marta", email: wanted });
+
+    const wrong = payload<{ errors: Record<string, string>; values: Record<string, string> }>(
+      await profileAction(
+        post("/profile/", cookie, { firstname: "Marta", email: wanted, currentPassword: "Sbagliata1!" }, "198.51.100.31"),
+      ),
+    );
+    expect(wrong.status).toBe(400);
+    expect(wrong.data.errors).toEqual({ currentPassword: MESSAGES.currentPasswordWrong });
+    expect(wrong.data.values).not.toHaveProperty("currentPassword");
+
+    expect(await userRow(user.id)).toMatchObject({ firstname: "Maria", email: user.email });
+    expect(await mailsTo(wanted)).toEqual([]);
+    expect(await mailsTo(user.email!)).toEqual([]);
+  });
+
+  it("answers the same whether or not the new address is taken: only the mail to it differs, and the old address is told", async () => {
+    const first = await studentCustomer();
+    const second = await studentCustomer();
+    const other = await newCustomer();
+    const free = freshAddress();
+    const change = (customer: { cookie: string }, email: string) =>
+      profileAction(
+        post("/profile/", customer.cookie, { lastname: "Bianchi", email, currentPassword: "Segreta1!" }, "198.51.100.32"),
+      ) as Promise<Response>;
+
+    const toFree = await change(first, free);
+    const toTaken = await change(second, `  ${other.user.email!.toUpperCase()} `);
+    for (const response of [toFree, toTaken]) {
+      expect(response.status).toBe(302);
+      expect(response.headers.get("Location")).toBe("/profile/");
+      expect(await toastOf(services.flash, response)).toEqual({
+        type: "success",
+        title: MESSAGES.profileUpdated,
+        message: MESSAGES.emailChangeSent,
+      });
+    }
+    // The rest of the form is saved; the address is not, yet.
+    expect(await userRow(first.user.id)).toMatchObject({ lastname: "Bianchi", email: first.user.email });
+    expect(await userRow(second.user.id)).toMatchObject({ lastname: "Bianchi", email: second.user.email });
+
+    expect(await confirmationToken(free)).not.toBeNull();
+    const [takenMail, ...more] = await mailsTo(other.user.email!);
+    expect(more).toEqual([]);
+    expect(takenMail!.subject).toBe("Richiesta di cambio indirizzo email");
+    expect(takenMail!.text).not.toMatch(/confirm-email/);
+    for (const customer of [first, second]) {
+      expect((await mailsTo(customer.user.email!)).map((m) => m.subject)).toEqual([
+        "Richiesta di cambio del tuo indirizzo email",
+      ]);
+    }
+    const audit = await services.audit.listForUser(first.user.id);
+    expect(audit.map((entry) => entry.event)).toContain("email_change_requested");
+  });
+
+  it("changes the address only when the link is opened, once however many confirmations race", async () => {
+    const { user, cookie } = await studentCustomer();
+    const wanted = freshAddress();
+    await profileAction(
+      post("/profile/", cookie, { email: wanted.toUpperCase(), currentPassword: "Segreta1!" }, "198.51.100.33"),
+    );
+    const token = (await confirmationToken(wanted))!;
+    expect(await confirmEmailLoader(confirmArgs(token))).toEqual({ usable: true });
+    expect((await userRow(user.id)).email).toBe(user.email);
+
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => confirm(token)));
+    expect(outcomes.filter((o) => o.outcome === "changed")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.outcome === "invalid" && o.status === 410)).toHaveLength(7);
+    expect((await userRow(user.id)).email).toBe(wanted);
+    expect(await confirmEmailLoader(confirmArgs(token))).toEqual({ usable: false });
+    expect(await services.accounts.findActiveByEmail(user.email!)).toBeNull();
+    expect((await services.accounts.findActiveByEmail(wanted))?.id).toBe(user.id);
+    expect((await services.audit.listForUser(user.id)).map((entry) => entry.event)).toContain("email_changed");
+    // The link is stored only as a digest.
+    const stored = await database.db.select().from(emailChangeRequests).where(eq(emailChangeRequests.userId, user.id));
+    expect(JSON.stringify(stored)).not.toContain(token);
+  });
+
+  it("refuses at confirmation an address another account took meanwhile, and a link past its 24 hours", async () => {
+    const { user, cookie } = await studentCustomer();
+    const wanted = freshAddress();
+    await profileAction(post("/profile/", cookie, { email: wanted, currentPassword: "Segreta1!" }, "198.51.100.34"));
+    const token = (await confirmationToken(wanted))!;
+    await services.accounts.register({ firstname: "Altra", lastname: "Persona", email: wanted, password: "Segreta1!" });
+    expect(await confirm(token)).toEqual({ outcome: "taken", status: 409 });
+    expect((await userRow(user.id)).email).toBe(user.email);
+
+    const later = freshAddress();
+    await profileAction(post("/profile/", cookie, { email: later, currentPassword: "Segreta1!" }, "198.51.100.34"));
+    const expiring = (await confirmationToken(later))!;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date(Date.now() + 24 * 60 * 60_000 + 1000));
+      expect(await confirm(expiring)).toEqual({ outcome: "invalid", status: 410 });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await userRow(user.id)).email).toBe(user.email);
+  });
+
+  it("allows 3 change requests an hour per account, then refuses without mail", async () => {
+    const { user, cookie } = await studentCustomer();
+    const addresses = [freshAddress(), freshAddress(), freshAddress(), freshAddress()];
+    const statuses = [];
+    for (const email of addresses) {
+      const result = await profileAction(post("/profile/", cookie, { email, currentPassword: "Segreta1!" }, "198.51.100.35"));
+      statuses.push(result instanceof Response ? result.status : payload(result).status);
+    }
+    expect(statuses).toEqual([302, 302, 302, 429]);
+    expect(await mailsTo(addresses[3]!)).toEqual([]);
+    expect(await mailsTo(user.email!)).toHaveLength(3);
+  });
+
+  it("counts a wrong current password as a failed sign-in: after 5 even the right one is refused", async () => {
+    const { user, cookie } = await studentCustomer();
+    const wanted = freshAddress();
+    for (let i = 0; i < 5; i++) {
+      await profileAction(post("/profile/", cookie, { email: wanted, currentPassword: "Sbagliata1!" }, "198.51.100.36"));
+    }
+    const locked = payload<{ errors: Record<string, string> }>(
+      await profileAction(post("/profile/", cookie, { email: wanted, currentPassword: "Segreta1!" }, "198.51.100.36")),
+    );
+    expect(locked.status).toBe(429);
+    expect(locked.data.errors.currentPassword).toBe(MESSAGES.currentPasswordLocked);
+    expect(await mailsTo(wanted)).toEqual([]);
+    expect((await userRow(user.id)).email).toBe(user.email);
+  });
+});
+
 // ---------------------------------------------------------------- deletion
 
 describe("account deletion", () => {
+  /** The rows of a raw query, on PGlite and on PostgreSQL alike (both answer with `rows`). */
+  async function rows<T>(query: SQL): Promise<T[]> {
+    return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
+  }
+
+  /** Every place of the database where `needle` occurs: each text or JSON column of each table, case-insensitive. */
+  async function occurrences(needle: string): Promise<string[]> {
+    const columns = await rows<{ table_schema: string; table_name: string; column_name: string }>(sql`
+      select c.table_schema, c.table_name, c.column_name
+      from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+      where t.table_type = 'BASE TABLE'
+        and c.table_schema not in ('pg_catalog', 'information_schema')
+        and c.data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'USER-DEFINED')`);
+    expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(
+      expect.arrayContaining(["users.email", "mail_outbox.to", "rate_limits.key", "audit_log.subject", "oidc_payloads.payload"]),
+    );
+    const found: string[] = [];
+    for (const { table_schema, table_name, column_name } of columns) {
+      const column = sql.identifier(column_name);
+      const hits = await rows<{ n: number }>(
+        sql`select count(*)::int as n from ${sql.identifier(table_schema)}.${sql.identifier(table_name)}
+            where strpos(lower(${column}::text), ${needle.toLowerCase()}) > 0`,
+      );
+      if (Number(hits[0]!.n) > 0) found.push(`${table_schema}.${table_name}.${column_name}`);
+    }
+    return found;
+  }
+
+  it("leaves the deleted account's address in no column of any table", async () => {
+    const email = `cancellata.${randomBytes(4).toString("hex")}@example.it`;
+    const { user, cookie } = await newCustomer(email);
+    // Traces of the address: failed sign-ins (audit, rate limits), a reset request (outbox,
+    // rate limits, token), a mail about the account sent to another address of it, and the
+    // identity provider's interaction started with the address as login hint.
+    await services.signIn.attempt({ email: email.toUpperCase(), password: "Sbagliata1!", ip: "203.0.113.9" });
+    await services.signIn.attempt({ email, password: "Sbagliata1!", ip: "203.0.113.9" });
+    await forgotPasswordAction(post("/forgot-password/", undefined, { email }));
+    const nextAddress = `prossima.${randomBytes(4).toString("hex")}@example.it`;
+    await profileAction(post("/profile/", cookie, { email: nextAddress, currentPassword: "Segreta1!" }, "198.51.100.40"));
+    await services.mail.send({
+      to: "vecchia@example.it",
+      userId: user.id,
+      subject: "Cambio email",
+      text: `Nuova: ${email}`,
+      html: email,
+    });
+    await database.db
+      .insert(oidcPayloads)
+      .values({ id: `interaction-${user.id}`, type: "Interaction", payload: { params: { login_hint: email.toUpperCase() } } });
+    expect(await occurrences(email)).toEqual(
+      expect.arrayContaining([
+        "public.users.email",
+        "public.mail_outbox.to",
+        "public.audit_log.subject",
+        "public.oidc_payloads.payload",
+      ]),
+    );
+
+    const response = (await deleteAction(post("/profile/delete-user/", cookie, {}))) as Response;
+    expect(response.headers.get("Location")).toBe("/profile/delete-user/?show=deleted");
+
+    expect(await occurrences(email)).toEqual([]);
+    // Nor a key derived from it: the rate-limit counters of the address are gone too.
+    const keys = (await database.db.select({ key: rateLimits.key }).from(rateLimits)).map((r) => r.key);
+    expect(keys.filter((key) => key.endsWith(emailKey(email)) || key.includes(user.id))).toEqual([]);
+    // The pending change of address, and the mails about the account sent to the other address, are gone.
+    expect(await database.db.select().from(emailChangeRequests).where(eq(emailChangeRequests.userId, user.id))).toEqual([]);
+    expect(await occurrences(nextAddress)).toEqual([]);
+    // The failed sign-ins stay in the audit log, without the address.
+    const failures = await database.db.select().from(auditLog).where(eq(auditLog.ip, "203.0.113.9"));
+    expect(failures.map((f) => [f.event, f.subject])).toEqual([
+      ["sign_in_failure", null],
+      ["sign_in_failure", null],
+    ]);
+  });
+
   it("erases the account, signs out everywhere and confirms to the signed-out visitor", async () => {
     const { user, cookie } = await newCustomer();
     await profiles.completeFirstAccess(user.id, { professionId: ref.other, interestIds: [ref.interestA] });

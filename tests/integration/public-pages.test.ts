@@ -1,16 +1,18 @@
 // Loaders of the public pages, called as React Router calls them, over real services.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loader as rootLoader } from "../../app/root";
 import { loader as coverLoader } from "../../app/routes/media.cover";
 import { loader as eduLoader } from "../../app/routes/edu";
 import { loader as helpLoader } from "../../app/routes/help-center";
 import { loader as homeLoader } from "../../app/routes/home";
 import { loader as landingLoader } from "../../app/routes/landing";
 import { loader as notFoundLoader } from "../../app/routes/not-found";
-import { LANDING_VARIANTS } from "../../server/content/landing-variants.ts";
+import { LANDING_VARIANTS } from "../../shared/landing-variants.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestServices } from "../support/services.ts";
 import { thrownResponse } from "../support/requests.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { signedInCustomer } from "../support/customers.ts";
 import { loaderArgs } from "../support/router-context.ts";
 
 let database: TestDatabase;
@@ -127,5 +129,24 @@ describe("other routes", () => {
       const missing = await thrownResponse(coverLoader(loaderArgs(services, `/media/copertine/${file}`, { file })));
       expect(missing.status).toBe(404);
     }
+  });
+});
+
+describe("?show=activateProduct", () => {
+  const path = "/help-center/?q=codice&show=activateProduct";
+
+  it("sends a signed-out visitor to sign in, and back to the modal afterwards", async () => {
+    const response = await thrownResponse(rootLoader(loaderArgs(services, path)));
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe(`/login/?${new URLSearchParams({ redirect: path })}`);
+  });
+
+  it("opens the modal for a signed-in customer, and leaves other addresses alone", async () => {
+    const { cookie } = await signedInCustomer(services, database.db);
+    const args = loaderArgs(services, path);
+    const data = await rootLoader({ ...args, request: new Request(args.request.url, { headers: { cookie } }) });
+    expect(data.user).not.toBeNull();
+    expect((await rootLoader(loaderArgs(services, "/help-center/?show=userLogout"))).user).toBeNull();
+    expect((await rootLoader(loaderArgs(services, `/login/?${new URLSearchParams({ redirect: path })}`))).user).toBeNull();
   });
 });

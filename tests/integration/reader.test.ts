@@ -104,8 +104,9 @@ describe("opening a product (POST /leggi/:id/apri)", () => {
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe(readerUrl(ebook.id));
     expect(await sessionsOf(userId)).toMatchObject([{ productId: ebook.id, currentChapterId: null }]);
+    // The reader shows the first chapter, so that is what the customer is reading.
     expect(await services.library.reading.status({ userId, productId: ebook.id })).toMatchObject({
-      status: READER_MESSAGES.supplementary,
+      status: (await chapterTitles(ebook.id))[0],
       ebookIsExpired: false,
     });
   });

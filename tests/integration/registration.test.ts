@@ -1,4 +1,4 @@
-// The registration action: account, welcome mail, the spec's answers.
+// The registration action: account, welcome mail, audit entry, the spec's answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as registerAction } from "../../app/routes/register";
 import type { Services } from "../../server/services.ts";
@@ -36,9 +36,11 @@ describe("registration", () => {
     const response = (await register(fields("  Lucia.Moro@Example.it "))) as Response;
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/login/?redirect=%2Fedu%2F");
-    expect(await services.accounts.findActiveByEmail("lucia.moro@example.it")).not.toBeNull();
+    const user = await services.accounts.findActiveByEmail("lucia.moro@example.it");
+    expect(user).not.toBeNull();
     const [mail] = await services.mail.listOutbox(1);
     expect(mail).toMatchObject({ to: "lucia.moro@example.it", subject: "Benvenuto in Novalex Editore" });
+    expect((await services.audit.listForUser(user!.id)).map((e) => e.event)).toEqual(["account_registered"]);
   });
 
   it("answers 'Email già registrata' for the same address in any case", async () => {

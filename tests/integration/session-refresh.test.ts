@@ -3,7 +3,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { sessions } from "../../server/db/schema.ts";
+import { oidcPayloads, sessions } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startIdentityProvider } from "../support/identity.ts";
@@ -64,5 +64,27 @@ describe("portal session and provider tokens", () => {
     const { request } = await expiredSession();
     await services.identity.revokeAccount(userId);
     expect(await services.auth.currentUser(request)).toBeNull();
+  });
+
+  it("sign-out ends this browser's portal session and the provider's session and grant behind it, in one step", async () => {
+    const browser = await expiredSession();
+    const other = await expiredSession();
+    const [grant] = await database.db
+      .select({ id: oidcPayloads.grantId })
+      .from(oidcPayloads)
+      .where(eq(oidcPayloads.id, browser.refreshToken));
+
+    const response = await services.auth.signOut(browser.request, "/edu/");
+    expect(response.status).toBe(302);
+    // Straight to the login screen: no provider logout page, no ID token in the address.
+    expect(response.headers.get("location")).toBe("/login/?redirect=%2Fedu%2F");
+
+    const left = await database.db.select().from(oidcPayloads);
+    expect(left.filter((row) => row.grantId === grant!.id || row.id === grant!.id)).toEqual([]);
+    expect(left.filter((row) => row.type === "Session" && JSON.stringify(row.payload).includes(grant!.id!))).toEqual([]);
+    expect((await op.refresh(browser.refreshToken)).status).toBe(400);
+    expect(await services.auth.currentUser(browser.request)).toBeNull();
+    // The customer's other browser stays signed in.
+    expect((await op.refresh(other.refreshToken)).status).toBe(200);
   });
 });

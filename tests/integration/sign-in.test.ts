@@ -1,9 +1,10 @@
 // The login screen's action: generic answers, brute-force locks with growing waits, audit.
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { action as loginAction } from "../../app/routes/accedi";
+import { createCookie } from "react-router";
+import { action as loginAction, loader as loginScreenLoader } from "../../app/routes/accedi";
 import { MESSAGES } from "../../app/lib/messages";
-import { auditLog, users } from "../../server/db/schema.ts";
+import { auditLog, mailOutbox, users } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { formPost } from "../support/requests.ts";
@@ -27,20 +28,43 @@ afterAll(async () => {
 });
 afterEach(() => vi.useRealTimers());
 
-type Result = { data: { formError?: string; fieldErrors?: Record<string, string>; notice?: string }; init: ResponseInit | null };
+type Result = { data: { formError?: string; fieldErrors?: Record<string, string>; email?: string }; init: ResponseInit | null };
 
 async function signIn(fields: Record<string, string>) {
-  const result = (await loginAction({
+  return (await signInAnswer(fields)).data;
+}
+
+/** What the action answered: the data and the response's status. */
+async function signInAnswer(fields: Record<string, string>) {
+  return (await loginAction({
     request: formPost("/accedi/some-uid", fields),
     params: { uid: "some-uid" },
     context: createRouterContext(services),
     url: new URL("http://localhost:3000/accedi/some-uid"),
     pattern: "",
   })) as unknown as Result;
-  return result.data;
 }
 
 describe("login screen", () => {
+  it("keeps the sign-in's `redirect` on its 'Registrati' link", async () => {
+    vi.spyOn(services.identity, "getLoginInteraction").mockResolvedValue({ uid: "some-uid", loginHint: null });
+    const screen = async (cookie: string) => {
+      const result = await loginScreenLoader({
+        request: new Request("http://localhost:3000/accedi/some-uid", { headers: { cookie } }),
+        params: { uid: "some-uid" },
+        context: createRouterContext(services),
+        url: new URL("http://localhost:3000/accedi/some-uid"),
+        pattern: "",
+      });
+      return result as { registerHref: string };
+    };
+    // The cookie /login/?redirect=… leaves for the way back (test config: plain HTTP).
+    const returnTo = await createCookie("portal_return_to").serialize("/edu/?piano=1");
+    expect((await screen(returnTo)).registerHref).toBe(`/register/?redirect=${encodeURIComponent("/edu/?piano=1")}`);
+    expect((await screen("")).registerHref).toBe("/register/");
+    vi.restoreAllMocks();
+  });
+
   it("gives the spec's messages for missing fields", async () => {
     expect((await signIn({ email: "", password: "" })).fieldErrors).toEqual({
       email: MESSAGES.emailRequired,
@@ -89,11 +113,47 @@ describe("login screen", () => {
     expect(JSON.stringify(rows)).not.toContain("Sbagliata1!");
   });
 
-  it("sends an account migrated from the old shop a link to set its password", async () => {
+  it("answers an account migrated from the old shop exactly like a wrong password, and mails it a password link", async () => {
     await database.db.insert(users).values({ email: "storico@example.it", firstname: "Ada", migratedFromShop: true });
-    expect((await signIn({ email: "storico@example.it", password: "Qualunque1!" })).notice).toBe(MESSAGES.migratedAccount);
-    const [mail] = await services.mail.listOutbox(1);
-    expect(mail?.to).toBe("storico@example.it");
-    expect(mail?.text).toMatch(/http:\/\/localhost:3000\/mandatory-password\/reset\/[A-Za-z0-9_-]{43}/);
+    const migrated = await signInAnswer({ email: "storico@example.it", password: "Qualunque1!" });
+    const wrong = await signInAnswer({ email: "sbagliato@example.it", password: "Qualunque1!" });
+    expect(migrated.init?.status).toBe(401);
+    expect(migrated).toEqual({ ...wrong, data: { ...wrong.data, email: "storico@example.it" } });
+    const mails = await mailsTo("storico@example.it");
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).toMatch(/http:\/\/localhost:3000\/mandatory-password\/reset\/[A-Za-z0-9_-]{43}/);
+    const [account] = await database.db.select().from(users).where(eq(users.email, "storico@example.it"));
+    const audit = await services.audit.listForUser(account!.id);
+    expect(audit.map((entry) => entry.event).sort()).toEqual(["password_reset_requested", "sign_in_failure"]);
+  });
+
+  it("sends one link per window however many sign-ins race for it, and another once the window is over", async () => {
+    await database.db.insert(users).values({ email: "ressa@example.it", firstname: "Ada", migratedFromShop: true });
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, () => signInAnswer({ email: "ressa@example.it", password: "Qualunque1!" })),
+    );
+    expect(new Set(answers.map((a) => a.data.formError))).toEqual(new Set([MESSAGES.invalidCredentials]));
+    expect(await mailsTo("ressa@example.it")).toHaveLength(1);
+
+    // Past the window (and past the sign-in lock the 25 failures caused): one more link.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(Date.now() + 61 * 60_000));
+    await signInAnswer({ email: "ressa@example.it", password: "Qualunque1!" });
+    await signInAnswer({ email: "ressa@example.it", password: "Qualunque1!" });
+    expect(await mailsTo("ressa@example.it")).toHaveLength(2);
+  });
+
+  it("sends at most 10 links an hour on behalf of one client address, across accounts", async () => {
+    const emails = Array.from({ length: 12 }, (_, i) => `storico${i}@example.it`);
+    await database.db.insert(users).values(emails.map((email) => ({ email, firstname: "Ada", migratedFromShop: true })));
+    for (const email of emails) {
+      expect(await services.signIn.attempt({ email, password: "Qualunque1!", ip: "198.51.100.20" })).toEqual({ ok: false });
+    }
+    const sent = await Promise.all(emails.map(async (email) => (await mailsTo(email)).length));
+    expect(sent.reduce((a, b) => a + b)).toBe(10);
   });
 });
+
+async function mailsTo(address: string) {
+  return database.db.select().from(mailOutbox).where(eq(mailOutbox.to, address));
+}

@@ -5,25 +5,27 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { createAccountsService } from "../../server/accounts/service.ts";
 import type { Database } from "../../server/db/client.ts";
+import { basicAuthorization } from "../../server/identity/client-credentials.ts";
 import { ensureSigningKey, loadSigningKeys } from "../../server/identity/keys.ts";
 import { createIdentityProvider } from "../../server/identity/provider.ts";
 import { createIdentityService } from "../../server/identity/service.ts";
 import { testConfig } from "./config.ts";
 import { createCookieJar } from "./cookie-jar.ts";
 
-export async function startIdentityProvider(db: Database) {
+/** `env` overrides the configuration (e.g. OIDC_CLIENT_SECRET); the origin is the server's own. */
+export async function startIdentityProvider(db: Database, env: Record<string, string> = {}) {
   const app = express();
   const server: Server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = testConfig({ PUBLIC_ORIGIN: origin });
+  const config = testConfig({ ...env, PUBLIC_ORIGIN: origin });
   await ensureSigningKey(db);
   const accounts = createAccountsService(db);
   const provider = createIdentityProvider({ config, db, accounts, signingKeys: await loadSigningKeys(db) });
   const identity = createIdentityService(provider, db);
   app.use("/oidc", provider.callback());
 
-  const clientAuth = `Basic ${Buffer.from(`${config.oidc.clientId}:${config.secrets.oidcClient}`).toString("base64")}`;
+  const clientAuth = basicAuthorization(config.oidc.clientId, config.secrets.oidcClient);
   const redirectUri = `${origin}/oauthcb`;
 
   /** Starts an authorization request; the provider answers with its login interaction. */
@@ -54,7 +56,7 @@ export async function startIdentityProvider(db: Database) {
       location = response.headers.get("location") ?? "";
     }
     const callback = new URL(location, origin);
-    return { error: callback.searchParams.get("error"), code: callback.searchParams.get("code"), verifier };
+    return { error: callback.searchParams.get("error"), code: callback.searchParams.get("code"), verifier, callback };
   }
 
   /** Runs authorization up to the code, signing `accountId` in at the login interaction. */
@@ -66,6 +68,21 @@ export async function startIdentityProvider(db: Database) {
     const returnTo = await identity.finishLogin(start.uid, jar.header(), accountId);
     if (!returnTo) throw new Error("the login interaction was not found");
     return { ...(await continueAuthorization(returnTo, jar, start.verifier)), jar };
+  }
+
+  /**
+   * Follows an authorization request the portal started (`authorizeUrl`, from /login/), signs
+   * `accountId` in at the login interaction, and returns the callback address (/oauthcb?…).
+   */
+  async function signInAt(authorizeUrl: string, accountId: string): Promise<URL> {
+    const jar = createCookieJar();
+    const response = await fetch(authorizeUrl, { redirect: "manual" });
+    jar.store(response);
+    const uid = /\/accedi\/([^/?]+)/.exec(response.headers.get("location") ?? "")?.[1];
+    if (!uid) throw new Error(`no login interaction: ${response.status} ${response.headers.get("location")}`);
+    const returnTo = await identity.finishLogin(uid, jar.header(), accountId);
+    if (!returnTo) throw new Error("the login interaction was not found");
+    return (await continueAuthorization(returnTo, jar, "")).callback;
   }
 
   async function token(body: Record<string, string>) {
@@ -85,6 +102,7 @@ export async function startIdentityProvider(db: Database) {
     authorize,
     startAuthorization,
     continueAuthorization,
+    signInAt,
     exchangeCode: (code: string, verifier: string) =>
       token({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri }),
     refresh: (refreshToken: string) => token({ grant_type: "refresh_token", refresh_token: refreshToken }),

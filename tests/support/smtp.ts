@@ -108,7 +108,7 @@ export async function startSmtpServer({
 
 type Entity = { headers: Map<string, string>; body: string };
 
-export function parseMessage(raw: string): Pick<ReceivedMail, "headers" | "subject" | "text" | "html"> {
+function parseMessage(raw: string): Pick<ReceivedMail, "headers" | "subject" | "text" | "html"> {
   const entity = parseEntity(raw.replace(/\r\n/g, "\n"));
   const found: { text?: string; html?: string } = {};
   collectBodies(entity, found);
@@ -219,7 +219,7 @@ function decodeCharset(bytes: Buffer, charset = "utf-8"): string {
  * RFC 2047: "=?charset?B|Q?…?=" words. White space between two adjacent encoded words is
  * dropped, and their bytes are joined before decoding (a character may span two words).
  */
-export function decodeEncodedWords(value: string): string {
+function decodeEncodedWords(value: string): string {
   const wordPattern = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
   let out = "";
   let pending: { charset: string; bytes: Buffer[] } | null = null;

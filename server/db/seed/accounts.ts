@@ -6,7 +6,7 @@ import type { Database } from "../client.ts";
 import { professions, universities, degreeCourses, users } from "../schema.ts";
 
 export const DEMO_CUSTOMER = { email: "demo@novalex.example", password: "Demo2026!", firstname: "Giulia", lastname: "Verdi" };
-export const DEMO_MIGRATED = [
+const DEMO_MIGRATED = [
   { email: "anna.ferri@novalex.example", firstname: "Anna", lastname: "Ferri" },
   { email: "studio.conti@novalex.example", firstname: "Marco", lastname: "Conti" },
 ];

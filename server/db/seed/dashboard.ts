@@ -4,11 +4,11 @@ import type { ProductSeed } from "./catalog.ts";
 import { EDU_SUBJECTS } from "./reference.ts";
 import type { SeedLinks } from "./types.ts";
 
-export const PROMO_PREFIXES = ["dashboard_studenti", "dashboard_docenti", "dashboard_professionisti"] as const;
-export const PROMO_SUFFIXES = ["_top_right", "_left", "_1", "_2", "_3", "_4", "_top_right_edu", "_left_edu"] as const;
+const PROMO_PREFIXES = ["dashboard_studenti", "dashboard_docenti", "dashboard_professionisti"] as const;
+const PROMO_SUFFIXES = ["_top_right", "_left", "_1", "_2", "_3", "_4", "_top_right_edu", "_left_edu"] as const;
 type PromoSuffix = (typeof PROMO_SUFFIXES)[number];
 
-export type SmallBoxSeed = { title: string; url: string; cta: string; color: string };
+type SmallBoxSeed = { title: string; url: string; cta: string; color: string };
 
 export type PromoBoxSeed = {
   areaCode: string;
@@ -225,7 +225,7 @@ export function buildPromoBoxes(links: SeedLinks): PromoBoxSeed[] {
 
 // ---------------------------------------------------------------- contact boxes
 
-export const CONTACT_AREA = "dashboard_contatti";
+const CONTACT_AREA = "dashboard_contatti";
 
 export type ContactBoxSeed = { areaCode: string; position: number; title: string; description: string; url: string; cta: string };
 

@@ -1,7 +1,7 @@
 // ISBN-13 and ISSN with correct check digits, for the seeded catalogue.
 
 /** Appends the ISBN-13 check digit to 12 digits: "978882881101" -> "9788828811013". */
-export function isbn13(first12: string): string {
+function isbn13(first12: string): string {
   if (!/^\d{12}$/.test(first12)) throw new Error(`ISBN-13 needs 12 digits, got ${first12}`);
   let sum = 0;
   for (let i = 0; i < 12; i++) sum += Number(first12[i]) * (i % 2 === 0 ? 1 : 3);
@@ -18,7 +18,7 @@ export function issn(first7: string): string {
 }
 
 /** Novalex Editore's (invented) ISBN prefix: 978-88-2881. */
-export const NOVALEX_ISBN_PREFIX = "978882881";
+const NOVALEX_ISBN_PREFIX = "978882881";
 
 /** The Novalex ISBN of title number `n` (0-999). */
 export function novalexIsbn(n: number): string {

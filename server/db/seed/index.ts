@@ -21,7 +21,7 @@ import {
   subjects,
   universities,
 } from "../schema.ts";
-import { READABLE_TYPE_CODES } from "../../library/constants.ts";
+import { READABLE_TYPE_CODES } from "../../../shared/library-constants.ts";
 import { buildProducts, PRODUCT_TYPES, type ProductSeed } from "./catalog.ts";
 import { buildChapters } from "./chapters.ts";
 import { buildContactBoxes, buildDiscoverBoxes, buildPromoBoxes } from "./dashboard.ts";

@@ -1,8 +1,8 @@
 // Marketing landing pages (/landingpage/<variant>) and their cards.
 import type { ProductSeed } from "./catalog.ts";
 import { EDU_CAROUSEL_SUBJECTS } from "./reference.ts";
-import { LANDING_VARIANTS, type LandingVariant } from "../../content/landing-variants.ts";
-import { formatEuro } from "../../lib/format.ts";
+import { LANDING_VARIANTS, type LandingVariant } from "../../../shared/landing-variants.ts";
+import { formatEuro } from "../../../shared/format.ts";
 import type { landingPages } from "../schema.ts";
 import type { SeedLinks } from "./types.ts";
 

@@ -1,5 +1,6 @@
 // The typed entries of the React Router context. Loaders and actions read the back-end
-// services from here, never by importing a database client.
+// services from here, never by importing a database client. Both sides use this module: the
+// server only for its types (it imports nothing from server/ but types).
 //
 // The keys belong to the app build: the server takes them from the loaded build's server
 // entry (which re-exports them), because a copy imported on the server's side would be a
@@ -35,17 +36,6 @@ export type PublicSettings = {
   socialLogin: boolean;
 };
 
-/** The settings the pages may see, taken from the configuration. */
-export function publicSettingsOf(config: Config): PublicSettings {
-  return {
-    links: config.links,
-    salesEmail: config.salesEmail,
-    isProduction: config.isProduction,
-    publicOrigin: config.publicOrigin,
-    storefrontLogoutUrl: config.storefrontLogoutUrl,
-    socialLogin: config.socialLogin !== null,
-  };
-}
 export const settingsContext = createContext<PublicSettings>();
 
 export type ContextKeys = {

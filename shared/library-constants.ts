@@ -32,10 +32,9 @@ export function addMonths(from: Date, months: number): Date {
  * book reaches the dashboard only through its code, which gives the digital edition).
  */
 export const READABLE_TYPE_CODES = ["ebook", "paper_flex", "paper_hard"] as const;
-export type ReadableTypeCode = (typeof READABLE_TYPE_CODES)[number];
 
 /**
- * Status of a reading session with no current chapter (spec §3), and the only section of an
- * eBook a customer whose access has expired still sees (spec §4).
+ * The only section of an eBook a customer whose access has expired still sees (spec §4), hence
+ * the status of their reading session (spec §3; see readingStatus in reading.ts).
  */
 export const NO_CHAPTER_STATUS = "Contenuti aggiuntivi";

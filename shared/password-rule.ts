@@ -1,8 +1,8 @@
 // The password rule of spec §5/§9, shared by the forms (live hints) and the server (the check).
 
 /** Special characters the rule accepts (spec §9). */
-export const PASSWORD_SPECIALS = "!#$%&@?-";
-export const PASSWORD_MIN_LENGTH = 8;
+const PASSWORD_SPECIALS = "!#$%&@?-";
+const PASSWORD_MIN_LENGTH = 8;
 
 export type PasswordCheck = { length: boolean; lowercase: boolean; uppercase: boolean; digit: boolean; special: boolean };
 

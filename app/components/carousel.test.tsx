@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { Carousel, carouselHint } from "./carousel";
+import { renderMarkup } from "./test-markup";
+
+describe("Carousel", () => {
+  it("says how many items there are, and describes the region with it", () => {
+    const { html, text } = renderMarkup(
+      <Carousel label="Novità">
+        <p>Uno</p>
+        <p>Due</p>
+        <p>Tre</p>
+        <p>Quattro</p>
+      </Carousel>,
+    );
+    expect(text).toContain("4 elementi: scorri per vederli tutti");
+    expect(carouselHint(4)).toBe("4 elementi: scorri per vederli tutti");
+    const describedBy = /aria-describedby="([^"]+)"/.exec(html)?.[1];
+    expect(describedBy).toBeTruthy();
+    expect(html).toContain(`<p id="${describedBy}"`);
+  });
+
+  it("says nothing of a single item", () => {
+    const { html, text } = renderMarkup(
+      <Carousel label="Novità">
+        <p>Uno</p>
+      </Carousel>,
+    );
+    expect(text).toBe("Uno");
+    expect(html).not.toContain("aria-describedby");
+  });
+});

@@ -1,0 +1,88 @@
+// /profile/confirm-email/:token — the link mailed to a new address asked for on /profile/. The
+// page checks the link, then asks for a click on 'Conferma' (a POST: a mail scanner that opens
+// the link changes nothing). The confirmation needs no session: the link proves the mailbox,
+// and the current password was proven when the change was asked for. Once confirmed the page
+// says so; a dead link gets 'Ooops. il tuo link è scaduto!'.
+import { data, Form } from "react-router";
+import { servicesContext } from "../../shared/context.ts";
+import type { Route } from "./+types/profile.confirm-email";
+import { AlertBox } from "../components/form-fields";
+import { MESSAGES } from "../lib/messages";
+import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+
+export function headers() {
+  return { "Cache-Control": "no-store", "X-Robots-Tag": "noindex" };
+}
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  return { usable: await context.get(servicesContext).emailChanges.isUsable(params.token) };
+}
+
+type ActionResult = { outcome: "changed" | "invalid" | "taken" };
+
+export async function action({ params, context }: Route.ActionArgs) {
+  const result = await context.get(servicesContext).emailChanges.confirm(params.token);
+  if (result.ok) return data<ActionResult>({ outcome: "changed" });
+  // Telling that the address is taken is safe here: only its mailbox received this link.
+  return data<ActionResult>({ outcome: result.reason }, { status: result.reason === "taken" ? 409 : 410 });
+}
+
+export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
+export const shouldRevalidate = revalidateUnlessNetworkFailed;
+
+export default function ConfirmEmail({ loaderData, actionData }: Route.ComponentProps) {
+  const outcome = (actionData as ActionResult | undefined)?.outcome ?? (loaderData.usable ? null : "invalid");
+  return (
+    <section className="mx-auto max-w-lg px-4 py-12">
+      <title>{`${outcome === "invalid" ? "Link scaduto" : MESSAGES.emailConfirmTitle} · Novalex Editore`}</title>
+      <div className="card p-8">
+        {outcome === null && (
+          <>
+            <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.emailConfirmTitle}</h1>
+            <p className="mt-2 text-muted">{MESSAGES.emailConfirmText}</p>
+            <Form method="post" className="mt-6">
+              <button type="submit" className="button-primary w-full py-3 text-base">
+                Conferma
+              </button>
+            </Form>
+          </>
+        )}
+        {outcome === "changed" && (
+          <>
+            <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.emailConfirmed}</h1>
+            <p role="status" className="mt-4">
+              {MESSAGES.emailConfirmedText}
+            </p>
+            <p className="mt-6">
+              <a href="/profile/" className="button-primary">
+                Vai al tuo account
+              </a>
+            </p>
+          </>
+        )}
+        {outcome === "taken" && (
+          <>
+            <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.emailConfirmTitle}</h1>
+            <AlertBox alert={{ title: MESSAGES.errorTitle, text: MESSAGES.emailInUse }} />
+            <p className="mt-6">
+              <a href="/profile/" className="button-primary">
+                Vai al tuo account
+              </a>
+            </p>
+          </>
+        )}
+        {outcome === "invalid" && (
+          <>
+            <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.linkExpired}</h1>
+            <p className="mt-4">{MESSAGES.emailLinkExpiredText}</p>
+            <p className="mt-6">
+              <a href="/profile/" className="button-primary">
+                Vai al tuo account
+              </a>
+            </p>
+          </>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,40 @@
+// Registration (spec §2 /register/, §5, §8): a new account, its welcome mail and its audit entry,
+// after the per-address limit on sign-ups.
+import type { AuditLog } from "../audit/service.ts";
+import type { Logger } from "../logger.ts";
+import type { MailService } from "../mail/service.ts";
+import { welcomeMail } from "../mail/templates.ts";
+import type { RateLimits } from "../security/rate-limits.ts";
+import type { AccountsService, RegistrationInput, User } from "./service.ts";
+
+export type RegistrationResult =
+  | { ok: true; user: User }
+  | { ok: false; reason: "email_taken" }
+  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
+
+export type RegistrationOptions = {
+  accounts: Pick<AccountsService, "register">;
+  rateLimits: Pick<RateLimits, "checkRegistration">;
+  mail: Pick<MailService, "send">;
+  audit: Pick<AuditLog, "record">;
+  publicOrigin: string;
+  log: Logger;
+};
+
+export function createRegistration({ accounts, rateLimits, mail, audit, publicOrigin, log }: RegistrationOptions) {
+  return {
+    async register(input: RegistrationInput, { ip }: { ip: string | undefined }): Promise<RegistrationResult> {
+      const limit = await rateLimits.checkRegistration(ip);
+      if (!limit.ok) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+      const result = await accounts.register(input);
+      if (!result.ok) return result;
+      const { user } = result;
+      await audit.record("account_registered", { userId: user.id, ip });
+      // A welcome that fails to go out does not undo the registration.
+      await mail
+        .send({ to: user.email!, ...welcomeMail({ firstname: user.firstname, loginUrl: `${publicOrigin}/login/` }) })
+        .catch((err: unknown) => log.warn({ err }, "welcome mail not sent"));
+      return result;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { redactUrl } from "./log-redaction.ts";
+
+describe("redactUrl", () => {
+  it.each([
+    ["/oidc/auth?state=s&code_challenge=c", "/oidc/auth?[redacted]"],
+    ["/oidc?x=1", "/oidc?[redacted]"],
+    ["http://localhost:3000/oauthcb?code=c#f", "http://localhost:3000/oauthcb?[redacted]"],
+    ["/accedi/uid/social?token=t", "/accedi/uid/social?[redacted]"],
+    ["/oauthcb#code=c", "/oauthcb?[redacted]"],
+  ])("hides the query of the identity route %s", (url, expected) => expect(redactUrl(url)).toBe(expected));
+
+  it.each(["/login/?redirect=/profile/", "/oidcx?a=1", "/dashboard/", "https://evil.example/?q=1", undefined])(
+    "keeps %s as it is",
+    (url) => expect(redactUrl(url)).toBe(url),
+  );
+});

@@ -1,0 +1,27 @@
+// Forms submitted with JavaScript when the network fails (runs only in the "js" project).
+import { expect, test } from "@playwright/test";
+import { completeFirstAccess, expectToast, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
+
+giveEachTestItsOwnAddress();
+
+test("a profile save that fails on the network keeps what was typed and says 'Errore di comunicazione'", async ({ page }) => {
+  await registerAndSignIn(page, newEmail("rete"));
+  await completeFirstAccess(page, "Studente");
+  await page.goto("/profile/");
+  const account = page.getByRole("main");
+  await account.getByLabel("Cognome").fill("Verdi");
+
+  await page.route("**/profile/_.data*", (route) => route.abort("internetdisconnected"));
+  await account.getByRole("button", { name: "Salva" }).click();
+  const alert = page.getByRole("alert").filter({ hasText: "Errore di comunicazione" });
+  await expect(alert).toBeVisible();
+  await expect(alert).toContainText("Ti preghiamo di riprovare più tardi");
+  await expect(account.getByLabel("Cognome")).toHaveValue("Verdi");
+  await expect(page.getByText("Unexpected Application Error!")).toHaveCount(0);
+
+  // With the connection back, the same form saves what is still in it.
+  await page.unroute("**/profile/_.data*");
+  await account.getByRole("button", { name: "Salva" }).click();
+  await expectToast(page, "Profilo aggiornato");
+  await expect(account.getByLabel("Cognome")).toHaveValue("Verdi");
+});

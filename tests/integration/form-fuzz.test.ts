@@ -1,0 +1,220 @@
+// Property-based fuzzing of every form route through the whole HTTP stack (Express host, React
+// Router, the portal's routes from the Vite dev build, the services over a test database): random
+// fields, unicode, NUL characters, large values, duplicated fields, files and other content
+// types, signed in and signed out. No answer may be a 5xx, and nothing may be written.
+// The commerce issue adds its routes to FORM_ROUTES.
+import { request } from "node:http";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  activationRedemptions,
+  emailChangeRequests,
+  entitlements,
+  mailOutbox,
+  orders,
+  passwordResetTokens,
+  readingSessions,
+  sessions,
+  userInterests,
+  users,
+} from "../../server/db/schema.ts";
+import { signedInCustomer } from "../support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
+
+type FormRoute = {
+  path: string;
+  /** Field names the route reads: the fuzzer mixes them with random ones. */
+  fields: string[];
+  signedIn: boolean;
+  /**
+   * Any well-formed post is a valid submission (a form with no fields, or only checkboxes):
+   * only malformed bodies are sent, since a well-formed one rightly changes something.
+   */
+  acceptsAnyForm?: boolean;
+};
+
+const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
+const FORM_ROUTES: FormRoute[] = [
+  { path: "/register/", fields: ["firstname", "lastname", "email", "password", "terms", "website"], signedIn: false },
+  { path: "/forgot-password/", fields: ["email"], signedIn: false },
+  { path: "/forgot-password/reset/not-a-real-token/", fields: ["password", "confirmation"], signedIn: false },
+  { path: "/mandatory-password/reset/not-a-real-token/", fields: ["password", "confirmation"], signedIn: false },
+  { path: "/accedi/not-a-real-interaction/", fields: ["email", "password"], signedIn: false },
+  { path: "/logout/", fields: ["redirect"], signedIn: false, acceptsAnyForm: true },
+  { path: "/profile/confirm-email/not-a-real-token/", fields: [], signedIn: false, acceptsAnyForm: true },
+  {
+    path: "/profilo/primoaccesso/",
+    fields: ["profession", "university", "degreeCourse", "subject", "interests", "mobile", "acceptTerms"],
+    signedIn: true,
+  },
+  {
+    path: "/profile/",
+    fields: [
+      "firstname",
+      "lastname",
+      "email",
+      "currentPassword",
+      "mobile",
+      "profession",
+      "university",
+      "degreeCourse",
+      "subject",
+      "interests",
+    ],
+    signedIn: true,
+  },
+  { path: "/profile/preferences/", fields: ["acceptMarketing", "acceptCustomize"], signedIn: true, acceptsAnyForm: true },
+  { path: "/profile/change-password/", fields: ["currentPassword", "password", "confirmation"], signedIn: true },
+  { path: "/profile/delete-user/", fields: [], signedIn: true, acceptsAnyForm: true },
+  { path: "/prodotti/attiva/", fields: ["code", "intent"], signedIn: true },
+  { path: `/leggi/${UNKNOWN_ID}/`, fields: ["position"], signedIn: true },
+  { path: `/leggi/${UNKNOWN_ID}/apri/`, fields: [], signedIn: true },
+];
+
+/**
+ * The tables a form could write to; compared in full before and after the fuzzing. (Sessions are
+ * counted, not compared: a visit rightly refreshes its session's last-seen time.)
+ */
+const WATCHED_TABLES = {
+  users,
+  emailChangeRequests,
+  userInterests,
+  passwordResetTokens,
+  mailOutbox,
+  orders,
+  entitlements,
+  activationRedemptions,
+  readingSessions,
+};
+
+let database: TestDatabase;
+let portal: Portal;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  portal = await startPortal(database);
+});
+
+afterAll(async () => {
+  await portal?.close();
+  await database?.destroy();
+});
+
+async function snapshot(): Promise<string> {
+  const contents: Record<string, unknown> = {};
+  for (const [name, table] of Object.entries(WATCHED_TABLES)) {
+    const rows = await database.db.select().from(table);
+    contents[name] = rows.map((row) => JSON.stringify(row)).sort();
+  }
+  contents.sessions = (await database.db.select({ id: sessions.idHash }).from(sessions)).length;
+  return JSON.stringify(contents);
+}
+
+type Body = { kind: string; headers: Record<string, string>; body: BodyInit };
+
+const fieldName = (route: FormRoute) =>
+  route.fields.length > 0
+    ? fc.oneof(fc.constantFrom(...route.fields), fc.string({ maxLength: 12 }))
+    : fc.string({ maxLength: 12 });
+const fieldValue = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ maxLength: 10 }).map((s) => `${s}\u0000${s}`),
+  fc.constantFrom("", " ", "on", "true", "-1", "1e309", "<script>alert(1)</script>", "' or 1=1 --"),
+  fc.integer({ min: 10_000, max: 300_000 }).map((n) => "x".repeat(n)),
+);
+const entries = (route: FormRoute) => fc.array(fc.tuple(fieldName(route), fieldValue), { maxLength: 8 });
+
+/** Bodies that are not acceptable forms: other content types, unreadable, files, NUL characters. */
+const malformedBody = (route: FormRoute): fc.Arbitrary<Body> =>
+  fc.oneof(
+    entries(route).map((e) => ({
+      kind: "json",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(Object.fromEntries(e)),
+    })),
+    fc.string().map((s) => ({ kind: "text", headers: { "content-type": "text/plain" }, body: s })),
+    fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ kind: "no content type", headers: {}, body: bytes })),
+    fc.string().map((s) => ({
+      kind: "broken multipart",
+      headers: { "content-type": "multipart/form-data; boundary=fuzz" },
+      body: `--fuzz\r\n${s}`,
+    })),
+    entries(route).map((e) => {
+      const form = new FormData();
+      for (const [name, value] of e) form.append(name, value);
+      form.append(route.fields[0] ?? "file", new Blob(["%PDF-1.4"]), "documento.pdf");
+      return { kind: "file", headers: {}, body: form };
+    }),
+    fc.tuple(entries(route), fc.string({ maxLength: 10 })).map(([e, s]) => {
+      const params = new URLSearchParams(e);
+      params.append(route.fields[0] ?? "x", `${s}\u0000`);
+      return { kind: "NUL", headers: { "content-type": "application/x-www-form-urlencoded" }, body: params.toString() };
+    }),
+  );
+
+/** Well-formed posts of random fields: urlencoded or multipart, with duplicates and odd values. */
+const randomForm = (route: FormRoute): fc.Arbitrary<Body> =>
+  fc.tuple(entries(route), fc.boolean()).map(([e, multipart]): Body => {
+    if (!multipart) {
+      return {
+        kind: "urlencoded",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(e).toString(),
+      };
+    }
+    const form = new FormData();
+    for (const [name, value] of e) form.append(name, value);
+    return { kind: "multipart", headers: {}, body: form };
+  });
+
+/**
+ * One request on a connection of its own: a server may rightly close a connection after refusing
+ * a body it did not read, and that must not fail the next, unrelated request.
+ */
+async function send(path: string, body: Body, cookie: string | undefined, singleFetch: boolean) {
+  const encoded = new Response(body.body);
+  const bytes = Buffer.from(await encoded.arrayBuffer());
+  const { origin } = portal;
+  const headers: Record<string, string> = { origin, "content-length": String(bytes.length), ...(cookie ? { cookie } : {}) };
+  const type =
+    body.headers["content-type"] ?? (body.body instanceof Uint8Array ? undefined : encoded.headers.get("content-type"));
+  if (type) headers["content-type"] = type;
+  const url = new URL(singleFetch ? `${path.replace(/\/$/, "")}.data` : path, origin);
+  return new Promise<{ status: number; requestId: string | undefined }>((resolve, reject) => {
+    const req = request(url, { method: "POST", headers, agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, requestId: res.headers["x-request-id"] as string | undefined }));
+    });
+    req.on("error", reject);
+    req.end(bytes);
+  });
+}
+
+describe("every form route, fuzzed", () => {
+  it.each(FORM_ROUTES)("$path answers malformed and random posts without a 5xx and writes nothing", async (route) => {
+    const customer = route.signedIn ? await signedInCustomer(portal.services, database.db, "student") : null;
+    const before = await snapshot();
+    const bodies = route.acceptsAnyForm ? malformedBody(route) : fc.oneof(malformedBody(route), randomForm(route));
+    await fc.assert(
+      fc.asyncProperty(bodies, fc.boolean(), async (body, singleFetch) => {
+        const { status } = await send(route.path, body, customer?.cookie, singleFetch);
+        expect(status, `${body.kind} post`).toBeLessThan(500);
+        if (body.kind !== "urlencoded" && body.kind !== "multipart") expect(status, body.kind).toBeGreaterThanOrEqual(400);
+      }),
+      { numRuns: 40 },
+    );
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("logs a refused post at warn, with the request id and without the body", async () => {
+    const json = { kind: "json", headers: { "content-type": "application/json" }, body: '{"email":"x@example.it"}' };
+    const response = await send("/register/", json, undefined, false);
+    expect(response.status).toBe(415);
+    const ofRequest = portal.lines.filter((line) => (line.req as { id?: string } | undefined)?.id === response.requestId);
+    expect(ofRequest.find((line) => line.msg === "malformed form post refused")).toMatchObject({ level: levelOf("warn") });
+    expect(JSON.stringify(portal.lines)).not.toContain("x@example.it");
+  });
+});
