@@ -5,11 +5,15 @@ import { renderToPipeableStream, type RenderToPipeableStreamOptions } from "reac
 import { ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
 import { preloadLazyParts } from "./components/lazy-parts";
 import { requestContext } from "../shared/context.ts";
+import { prerenderedHtmlContext } from "./lib/prerender.server";
+import { PrerenderedHtml } from "./lib/prerendered";
 
 // The server fills these context entries in for every request (see shared/context.ts).
 export { requestContext, servicesContext, settingsContext } from "../shared/context.ts";
 
 export const streamTimeout = 5_000;
+
+const NO_PRERENDERED_HTML: ReadonlyMap<string, string> = new Map();
 
 // Before the first page is served (see components/lazy-parts.tsx).
 await preloadLazyParts();
@@ -34,7 +38,13 @@ export default function handleRequest(
       (userAgent && isbot(userAgent)) || routerContext.isSpaMode ? "onAllReady" : "onShellReady";
     let timeoutId: ReturnType<typeof setTimeout> | undefined = setTimeout(() => abort(), streamTimeout + 1000);
 
-    const { pipe, abort } = renderToPipeableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
+    const page = (
+      // The HTML of the page's prerendered parts: see lib/prerendered.tsx.
+      <PrerenderedHtml.Provider value={loadContext.get(prerenderedHtmlContext) ?? NO_PRERENDERED_HTML}>
+        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+      </PrerenderedHtml.Provider>
+    );
+    const { pipe, abort } = renderToPipeableStream(page, {
       nonce,
       [readyOption]() {
         shellRendered = true;

@@ -20,6 +20,11 @@ export type RequestInfo = {
   /** The client's address (from X-Forwarded-For only when TRUST_PROXY is set). */
   ip: string;
   log: Logger;
+  /**
+   * Whether the answer is an HTML document rendered by the server (false for the data requests
+   * of client-side navigations and revalidations, `*.data`).
+   */
+  document: boolean;
 };
 export const requestContext = createContext<RequestInfo>();
 

@@ -1,4 +1,6 @@
 import { Children, useId, useRef } from "react";
+import { useNavigate } from "react-router";
+import { usePrerenderedHtml, type Prerendered } from "../lib/prerendered";
 import { useHydrated } from "../lib/use-hydrated";
 import { ArrowLeftIcon, ChevronIcon } from "./icons";
 
@@ -15,20 +17,21 @@ export function carouselHint(count: number): string {
  * suggestions). Once hydrated it adds previous/next buttons that wrap around at the ends.
  * It never moves by itself. On phones, where one item fills the view, the next one peeks in at
  * the edge and a line says how many there are, so the others are found without the buttons.
+ * Its items are React children, or `prerendered`: CarouselItems rendered to HTML once on the
+ * server for many customers (see lib/prerender.server.tsx).
  */
 export function Carousel({
   label,
   size = "default",
-  children,
+  ...items
 }: {
   label: string;
   size?: "default" | "suggestions";
-  children: React.ReactNode;
-}) {
+} & ({ children: React.ReactNode } | { prerendered: Prerendered; count: number })) {
   const track = useRef<HTMLUListElement>(null);
   const enhanced = useHydrated();
   const hintId = useId();
-  const count = Children.count(children);
+  const count = "prerendered" in items ? items.count : Children.count(items.children);
 
   function step(direction: 1 | -1) {
     const el = track.current;
@@ -51,11 +54,13 @@ export function Carousel({
       aria-label={label}
       aria-describedby={count > 1 ? hintId : undefined}
     >
-      <ul ref={track} className="carousel" data-size={size}>
-        {Children.map(children, (child) => (
-          <li className="flex">{child}</li>
-        ))}
-      </ul>
+      {"prerendered" in items ? (
+        <PrerenderedItems track={track} size={size} part={items.prerendered} />
+      ) : (
+        <ul ref={track} className="carousel" data-size={size}>
+          <CarouselItems>{items.children}</CarouselItems>
+        </ul>
+      )}
       {count > 1 && (
         <p id={hintId} className="mt-1 text-sm text-muted md:hidden">
           {carouselHint(count)}
@@ -74,6 +79,42 @@ export function Carousel({
         </div>
       )}
     </div>
+  );
+}
+
+/** The carousel's items: also what the server prerenders for `prerendered`. */
+export function CarouselItems({ children }: { children: React.ReactNode }) {
+  return Children.map(children, (child) => <li className="flex">{child}</li>);
+}
+
+function PrerenderedItems({
+  track,
+  size,
+  part,
+}: {
+  track: React.RefObject<HTMLUListElement | null>;
+  size: string;
+  part: Prerendered;
+}) {
+  const html = usePrerenderedHtml(part);
+  const navigate = useNavigate();
+  // The portal's links in prerendered HTML are plain anchors: followed here like <Link>s.
+  function followPortalLink(event: React.MouseEvent) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const anchor = (event.target as Element).closest("a");
+    if (!anchor || anchor.target || anchor.origin !== window.location.origin) return;
+    event.preventDefault();
+    void navigate(anchor.pathname + anchor.search + anchor.hash);
+  }
+  return (
+    <ul
+      ref={track}
+      id={part.id}
+      className="carousel"
+      data-size={size}
+      onClick={followPortalLink}
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
   );
 }
 

@@ -9,19 +9,28 @@ import { LibraryTabs } from "../components/library-tabs";
 import { ProductCard } from "../components/product-card";
 import { ProductCover } from "../components/product-cover";
 import { PromoBox } from "../components/promo-box";
-import { SuggestionCard } from "../components/suggestion-card";
 import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
 import { withShow } from "../lib/modals";
-import type { LibraryItem, Suggestion } from "../../server/library/types";
+import type { LibraryItem } from "../../server/library/types";
+import { suggestionCarousel, type SuggestionCarousel } from "../lib/suggestion-carousels.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
   if (!user.professionId) throw redirect("/profilo/primoaccesso/");
-  const page = await context.get(servicesContext).library.dashboard.page(user);
-  return { ...page, firstname: user.firstname };
+  const { suggestions, ...page } = await context.get(servicesContext).library.dashboard.page(user);
+  return {
+    ...page,
+    firstname: user.firstname,
+    // The same for everyone of the profession: rendered once, see lib/suggestion-carousels.server.
+    suggestions: {
+      books: suggestionCarousel(context, "libri", suggestions.books, page.now),
+      journals: suggestionCarousel(context, "riviste", suggestions.journals, page.now),
+      courses: suggestionCarousel(context, "corsi", suggestions.courses, page.now),
+    },
+  };
 }
 
 // A form of the header's dialogs may fail on the network here: see lib/communication-failure.
@@ -84,9 +93,9 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
         </div>
       )}
 
-      <Suggestions title="Libri per te" items={suggestions.books} now={now} />
-      {suggestions.journals && <Suggestions title="Riviste per te" items={suggestions.journals} now={now} />}
-      {suggestions.courses && <Suggestions title="Corsi per te" items={suggestions.courses} now={now} />}
+      <Suggestions title="Libri per te" carousel={suggestions.books} />
+      <Suggestions title="Riviste per te" carousel={suggestions.journals} />
+      <Suggestions title="Corsi per te" carousel={suggestions.courses} />
     </div>
   );
 }
@@ -138,17 +147,13 @@ function NoProducts() {
   );
 }
 
-function Suggestions({ title, items, now }: { title: string; items: Suggestion[]; now: Date }) {
-  if (items.length === 0) return null;
+function Suggestions({ title, carousel }: { title: string; carousel: SuggestionCarousel | null }) {
+  if (!carousel) return null;
   return (
     <section aria-label={title} className="mt-12">
       <h2 className="section-title">{title}</h2>
       <div className="mt-4">
-        <Carousel label={title} size="suggestions">
-          {items.map((suggestion) => (
-            <SuggestionCard key={suggestion.productId} suggestion={suggestion} now={now} />
-          ))}
-        </Carousel>
+        <Carousel label={title} size="suggestions" {...carousel} />
       </div>
     </section>
   );

@@ -34,7 +34,8 @@ describe("sessions", () => {
     const store = createSessionStore(database.db, now);
     const rawId = await store.create(userId, tokens(new Date(clock.getTime() + 60_000)));
     expect(rawId).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 bits
-    expect((await store.find(rawId))?.userId).toBe(userId);
+    expect((await store.find(rawId))?.session.userId).toBe(userId);
+    expect((await store.find(rawId))?.user.id).toBe(userId);
     expect(await store.find(hashOf(rawId))).toBeNull();
   });
 

@@ -5,6 +5,7 @@ import { and, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { sessions, users } from "../db/schema.ts";
+import type { User } from "./service.ts";
 
 /** A session unused this long ends (a week without visits). */
 export const SESSION_IDLE_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -43,11 +44,14 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
       return rawId;
     },
 
-    /** The live session of this id, or null when unknown, idle too long or past its end. */
-    async find(rawId: string): Promise<Session | null> {
+    /**
+     * The live session of this id with its (active) user, in one statement: this runs on every
+     * signed-in request. Null when unknown, idle too long, past its end or the account is gone.
+     */
+    async find(rawId: string): Promise<{ session: Session; user: User } | null> {
       const at = now();
       const [row] = await db
-        .select({ session: sessions })
+        .select({ session: sessions, user: users })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
         .where(
@@ -62,7 +66,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
       if (at.getTime() - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
         await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash));
       }
-      return row.session;
+      return row;
     },
 
     /**

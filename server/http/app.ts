@@ -128,6 +128,7 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
           nonce: res.locals.cspNonce as string,
           ip: req.ip ?? "",
           log: req.log,
+          document: !req.path.endsWith(".data"),
         });
         return context;
       },

@@ -214,8 +214,9 @@ export function createRelyingParty({
     async currentUser(request: Request): Promise<{ user: User; sessionId: string } | null> {
       const rawId = await readSessionId(request);
       if (!rawId) return null;
-      const session = await sessions.find(rawId);
-      if (!session) return null;
+      const found = await sessions.find(rawId);
+      if (!found) return null;
+      const { session, user } = found;
       if (!session.accessTokenExpiresAt || session.accessTokenExpiresAt <= now()) {
         const { strategy } = await client();
         const renewed = await sessions.refreshTokens(session.idHash, async (refreshToken) => {
@@ -229,14 +230,9 @@ export function createRelyingParty({
         });
         if (!renewed) return null;
       }
-      const user = await accounts.findActiveById(session.userId);
-      return user ? { user, sessionId: rawId } : null;
+      return { user, sessionId: rawId };
     },
 
-    /**
-     * Ends the portal session and sends the browser to the provider's end-session endpoint,
-     * which ends the provider session and comes back to /logout/ with the way back in `state`.
-     */
     /**
      * Signs out in one step: the portal session and the provider's session behind it end here,
      * so the next visit to a private page asks for the password again (a shared computer stays

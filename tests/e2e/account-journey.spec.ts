@@ -17,6 +17,9 @@ import {
 giveEachTestItsOwnAddress();
 
 test("register, first access as a student, account, preferences, password change, sign out and in again", async ({ page }) => {
+  // Seven pages, two accessibility scans and two argon2id checks: on a busy 2-core machine this
+  // passed 30 s once, so it gets the slow-test budget.
+  test.slow();
   const email = newEmail("percorso");
   await registerAndSignIn(page, email);
   await expectAccessible(page);

@@ -12,6 +12,8 @@ import { signedInCustomer, type ProfessionCode } from "../support/customers.ts";
 import { productsOfTypes } from "../support/catalog.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { loaderArgs } from "../support/router-context.ts";
+import { prerenderedHtmlContext } from "../../app/lib/prerender.server";
+import { requestContext } from "../../shared/context.ts";
 import { createTestServices } from "../support/services.ts";
 
 let database: TestDatabase;
@@ -50,6 +52,14 @@ async function grant(userId: string, productIds: string[], { startsAt = new Date
     }
   });
 }
+
+const escapeHtml = (text: string) =>
+  text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#x27;");
 
 async function customer(profession: ProfessionCode = "student") {
   return signedInCustomer(services, database.db, profession);
@@ -92,17 +102,17 @@ describe("the dashboard per profession", () => {
   it("hides journals from students and courses from professors", async () => {
     const student = await dashboard((await customer("student")).cookie);
     expect(student.suggestions.journals).toBeNull();
-    expect(student.suggestions.courses?.length).toBeGreaterThan(0);
+    expect(student.suggestions.courses?.count).toBeGreaterThan(0);
     expect(student.promo.topRight?.areaCode).toBe("dashboard_studenti_top_right");
 
     const professor = await dashboard((await customer("professor")).cookie);
     expect(professor.suggestions.courses).toBeNull();
-    expect(professor.suggestions.journals?.length).toBeGreaterThan(0);
+    expect(professor.suggestions.journals?.count).toBeGreaterThan(0);
     expect(professor.promo.topRight?.areaCode).toBe("dashboard_docenti_top_right");
 
     const other = await dashboard((await customer("other")).cookie);
-    expect(other.suggestions.courses?.length).toBeGreaterThan(0);
-    expect(other.suggestions.journals?.length).toBeGreaterThan(0);
+    expect(other.suggestions.courses?.count).toBeGreaterThan(0);
+    expect(other.suggestions.journals?.count).toBeGreaterThan(0);
     expect(other.promo.topRight?.areaCode).toBe("dashboard_professionisti_top_right");
     expect(other.promo.numbered.map((box) => box.areaCode)).toEqual([
       "dashboard_professionisti_1",
@@ -113,8 +123,9 @@ describe("the dashboard per profession", () => {
   });
 
   it("suggests at most 20 of each, books for the profession's audience", async () => {
-    const student = await dashboard((await customer("student")).cookie);
-    for (const list of [student.suggestions.books, student.suggestions.courses ?? []]) {
+    const { user } = await customer("student");
+    const { suggestions } = await services.library.dashboard.page(user);
+    for (const list of [suggestions.books, suggestions.courses ?? []]) {
       expect(list.length).toBeLessThanOrEqual(20);
     }
     const flags = await database.db
@@ -123,11 +134,37 @@ describe("the dashboard per profession", () => {
       .where(
         inArray(
           products.id,
-          student.suggestions.books.map((b) => b.productId),
+          suggestions.books.map((b) => b.productId),
         ),
       );
     expect(flags.length).toBeGreaterThan(0);
     expect(flags.every((f) => f.forStudents)).toBe(true);
+  });
+
+  it("renders the suggestions once per profession: the document carries their HTML once, a navigation's data holds it", async () => {
+    const first = await customer("professor");
+    const second = await customer("professor");
+    const { suggestions } = await services.library.dashboard.page(first.user);
+
+    const documentArgs = loaderArgs(services, "/dashboard/");
+    const inDocument = await dashboardLoader({
+      ...documentArgs,
+      request: new Request(documentArgs.request.url, { headers: { cookie: first.cookie } }),
+    });
+    const journals = inDocument.suggestions.journals!;
+    expect(journals.count).toBe(suggestions.journals!.length);
+    expect(journals.prerendered.html).toBeNull();
+    const documentHtml = documentArgs.context.get(prerenderedHtmlContext)?.get(journals.prerendered.id);
+    for (const journal of suggestions.journals!) expect(documentHtml).toContain(escapeHtml(journal.name));
+
+    const dataArgs = loaderArgs(services, "/dashboard/");
+    dataArgs.context.set(requestContext, { ...dataArgs.context.get(requestContext), document: false });
+    const inData = await dashboardLoader({
+      ...dataArgs,
+      request: new Request(dataArgs.request.url, { headers: { cookie: second.cookie } }),
+    });
+    expect(inData.suggestions.journals?.prerendered).toEqual({ id: journals.prerendered.id, html: documentHtml });
+    expect(dataArgs.context.get(prerenderedHtmlContext)).toBeNull();
   });
 
   it("shows the left promo box only to customers with active orders", async () => {

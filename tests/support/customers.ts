@@ -22,5 +22,5 @@ export async function signedInCustomer(services: Services, db: Database, profess
     refreshToken: "rt",
     idToken: "it",
   });
-  return { user: result.user, cookie: await sessionCookieHeader(rawId) };
+  return { user: { ...result.user, professionId: row!.id }, cookie: await sessionCookieHeader(rawId) };
 }

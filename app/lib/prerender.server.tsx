@@ -1,0 +1,42 @@
+// Renders a part that is the same for many customers once, and reuses its HTML while its source
+// data is the same object (the services' caches hand out one object until the content changes)
+// and the time it was rendered at is recent enough for what it shows (e.g. the 'Novità' badge).
+import { createHash } from "node:crypto";
+import type { ReactElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { createContext, MemoryRouter, type RouterContextProvider } from "react-router";
+import { requestContext } from "../../shared/context.ts";
+import type { Prerendered } from "./prerendered";
+
+/** How long a rendering may be reused for a later `now` (the services cache content as long). */
+const RENDERING_MAX_AGE_MS = 60_000;
+
+const renderings = new WeakMap<object, { html: string; id: string; at: number }>();
+
+/** The HTML of the parts a document holds, by id: entry.server hands it to the render. */
+export const prerenderedHtmlContext = createContext<Map<string, string> | null>(null);
+
+/**
+ * The part `name` rendered from `source` (links inside render as plain anchors). In a document's
+ * data the HTML is left out and given to the server render instead: the page carries it once.
+ */
+export function prerender(
+  context: Readonly<RouterContextProvider>,
+  name: string,
+  source: object,
+  now: Date,
+  render: () => ReactElement,
+): Prerendered {
+  let rendering = renderings.get(source);
+  if (!rendering || Math.abs(now.getTime() - rendering.at) > RENDERING_MAX_AGE_MS) {
+    const html = renderToStaticMarkup(<MemoryRouter>{render()}</MemoryRouter>);
+    const id = `${name}-${createHash("sha256").update(html).digest("base64url").slice(0, 12)}`;
+    rendering = { html, id, at: now.getTime() };
+    renderings.set(source, rendering);
+  }
+  if (!context.get(requestContext).document) return { id: rendering.id, html: rendering.html };
+  let documentParts = context.get(prerenderedHtmlContext);
+  if (!documentParts) context.set(prerenderedHtmlContext, (documentParts = new Map()));
+  documentParts.set(rendering.id, rendering.html);
+  return { id: rendering.id, html: null };
+}

@@ -1,0 +1,32 @@
+// A part of a page that is the same for many customers (the dashboard's suggestions for a
+// profession), rendered to HTML once on the server and reused: see prerender.server.tsx.
+//
+// A document carries the part's HTML once, in the page: the route's data then holds only its id,
+// the server render takes the HTML from PrerenderedHtml (filled by entry.server), and hydration
+// takes it from the page itself. The data of a client-side navigation holds the HTML.
+import { createContext, useContext, useState } from "react";
+
+export type Prerendered = {
+  /** The id of the element the HTML goes into; it changes with the content. */
+  id: string;
+  /** Null in a document's data: the document holds the HTML. */
+  html: string | null;
+};
+
+/** The HTML of the document's prerendered parts, by id (server render only). */
+export const PrerenderedHtml = createContext<ReadonlyMap<string, string>>(new Map());
+
+/**
+ * The HTML of a prerendered part, for `dangerouslySetInnerHTML`. On hydration it is read back
+ * from the element the server filled, so the client renders exactly what is there; it is kept
+ * while the id (the content) stays the same.
+ */
+export function usePrerenderedHtml(part: Prerendered): string {
+  const fromServer = useContext(PrerenderedHtml).get(part.id);
+  const [hydrated] = useState(() => ({
+    id: part.id,
+    html: part.html ?? fromServer ?? (typeof document === "undefined" ? "" : (document.getElementById(part.id)?.innerHTML ?? "")),
+  }));
+  if (hydrated.id === part.id) return hydrated.html;
+  return part.html ?? fromServer ?? "";
+}
