@@ -11,7 +11,13 @@ export function createRouterContext(services: Services, config: Config = testCon
   const context = new RouterContextProvider();
   context.set(servicesContext, services);
   context.set(settingsContext, publicSettingsOf(config));
-  context.set(requestContext, { id: "test-request", nonce: "test-nonce", ip: "203.0.113.7", log: createLogger("silent"), document: true });
+  context.set(requestContext, {
+    id: "test-request",
+    nonce: "test-nonce",
+    ip: "203.0.113.7",
+    log: createLogger("silent"),
+    document: true,
+  });
   return context;
 }
 
