@@ -17,10 +17,9 @@ import { Header } from "./components/header";
 import { NotFound } from "./components/not-found";
 import { ActivationDialog, LogoutDialog, ToastMessage } from "./components/lazy-parts";
 import { currentUser, initialsOf } from "./lib/auth.server";
-import { revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
+import { COMMUNICATION_FAILURE, revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
 import { formGuardMiddleware } from "./lib/form-guard.server";
 import { layoutFor } from "./lib/layout";
-import { MESSAGES } from "./lib/messages";
 import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
@@ -96,7 +95,7 @@ function CommunicationFailureAlert() {
   return (
     <ToastMessage
       key={failures}
-      toast={{ type: "error", title: MESSAGES.communicationError, message: MESSAGES.communicationErrorText }}
+      toast={{ type: "error", title: COMMUNICATION_FAILURE.title, message: COMMUNICATION_FAILURE.text }}
     />
   );
 }
@@ -128,8 +127,8 @@ export function ErrorBoundary() {
     return (
       <section className="mx-auto max-w-2xl px-4 py-16">
         <title>Errore di comunicazione · Novalex Editore</title>
-        <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.communicationError}</h1>
-        <p className="mt-4">{MESSAGES.communicationErrorText}</p>
+        <h1 className="font-serif text-3xl font-bold text-brand">{COMMUNICATION_FAILURE.title}</h1>
+        <p className="mt-4">{COMMUNICATION_FAILURE.text}</p>
         <p className="mt-6">
           <a className="link" href="/">
             Torna alla home

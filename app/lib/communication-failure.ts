@@ -7,6 +7,15 @@
 import { useSyncExternalStore } from "react";
 import type { ShouldRevalidateFunctionArgs } from "react-router";
 
+/**
+ * Spec §8's message for a network or parse failure. Here rather than only in MESSAGES: the root
+ * shows it on every page, which should not load every message of the portal for it.
+ */
+export const COMMUNICATION_FAILURE = Object.freeze({
+  title: "Errore di comunicazione",
+  text: "Ti preghiamo di riprovare più tardi",
+});
+
 /** The action data of a submission that never reached the server. */
 export const NETWORK_FAILURE = Object.freeze({ networkFailure: true as const });
 

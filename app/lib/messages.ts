@@ -1,4 +1,5 @@
 // The Italian messages of the spec (§5, §8) that forms show and tests assert: one place.
+import { COMMUNICATION_FAILURE } from "./communication-failure";
 export const MESSAGES = {
   // Activation modal 'ESPANDI IL LIBRO' (spec §4, §8: an invalid code gets the invalid mark only).
   activationTitle: "ESPANDI IL LIBRO",
@@ -66,8 +67,8 @@ export const MESSAGES = {
     "Non esiste un account con questo indirizzo email. Controlla di averlo scritto correttamente oppure crea un nuovo account.",
   tooManyRequests: "Troppe richieste",
   tooManyResetRequestsText: "Per sicurezza non abbiamo inviato nessuna email.",
-  communicationError: "Errore di comunicazione",
-  communicationErrorText: "Ti preghiamo di riprovare più tardi",
+  communicationError: COMMUNICATION_FAILURE.title,
+  communicationErrorText: COMMUNICATION_FAILURE.text,
   linkExpired: "Ooops. il tuo link è scaduto!",
   passwordNotSet: "Password non impostata",
   passwordNotSetText: "La sessione è scaduta, prova a richiedere di nuovo il cambio della password",

@@ -3,6 +3,8 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/datab
 import { createAccountsService } from "./service.ts";
 import { createSessionStore, SESSION_ABSOLUTE_TIMEOUT_MS, SESSION_IDLE_TIMEOUT_MS, type ProviderTokens } from "./sessions.ts";
 import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { sessions } from "../db/schema.ts";
 
 let database: TestDatabase;
 let userId: string;
@@ -81,6 +83,23 @@ describe("sessions", () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => store.refreshTokens(hashOf(rawId), refresh)));
     expect(results.every(Boolean)).toBe(true);
     expect(calls).toBe(1);
+  });
+
+  it("keeps the ID token when a refresh brings none, and finds the session renewed", async () => {
+    const store = createSessionStore(database.db, now);
+    const rawId = await store.create(userId, tokens(new Date(clock.getTime() - 1000)));
+    const renewedUntil = new Date(clock.getTime() + 600_000);
+    const renewed = await store.refreshTokens(hashOf(rawId), async (refreshToken) => {
+      expect(refreshToken).toBe("rt");
+      return { accessToken: "at2", accessTokenExpiresAt: renewedUntil, refreshToken: "rt2", idToken: "" };
+    });
+    expect(renewed).toBe(true);
+    expect((await store.find(rawId))?.session.accessTokenExpiresAt).toEqual(renewedUntil);
+    const [row] = await database.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.idHash, hashOf(rawId)));
+    expect(row).toMatchObject({ accessToken: "at2", refreshToken: "rt2", idToken: "it" });
   });
 
   it("deletes the session when the provider refuses the refresh", async () => {

@@ -24,10 +24,35 @@ export type ProviderTokens = {
 };
 
 export type Session = typeof sessions.$inferSelect;
+/** What a request needs of its session: the provider's tokens stay in the table until a refresh. */
+export type LiveSession = Pick<Session, "idHash" | "userId" | "lastSeenAt" | "accessTokenExpiresAt">;
 
 const hashId = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");
 
 export function createSessionStore(db: Database, now: Clock = systemClock) {
+  // Prepared once: every signed-in request runs it.
+  const liveSession = db
+    .select({
+      session: {
+        idHash: sessions.idHash,
+        userId: sessions.userId,
+        lastSeenAt: sessions.lastSeenAt,
+        accessTokenExpiresAt: sessions.accessTokenExpiresAt,
+      },
+      user: users,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(sessions.idHash, sql.placeholder("idHash")),
+        gt(sessions.expiresAt, sql.placeholder("now")),
+        gt(sessions.lastSeenAt, sql.placeholder("idleSince")),
+        eq(users.status, "active"),
+      ),
+    )
+    .prepare("session_live");
+
   return {
     /** A new session (and a new id: sign-in never reuses an id the browser had before). */
     async create(userId: string, tokens: ProviderTokens): Promise<string> {
@@ -48,20 +73,13 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
      * The live session of this id with its (active) user, in one statement: this runs on every
      * signed-in request. Null when unknown, idle too long, past its end or the account is gone.
      */
-    async find(rawId: string): Promise<{ session: Session; user: User } | null> {
+    async find(rawId: string): Promise<{ session: LiveSession; user: User } | null> {
       const at = now();
-      const [row] = await db
-        .select({ session: sessions, user: users })
-        .from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId))
-        .where(
-          and(
-            eq(sessions.idHash, hashId(rawId)),
-            gt(sessions.expiresAt, at),
-            gt(sessions.lastSeenAt, new Date(at.getTime() - SESSION_IDLE_TIMEOUT_MS)),
-            eq(users.status, "active"),
-          ),
-        );
+      const [row] = await liveSession.execute({
+        idHash: hashId(rawId),
+        now: at,
+        idleSince: new Date(at.getTime() - SESSION_IDLE_TIMEOUT_MS),
+      });
       if (!row) return null;
       if (at.getTime() - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
         await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash));
@@ -97,7 +115,8 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
         }
         await db
           .update(sessions)
-          .set({ ...fresh, refreshingUntil: null })
+          // A refresh may come without a new ID token: the one there stays.
+          .set({ ...fresh, idToken: fresh.idToken || undefined, refreshingUntil: null })
           .where(eq(sessions.idHash, idHash));
         return true;
       }

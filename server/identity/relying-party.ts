@@ -225,7 +225,7 @@ export function createRelyingParty({
             accessToken: tokens.accessToken(),
             accessTokenExpiresAt: tokens.accessTokenExpiresAt(),
             refreshToken: tokens.hasRefreshToken() ? tokens.refreshToken() : refreshToken,
-            idToken: tokens.idToken?.() ?? session.idToken ?? "",
+            idToken: tokens.idToken?.() ?? "",
           };
         });
         if (!renewed) return null;

@@ -94,42 +94,47 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     return null;
   }
 
-  /** One statement: each product's longest grant, with its reading session and current chapter. */
-  async function library(userId: string, now: Date = clock()): Promise<Library> {
-    const rows = await db
-      .selectDistinctOn([entitlements.productId], {
-        productId: products.id,
-        code: products.code,
-        name: products.name,
-        typeCode: productTypes.code,
-        typeName: productTypes.name,
-        sku: products.sku,
-        isbn: products.isbn,
-        issn: products.issn,
-        cover: products.cover,
-        shortAuthors: products.shortAuthors,
-        edition: products.edition,
-        pubdate: products.pubdate,
-        moodleId: products.moodleId,
-        url: products.url,
-        expiresAt: entitlements.expiresAt,
-        grantedAt: entitlements.startsAt,
-        startedAt: readingSessions.startedAt,
-        lastReadAt: readingSessions.lastReadAt,
-        chapter: ebookChapters.title,
-        firstChapter: firstChapterTitle(products.id),
-      })
-      .from(entitlements)
-      .innerJoin(products, eq(products.id, entitlements.productId))
-      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-      .leftJoin(
-        readingSessions,
-        and(eq(readingSessions.userId, entitlements.userId), eq(readingSessions.productId, entitlements.productId)),
-      )
-      .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
-      .where(and(eq(entitlements.userId, userId), lte(entitlements.startsAt, now)))
-      .orderBy(entitlements.productId, sql`${entitlements.expiresAt} desc nulls first`);
+  /**
+   * One statement: each product's longest grant, with its reading session and current chapter.
+   * Prepared once: it runs on every dashboard, and building it is a good part of its cost.
+   */
+  const ownedProducts = db
+    .selectDistinctOn([entitlements.productId], {
+      productId: products.id,
+      code: products.code,
+      name: products.name,
+      typeCode: productTypes.code,
+      typeName: productTypes.name,
+      sku: products.sku,
+      isbn: products.isbn,
+      issn: products.issn,
+      cover: products.cover,
+      shortAuthors: products.shortAuthors,
+      edition: products.edition,
+      pubdate: products.pubdate,
+      moodleId: products.moodleId,
+      url: products.url,
+      expiresAt: entitlements.expiresAt,
+      grantedAt: entitlements.startsAt,
+      startedAt: readingSessions.startedAt,
+      lastReadAt: readingSessions.lastReadAt,
+      chapter: ebookChapters.title,
+      firstChapter: firstChapterTitle(products.id),
+    })
+    .from(entitlements)
+    .innerJoin(products, eq(products.id, entitlements.productId))
+    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+    .leftJoin(
+      readingSessions,
+      and(eq(readingSessions.userId, entitlements.userId), eq(readingSessions.productId, entitlements.productId)),
+    )
+    .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
+    .where(and(eq(entitlements.userId, sql.placeholder("userId")), lte(entitlements.startsAt, sql.placeholder("now"))))
+    .orderBy(entitlements.productId, sql`${entitlements.expiresAt} desc nulls first`)
+    .prepare("library_owned_products");
 
+  async function library(userId: string, now: Date = clock()): Promise<Library> {
+    const rows = await ownedProducts.execute({ userId, now });
     let eduUntil: Date | null = null;
     const items: LibraryItem[] = [];
     const grantedAt = new Map<string, Date>();
@@ -277,14 +282,13 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
   }
 
   /** Whether the customer has paid orders (the dashboard asks with limit 2, spec §9). */
-  async function hasActiveOrders(userId: string): Promise<boolean> {
-    const rows = await db
-      .select({ id: orders.id })
-      .from(orders)
-      .where(and(eq(orders.userId, userId), eq(orders.status, "payed")))
-      .limit(ACTIVE_ORDERS_LIMIT);
-    return rows.length > 0;
-  }
+  const paidOrders = db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.userId, sql.placeholder("userId")), eq(orders.status, "payed")))
+    .limit(ACTIVE_ORDERS_LIMIT)
+    .prepare("library_paid_orders");
+  const hasActiveOrders = async (userId: string) => (await paidOrders.execute({ userId })).length > 0;
 
   const suggestionsFor = (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience));
   const promoBoxList = (areaCodes: readonly string[]) => promoCache.get(areaCodes.join(","), () => loadPromoBoxes(areaCodes));
