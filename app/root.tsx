@@ -12,7 +12,7 @@ import {
 } from "react-router";
 import { requestContext, settingsContext } from "../shared/context.ts";
 import type { Route } from "./+types/root";
-import { Footer } from "./components/footer";
+import { FOOTER_CLASS, FooterContent } from "./components/footer";
 import { Header } from "./components/header";
 import { NotFound } from "./components/not-found";
 import { ActivationDialog, LogoutDialog, ToastMessage } from "./components/lazy-parts";
@@ -20,6 +20,8 @@ import { currentUser, initialsOf } from "./lib/auth.server";
 import { COMMUNICATION_FAILURE, revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
 import { formGuardMiddleware } from "./lib/form-guard.server";
 import { layoutFor } from "./lib/layout";
+import { prerender } from "./lib/prerender.server";
+import { PrerenderedElement } from "./lib/prerendered";
 import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
@@ -43,6 +45,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   }
   return {
     links,
+    // The same for everyone: rendered once (links is one object for the server's lifetime).
+    footer: prerender(context, { name: "piede", source: links, render: () => <FooterContent links={links} /> }),
     salesEmail,
     storefrontLogoutUrl,
     requestId: context.get(requestContext).id,
@@ -75,7 +79,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <main id="contenuto" className="flex-1">
           {children}
         </main>
-        {layout.header !== "none" && data && <Footer links={data.links} />}
+        {layout.header !== "none" && data && <PrerenderedElement as="footer" className={FOOTER_CLASS} part={data.footer} />}
         {data?.toast && <ToastMessage toast={data.toast} />}
         <CommunicationFailureAlert />
         {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}

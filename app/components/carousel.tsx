@@ -1,6 +1,4 @@
 import { Children, useId, useRef } from "react";
-import { useNavigate } from "react-router";
-import { usePrerenderedHtml, type Prerendered } from "../lib/prerendered";
 import { useHydrated } from "../lib/use-hydrated";
 import { ArrowLeftIcon, ChevronIcon } from "./icons";
 
@@ -17,8 +15,8 @@ export function carouselHint(count: number): string {
  * suggestions). Once hydrated it adds previous/next buttons that wrap around at the ends.
  * It never moves by itself. On phones, where one item fills the view, the next one peeks in at
  * the edge and a line says how many there are, so the others are found without the buttons.
- * Its items are React children, or `prerendered`: CarouselItems rendered to HTML once on the
- * server for many customers (see lib/prerender.server.tsx).
+ * Its items are React children, or a `track` of `count` items rendered elsewhere (the dashboard's
+ * PrerenderedTrack: items rendered to HTML once for many customers).
  */
 export function Carousel({
   label,
@@ -27,14 +25,14 @@ export function Carousel({
 }: {
   label: string;
   size?: "default" | "suggestions";
-} & ({ children: React.ReactNode } | { prerendered: Prerendered; count: number })) {
-  const track = useRef<HTMLUListElement>(null);
+} & ({ children: React.ReactNode } | { track: React.ReactElement; count: number })) {
+  const region = useRef<HTMLDivElement>(null);
   const enhanced = useHydrated();
   const hintId = useId();
-  const count = "prerendered" in items ? items.count : Children.count(items.children);
+  const count = "track" in items ? items.count : Children.count(items.children);
 
   function step(direction: 1 | -1) {
-    const el = track.current;
+    const el = region.current?.querySelector<HTMLElement>(".carousel");
     if (!el) return;
     const item = el.firstElementChild as HTMLElement | null;
     const stride = item ? item.offsetWidth + parseFloat(getComputedStyle(el).columnGap || "0") : el.clientWidth;
@@ -48,16 +46,17 @@ export function Carousel({
 
   return (
     <div
+      ref={region}
       className="relative"
       role="region"
       aria-roledescription="carosello"
       aria-label={label}
       aria-describedby={count > 1 ? hintId : undefined}
     >
-      {"prerendered" in items ? (
-        <PrerenderedItems track={track} size={size} part={items.prerendered} />
+      {"track" in items ? (
+        items.track
       ) : (
-        <ul ref={track} className="carousel" data-size={size}>
+        <ul className="carousel" data-size={size}>
           <CarouselItems>{items.children}</CarouselItems>
         </ul>
       )}
@@ -85,37 +84,6 @@ export function Carousel({
 /** The carousel's items: also what the server prerenders for `prerendered`. */
 export function CarouselItems({ children }: { children: React.ReactNode }) {
   return Children.map(children, (child) => <li className="flex">{child}</li>);
-}
-
-function PrerenderedItems({
-  track,
-  size,
-  part,
-}: {
-  track: React.RefObject<HTMLUListElement | null>;
-  size: string;
-  part: Prerendered;
-}) {
-  const html = usePrerenderedHtml(part);
-  const navigate = useNavigate();
-  // The portal's links in prerendered HTML are plain anchors: followed here like <Link>s.
-  function followPortalLink(event: React.MouseEvent) {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    const anchor = (event.target as Element).closest("a");
-    if (!anchor || anchor.target || anchor.origin !== window.location.origin) return;
-    event.preventDefault();
-    void navigate(anchor.pathname + anchor.search + anchor.hash);
-  }
-  return (
-    <ul
-      ref={track}
-      id={part.id}
-      className="carousel"
-      data-size={size}
-      onClick={followPortalLink}
-      dangerouslySetInnerHTML={{ __html: html }}
-    />
-  );
 }
 
 function animateScroll(el: HTMLElement, target: number) {

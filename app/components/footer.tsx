@@ -67,14 +67,21 @@ function FooterAnchor({ item }: { item: FooterLink }) {
   );
 }
 
-export function Footer({ links }: { links: PublicSettings["links"] }) {
+/** The footer's classes: the root renders the element, the server its content (see FooterContent). */
+export const FOOTER_CLASS = "mt-16 bg-brand-dark text-sm text-white";
+
+/**
+ * What the footer holds: the same for every visitor, so it is rendered once on the server and
+ * the browser never renders it again (see lib/prerendered.tsx).
+ */
+export function FooterContent({ links }: { links: PublicSettings["links"] }) {
   const legal: FooterLink[] = [
     { label: "Termini e condizioni", href: `${links.shop}/condizioni-di-vendita` },
     { label: "Privacy", href: `${links.shop}/privacy` },
     { label: "Cookie", href: `${links.shop}/cookie` },
   ];
   return (
-    <footer className="mt-16 bg-brand-dark text-sm text-white">
+    <>
       <div className="mx-auto grid max-w-7xl gap-8 px-4 py-12 sm:grid-cols-2 lg:grid-cols-5">
         <div>
           <Logo inverted />
@@ -118,6 +125,6 @@ export function Footer({ links }: { links: PublicSettings["links"] }) {
           </nav>
         </div>
       </div>
-    </footer>
+    </>
   );
 }

@@ -1,6 +1,6 @@
 // Renders a part that is the same for many customers once, and reuses its HTML while its source
 // data is the same object (the services' caches hand out one object until the content changes)
-// and the time it was rendered at is recent enough for what it shows (e.g. the 'Novità' badge).
+// and, for a part that depends on the time (the 'Novità' badge), while it is recent enough.
 import { createHash } from "node:crypto";
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -17,21 +17,19 @@ const renderings = new WeakMap<object, { html: string; id: string; at: number }>
 export const prerenderedHtmlContext = createContext<Map<string, string> | null>(null);
 
 /**
- * The part `name` rendered from `source` (links inside render as plain anchors). In a document's
- * data the HTML is left out and given to the server render instead: the page carries it once.
+ * The part `name` rendered from `source` (links inside render as plain anchors), at `now` when
+ * what it shows depends on the time. In a document's data the HTML is left out and given to the
+ * server render instead: the page carries it once.
  */
 export function prerender(
   context: Readonly<RouterContextProvider>,
-  name: string,
-  source: object,
-  now: Date,
-  render: () => ReactElement,
+  { name, source, now, render }: { name: string; source: object; now?: Date; render: () => ReactElement },
 ): Prerendered {
   let rendering = renderings.get(source);
-  if (!rendering || Math.abs(now.getTime() - rendering.at) > RENDERING_MAX_AGE_MS) {
+  if (!rendering || (now && Math.abs(now.getTime() - rendering.at) > RENDERING_MAX_AGE_MS)) {
     const html = renderToStaticMarkup(<MemoryRouter>{render()}</MemoryRouter>);
     const id = `${name}-${createHash("sha256").update(html).digest("base64url").slice(0, 12)}`;
-    rendering = { html, id, at: now.getTime() };
+    rendering = { html, id, at: now?.getTime() ?? 0 };
     renderings.set(source, rendering);
   }
   if (!context.get(requestContext).document) return { id: rendering.id, html: rendering.html };

@@ -1,10 +1,12 @@
-// A part of a page that is the same for many customers (the dashboard's suggestions for a
-// profession), rendered to HTML once on the server and reused: see prerender.server.tsx.
+// A part of a page that is the same for many customers (the footer, the dashboard's suggestions
+// for a profession), rendered to HTML once on the server and reused: see prerender.server.tsx.
+// Its components ship no JavaScript, and React does not render them again in the browser.
 //
 // A document carries the part's HTML once, in the page: the route's data then holds only its id,
 // the server render takes the HTML from PrerenderedHtml (filled by entry.server), and hydration
 // takes it from the page itself. The data of a client-side navigation holds the HTML.
 import { createContext, useContext, useState } from "react";
+import { useNavigate } from "react-router";
 
 export type Prerendered = {
   /** The id of the element the HTML goes into; it changes with the content. */
@@ -21,7 +23,7 @@ export const PrerenderedHtml = createContext<ReadonlyMap<string, string>>(new Ma
  * from the element the server filled, so the client renders exactly what is there; it is kept
  * while the id (the content) stays the same.
  */
-export function usePrerenderedHtml(part: Prerendered): string {
+function usePrerenderedHtml(part: Prerendered): string {
   const fromServer = useContext(PrerenderedHtml).get(part.id);
   const [hydrated] = useState(() => ({
     id: part.id,
@@ -29,4 +31,38 @@ export function usePrerenderedHtml(part: Prerendered): string {
   }));
   if (hydrated.id === part.id) return hydrated.html;
   return part.html ?? fromServer ?? "";
+}
+
+/** The element a prerendered part goes into; the portal's links in it work as <Link>s do. */
+export function PrerenderedElement({
+  as: Element,
+  part,
+  className,
+  size,
+}: {
+  as: "footer" | "ul";
+  part: Prerendered;
+  className?: string;
+  /** A carousel track's data-size. */
+  size?: string;
+}) {
+  const html = usePrerenderedHtml(part);
+  const navigate = useNavigate();
+  // Links in the HTML are plain anchors: a click on one of the portal's is a client-side navigation.
+  function followPortalLink(event: React.MouseEvent) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const anchor = (event.target as Element).closest("a");
+    if (!anchor || anchor.target || anchor.origin !== window.location.origin) return;
+    event.preventDefault();
+    void navigate(anchor.pathname + anchor.search + anchor.hash);
+  }
+  return (
+    <Element
+      id={part.id}
+      className={className}
+      data-size={size}
+      onClick={followPortalLink}
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
 }

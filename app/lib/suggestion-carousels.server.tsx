@@ -17,12 +17,17 @@ export function suggestionCarousel(
   now: Date,
 ): SuggestionCarousel | null {
   if (!list || list.length === 0) return null;
-  const prerendered = prerender(context, name, list, now, () => (
-    <CarouselItems>
-      {list.map((suggestion) => (
-        <SuggestionCard key={suggestion.productId} suggestion={suggestion} now={now} />
-      ))}
-    </CarouselItems>
-  ));
+  const prerendered = prerender(context, {
+    name,
+    source: list,
+    now,
+    render: () => (
+      <CarouselItems>
+        {list.map((suggestion) => (
+          <SuggestionCard key={suggestion.productId} suggestion={suggestion} now={now} />
+        ))}
+      </CarouselItems>
+    ),
+  });
   return { prerendered, count: list.length };
 }

@@ -4,6 +4,7 @@
 import { Link, redirect, useLocation } from "react-router";
 import type { Route } from "./+types/dashboard";
 import { Carousel } from "../components/carousel";
+import { PrerenderedElement } from "../lib/prerendered";
 import { ContactBoxes } from "../components/contact-boxes";
 import { LibraryTabs } from "../components/library-tabs";
 import { ProductCard } from "../components/product-card";
@@ -153,7 +154,12 @@ function Suggestions({ title, carousel }: { title: string; carousel: SuggestionC
     <section aria-label={title} className="mt-12">
       <h2 className="section-title">{title}</h2>
       <div className="mt-4">
-        <Carousel label={title} size="suggestions" {...carousel} />
+        <Carousel
+          label={title}
+          size="suggestions"
+          count={carousel.count}
+          track={<PrerenderedElement as="ul" className="carousel" size="suggestions" part={carousel.prerendered} />}
+        />
       </div>
     </section>
   );
