@@ -75,7 +75,11 @@ export async function parseForm<S extends z.ZodRawShape>(
   return { ok: false, reply: { fieldErrors, values }, values };
 }
 
-/** The answer of a refused submission: the reply, with the status that says why (400 unless told). */
+/**
+ * The answer of a refused submission: the reply, with the status that says why (400 unless told).
+ * A refusal after parsing carries the parsed form's `values`: the page shows them again, and they
+ * give the reply the form's field names (a reply without them types the page's reply as fieldless).
+ */
 export function refuse<F extends string = never, R extends string = never>(reply: FormReply<F, R>, status = 400) {
   return data(reply, { status });
 }
