@@ -1,5 +1,7 @@
 // The pieces every form of the portal is made of: labelled fields whose errors are announced
 // (aria-invalid, aria-describedby) and rendered by the server, so they work without JavaScript.
+// They take their errors and values from the action's reply (lib/form-reply.ts).
+import type { FormAlert } from "../lib/form-reply";
 
 export function FieldError({ id, message }: { id: string; message?: string }) {
   return message ? (
@@ -58,10 +60,9 @@ export function TextField({
   );
 }
 
-/** An alert above a form (spec §8): a title and the reason, sometimes a way out. */
-export type FormAlert = { title: string; text?: string; link?: { href: string; label: string } };
-
-export function AlertBox({ alert, id }: { alert: FormAlert; id?: string }) {
+/** An alert above a form (spec §8): a title and the reason, sometimes a way out; nothing without one. */
+export function AlertBox({ alert, id }: { alert?: FormAlert; id?: string }) {
+  if (!alert) return null;
   return (
     <div id={id} role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
       <p className="font-semibold text-accent-dark">{alert.title}</p>

@@ -3,8 +3,9 @@ import { useState } from "react";
 import { Form } from "react-router";
 import { checkPassword } from "../../shared/password-rule.ts";
 import { MESSAGES } from "../lib/messages";
+import type { ReplyView } from "../lib/form-reply";
 import { useHydrated } from "../lib/use-hydrated";
-import { AlertBox, type FormAlert } from "./form-fields";
+import { AlertBox } from "./form-fields";
 
 /** The spec's hint list (§2 registration), ticked while typing once JavaScript runs. */
 const HINTS: { key: keyof ReturnType<typeof checkPassword>; label: string }[] = [
@@ -78,11 +79,11 @@ export function PasswordInput({
 
 /** The new password (with the rule's hints and a show/hide toggle) and its confirmation. */
 export function NewPasswordFields({
-  errors,
+  reply,
   passwordLabel = "Nuova password",
   confirmationLabel = "Conferma la nuova password",
 }: {
-  errors: Partial<Record<"password" | "confirmation", string>>;
+  reply: Pick<ReplyView<"password" | "confirmation">, "error">;
   passwordLabel?: string;
   confirmationLabel?: string;
 }) {
@@ -97,7 +98,7 @@ export function NewPasswordFields({
           name="password"
           label={passwordLabel}
           autoComplete="new-password"
-          error={errors.password}
+          error={reply.error("password")}
           describedBy={["password-hints"]}
           visible={visible}
           onChange={setPassword}
@@ -113,18 +114,12 @@ export function NewPasswordFields({
         name="confirmation"
         label={confirmationLabel}
         autoComplete="new-password"
-        error={errors.confirmation}
+        error={reply.error("confirmation")}
         visible={visible}
       />
     </>
   );
 }
-
-/** What a reset link's action answers when it does not redirect. */
-export type ResetActionResult = {
-  fieldErrors?: Partial<Record<"password" | "confirmation", string>>;
-  alert?: FormAlert;
-};
 
 export type ResetPageText = {
   /** The page title and heading while the link is usable. */
@@ -138,14 +133,13 @@ export type ResetPageText = {
 
 export function ResetPasswordView({
   usable,
-  result,
+  reply,
   text,
 }: {
   usable: boolean;
-  result?: ResetActionResult;
+  reply: ReplyView<"password" | "confirmation">;
   text: ResetPageText;
 }) {
-  const errors = result?.fieldErrors ?? {};
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
       <title>{`${usable ? text.title : "Link scaduto"} · Novalex Editore`}</title>
@@ -154,9 +148,9 @@ export function ResetPasswordView({
           <>
             <h1 className="font-serif text-3xl font-bold text-brand">{text.title}</h1>
             <p className="mt-2 text-muted">{text.intro}</p>
-            {result?.alert && <AlertBox alert={result.alert} />}
+            <AlertBox alert={reply.alert} />
             <Form method="post" noValidate className="mt-6 space-y-5">
-              <NewPasswordFields errors={errors} />
+              <NewPasswordFields reply={reply} />
               <button type="submit" className="button-primary w-full py-3 text-base">
                 {text.submit}
               </button>
@@ -165,7 +159,7 @@ export function ResetPasswordView({
         ) : (
           <>
             <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.linkExpired}</h1>
-            {result?.alert && <AlertBox alert={result.alert} />}
+            <AlertBox alert={reply.alert} />
             <p className="mt-4">{text.expiredText}</p>
             <p className="mt-6">
               <a href={text.expiredLink.href} className="button-primary">

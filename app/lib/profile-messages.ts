@@ -1,6 +1,6 @@
 // The Italian messages for the profile service's error codes (server/accounts/profile.ts), shared
-// by first access and the account page.
-import type { ProfileErrorCode, ProfileField } from "../../server/accounts/profile";
+// by first access and the account page, keyed by the names of the forms' fields.
+import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../../server/accounts/profile";
 import { MESSAGES } from "./messages";
 
 const REQUIRED: Record<ProfileField, string> = {
@@ -32,4 +32,28 @@ export function messageFor(field: ProfileField, code: ProfileErrorCode): string 
     default:
       return MESSAGES.invalidChoice;
   }
+}
+
+/** The form field of each profile field: the names the pages post. */
+const FORM_FIELD = {
+  firstname: "firstname",
+  lastname: "lastname",
+  email: "email",
+  mobile: "mobile",
+  professionId: "profession",
+  universityId: "university",
+  degreeCourseId: "degreeCourse",
+  subjectId: "subject",
+  interestIds: "interests",
+} as const satisfies Record<ProfileField, string>;
+
+export type ProfileFormField = (typeof FORM_FIELD)[ProfileField];
+
+/** The service's refusals as a form reply's field errors. */
+export function profileFieldErrors(errors: ProfileErrors): Partial<Record<ProfileFormField, string>> {
+  const out: Partial<Record<ProfileFormField, string>> = {};
+  for (const [field, code] of Object.entries(errors) as [ProfileField, ProfileErrorCode][]) {
+    out[FORM_FIELD[field]] = messageFor(field, code);
+  }
+  return out;
 }

@@ -6,14 +6,16 @@ import { z } from "zod";
 import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi";
 import { AuthError } from "../components/auth-error";
-import { TextField } from "../components/form-fields";
+import { AlertBox, TextField } from "../components/form-fields";
+import { readReply } from "../lib/form-reply";
+import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { withRedirect } from "../lib/redirects";
 
 const credentialsSchema = z.object({
   email: z.string().trim().min(1, MESSAGES.emailRequired).email(MESSAGES.emailInvalid),
-  password: z.string().min(1, MESSAGES.passwordRequired),
+  password: secret(z.string().min(1, MESSAGES.passwordRequired)),
 });
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
@@ -33,34 +35,25 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   };
 }
 
-type ActionResult = {
-  fieldErrors?: Partial<Record<"email" | "password", string>>;
-  formError?: string;
-  email?: string;
-};
-
 export async function action({ params, request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { ip, log } = context.get(requestContext);
   const cookie = request.headers.get("cookie");
-  const parsed = credentialsSchema.safeParse(Object.fromEntries(await request.formData()));
-  if (!parsed.success) {
-    const fieldErrors: ActionResult["fieldErrors"] = {};
-    for (const issue of parsed.error.issues) fieldErrors[issue.path[0] as "email" | "password"] ??= issue.message;
-    return data<ActionResult>({ fieldErrors }, { status: 400 });
-  }
+  const parsed = await parseForm(request, credentialsSchema);
+  if (!parsed.ok) return refuse(parsed.reply);
   const { email, password } = parsed.data;
+  const { values } = parsed;
   const result = await services.signIn.attempt({ email, password, ip });
   // Every refusal gets this one answer, an account migrated from the old shop included (the
   // service has mailed it a password link, at most one per window): the same status, the same
   // message, the same data. A different answer would tell anyone which addresses are migrated
   // (and that they exist). The screen always adds the hint for migrated customers below the
   // message, so the real owner still learns to look in their mailbox.
-  if (!result.ok) return data<ActionResult>({ formError: MESSAGES.invalidCredentials, email }, { status: 401 });
+  if (!result.ok) return refuse({ alert: { title: MESSAGES.invalidCredentials }, values }, 401);
   const returnTo = await services.identity.finishLogin(params.uid, cookie, result.user.id);
   if (!returnTo) {
     log.warn("login interaction vanished before it could finish");
-    return data<ActionResult>({ formError: MESSAGES.signInFailed }, { status: 400 });
+    return refuse({ alert: { title: MESSAGES.signInFailed }, values });
   }
   return redirect(returnTo);
 }
@@ -71,8 +64,7 @@ export const shouldRevalidate = revalidateUnlessNetworkFailed;
 export default function LoginScreen({ loaderData, actionData }: Route.ComponentProps) {
   const [signingIn, setSigningIn] = useState(false);
   if (!loaderData.interaction) return <AuthError message="Sign-in failed" />;
-  const result = actionData as ActionResult | undefined;
-  const errors = result?.fieldErrors ?? {};
+  const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-md px-4 py-12">
       <title>Accedi · Novalex Editore</title>
@@ -84,25 +76,19 @@ export default function LoginScreen({ loaderData, actionData }: Route.ComponentP
             Registrati
           </a>
         </p>
-        {result?.formError && (
-          <p role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-3 text-sm text-accent-dark">
-            {result.formError}
-          </p>
-        )}
-        {result?.formError === MESSAGES.invalidCredentials && (
+        <AlertBox alert={reply.alert} />
+        {reply.alert?.title === MESSAGES.invalidCredentials && (
           <p className="mt-3 rounded-md border border-gold bg-paper p-3 text-sm">{MESSAGES.migratedAccountHint}</p>
         )}
         {/* A plain form post: the provider's interaction cookie is scoped to this very address. */}
         <Form method="post" reloadDocument noValidate onSubmit={() => setSigningIn(true)} className="mt-6 space-y-5">
           <TextField
-            name="email"
             label="Email"
             type="email"
             autoComplete="username"
-            defaultValue={result?.email ?? loaderData.interaction.loginHint ?? ""}
-            error={errors.email}
+            {...reply.field("email", loaderData.interaction.loginHint ?? "")}
           />
-          <TextField name="password" label="Password" type="password" autoComplete="current-password" error={errors.password} />
+          <TextField label="Password" type="password" autoComplete="current-password" {...reply.field("password")} />
           <button type="submit" className="button-primary w-full py-3 text-base">
             Accedi
           </button>

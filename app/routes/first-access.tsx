@@ -3,35 +3,25 @@
 // subject; other professional: interests. Each step is a GET that the server renders from the
 // address (?profession=<id>&university=<id>), so it works without JavaScript; 'Completa' posts
 // everything, the server validates it all again and saves it in one transaction.
-import { data, Form, Link, redirect } from "react-router";
+import { Form, Link, redirect } from "react-router";
 import { z } from "zod";
 import { servicesContext } from "../../shared/context.ts";
-import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../../server/accounts/profile";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/first-access";
-import { FieldError, InterestChoices, SelectField } from "../components/form-fields";
+import { AlertBox, FieldError, InterestChoices, SelectField } from "../components/form-fields";
 import { requireUser } from "../lib/auth.server";
+import { readReply } from "../lib/form-reply";
+import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
-import { messageFor } from "../lib/profile-messages";
+import { profileFieldErrors } from "../lib/profile-messages";
 import { redirectWithToast } from "../lib/toast.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const PATH = "/profilo/primoaccesso/";
 
 type Step = "profession" | "university" | "details";
-type StepField = "professionId" | "universityId" | "degreeCourseId" | "subjectId" | "interestIds";
-type FieldErrors = Partial<Record<StepField, string>>;
-
-/** The fields of the first-access steps. */
-const STEP_FIELDS: readonly StepField[] = ["professionId", "universityId", "degreeCourseId", "subjectId", "interestIds"];
-
-function toMessages(errors: ProfileErrors): FieldErrors {
-  const out: FieldErrors = {};
-  for (const [field, code] of Object.entries(errors) as [ProfileField, ProfileErrorCode][]) {
-    if ((STEP_FIELDS as readonly string[]).includes(field)) out[field as StepField] = messageFor(field, code);
-  }
-  return out;
-}
+/** The messages of the steps that are GET forms (the loader checks them). */
+type StepErrors = Partial<Record<"profession" | "university", string>>;
 
 /** Short descriptions of the professions' choices, by code. */
 const PROFESSION_HINTS: Record<ProfessionCode, string> = {
@@ -45,13 +35,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (user.professionId) throw redirect("/");
   const { reference } = context.get(servicesContext);
   const query = new URL(request.url).searchParams;
-  const errors: FieldErrors = {};
+  const errors: StepErrors = {};
 
   const professions = await reference.professions({ firstAccess: true });
   const professionParam = query.get("profession")?.trim() ?? "";
   const profession = professions.find((p) => p.id === professionParam.toLowerCase()) ?? null;
   if (query.get("from") === "profession" && !profession) {
-    errors.professionId = professionParam ? MESSAGES.invalidChoice : MESSAGES.professionRequired;
+    errors.profession = professionParam ? MESSAGES.invalidChoice : MESSAGES.professionRequired;
   }
   const code = (profession?.code ?? null) as ProfessionCode | null;
   const needsUniversity = code === "student" || code === "professor";
@@ -60,7 +50,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const universityParam = query.get("university")?.trim() ?? "";
   const university = universities.find((u) => u.id === universityParam.toLowerCase()) ?? null;
   if (needsUniversity && query.get("from") === "university" && !university) {
-    errors.universityId = universityParam ? MESSAGES.invalidChoice : MESSAGES.universityRequired;
+    errors.university = universityParam ? MESSAGES.invalidChoice : MESSAGES.universityRequired;
   }
 
   const requested = query.get("step");
@@ -90,25 +80,14 @@ const firstAccessSchema = z.object({
   interests: z.array(z.string().trim().max(64)).max(100),
 });
 
-type ActionResult = {
-  errors: FieldErrors;
-  formError?: string;
-  values: { degreeCourse?: string; subject?: string; interests: string[] };
-};
-
 export async function action({ request, context }: Route.ActionArgs) {
   const { user } = await requireUser(request, context);
   if (user.professionId) throw redirect("/");
-  const form = await request.formData();
-  const parsed = firstAccessSchema.safeParse({
-    ...Object.fromEntries([...form].filter(([key]) => key !== "interests")),
-    interests: form.getAll("interests"),
-  });
-  if (!parsed.success) {
-    return data<ActionResult>({ errors: {}, formError: MESSAGES.invalidChoice, values: { interests: [] } }, { status: 400 });
-  }
+  const parsed = await parseForm(request, firstAccessSchema);
+  const errorAlert = (text: string) => ({ title: MESSAGES.errorTitle, text });
+  // Only a tampered form gets here: no field is to blame on the page.
+  if (!parsed.ok) return refuse({ alert: errorAlert(MESSAGES.invalidChoice), values: parsed.values });
   const input = parsed.data;
-  const values = { degreeCourse: input.degreeCourse, subject: input.subject, interests: input.interests };
   const result = await context.get(servicesContext).profiles.completeFirstAccess(user.id, {
     professionId: input.profession,
     universityId: input.university,
@@ -119,7 +98,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   // Straight to where "/" leads: a toast does not survive the extra redirect of "/".
   if (result.ok) return redirectWithToast(context, "/", { type: "success", title: MESSAGES.profileUpdated });
   if (result.reason === "already_completed") throw redirect("/");
-  return data<ActionResult>({ errors: toMessages(result.errors), values }, { status: 400 });
+  const fieldErrors = profileFieldErrors(result.errors);
+  // The profession and the university were chosen at earlier steps (a tampered or outdated
+  // form): this step shows them as text, so their message goes above the form.
+  const earlier = fieldErrors.profession ?? fieldErrors.university;
+  return refuse({ fieldErrors, alert: earlier ? errorAlert(earlier) : undefined, values: parsed.values });
 }
 
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
@@ -160,17 +143,11 @@ function StepList({ current, code }: { current: Step; code: ProfessionCode | nul
 
 export default function FirstAccess({ loaderData, actionData }: Route.ComponentProps) {
   const { step, professions, profession, universities, university, degreeCourses, subjects, interests } = loaderData;
-  const result = actionData as ActionResult | undefined;
-  const errors: FieldErrors = { ...loaderData.errors, ...result?.errors };
+  const reply = readReply(actionData);
+  const error = (name: keyof StepErrors) => reply.error(name) ?? loaderData.errors[name];
   const code = (profession?.code ?? null) as ProfessionCode | null;
   const back = (params: Record<string, string>) => `${PATH}?${new URLSearchParams(params)}`;
-  // Errors about earlier steps (a tampered or outdated form) are listed at the top.
-  const summary = [
-    result?.formError,
-    step === "details" ? errors.professionId : undefined,
-    step === "details" ? errors.universityId : undefined,
-  ].filter(Boolean);
-  const checkedInterests = new Set(result?.values.interests ?? []);
+  const checkedInterests = new Set(reply.list("interests") ?? []);
 
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
@@ -182,21 +159,12 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
         </p>
         <StepList current={step} code={code} />
 
-        {summary.length > 0 && (
-          <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
-            <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
-            <ul className="mt-1 list-disc pl-5 text-sm">
-              {summary.map((message) => (
-                <li key={message}>{message}</li>
-              ))}
-            </ul>
-          </div>
-        )}
+        <AlertBox alert={reply.alert} />
 
         {step === "profession" && (
           <Form method="get" action={PATH} noValidate className="mt-6 space-y-6">
             <input type="hidden" name="from" value="profession" />
-            <fieldset aria-describedby={errors.professionId ? "profession-error" : undefined}>
+            <fieldset aria-describedby={error("profession") ? "profession-error" : undefined}>
               <legend className="text-lg font-semibold">Qual è la tua professione?</legend>
               <div className="mt-3 space-y-3">
                 {professions.map((p) => (
@@ -210,7 +178,7 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
                       value={p.id}
                       required
                       defaultChecked={p.id === profession?.id}
-                      aria-invalid={errors.professionId ? true : undefined}
+                      aria-invalid={error("profession") ? true : undefined}
                       className="mt-1"
                     />
                     <span>
@@ -222,7 +190,7 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
                   </label>
                 ))}
               </div>
-              <FieldError id="profession-error" message={errors.professionId} />
+              <FieldError id="profession-error" message={error("profession")} />
             </fieldset>
             <button type="submit" className="button-primary px-6 py-3 text-base">
               Continua
@@ -243,7 +211,7 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
               placeholder="Seleziona l'università"
               options={universities}
               defaultValue={university?.id}
-              error={errors.universityId}
+              error={error("university")}
             />
             <div className="flex flex-wrap items-center gap-3">
               <Link to={back({ profession: profession.id, step: "profession" })} className="button-outline">
@@ -273,23 +241,19 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
 
             {code === "student" && (
               <SelectField
-                name="degreeCourse"
                 label="Corso di laurea"
                 placeholder="Seleziona il corso di laurea"
                 options={degreeCourses}
-                defaultValue={result?.values.degreeCourse}
-                error={errors.degreeCourseId}
+                {...reply.field("degreeCourse")}
               />
             )}
 
             {code === "professor" && (
               <SelectField
-                name="subject"
                 label="Materia che insegni"
                 placeholder="Seleziona la materia"
                 options={subjects}
-                defaultValue={result?.values.subject}
-                error={errors.subjectId}
+                {...reply.field("subject")}
               />
             )}
 
@@ -298,7 +262,7 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
                 legend="I tuoi interessi"
                 interests={interests}
                 checked={checkedInterests}
-                error={errors.interestIds}
+                error={reply.error("interests")}
               />
             )}
 

@@ -4,21 +4,21 @@
 // back with the toast 'Richiesta inviata, controlla la tua casella email'. An address without an
 // account gets the alert 'Email non trovata', as the spec asks; requests are limited per client
 // address and per target address, and a refused request sends nothing.
-import { data, Form } from "react-router";
+import { Form } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/forgot-password";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { redirectWithToast } from "../lib/toast.server";
-import { AlertBox, TextField, type FormAlert } from "../components/form-fields";
+import { AlertBox, TextField } from "../components/form-fields";
+import { readReply } from "../lib/form-reply";
+import { parseForm, refuse } from "../lib/form-reply.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const requestSchema = z.object({
   email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.emailInvalid).email(MESSAGES.emailInvalid),
 });
-
-type ActionResult = { fieldErrors?: { email?: string }; alert?: FormAlert; email?: string };
 
 export function headers() {
   return { "Cache-Control": "no-store" };
@@ -36,13 +36,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const { passwordLinks } = context.get(servicesContext);
   const { ip } = context.get(requestContext);
-  const form = Object.fromEntries(await request.formData());
-  const typed = typeof form.email === "string" ? form.email.slice(0, 254) : "";
-  const parsed = requestSchema.safeParse(form);
-  if (!parsed.success) {
-    return data<ActionResult>({ fieldErrors: { email: parsed.error.issues[0]?.message }, email: typed }, { status: 400 });
-  }
+  const parsed = await parseForm(request, requestSchema);
+  if (!parsed.ok) return refuse(parsed.reply);
   const { email } = parsed.data;
+  const { values } = parsed;
   const result = await passwordLinks.requestReset({ email, ip });
   if (result.ok) {
     return redirectWithToast(
@@ -54,33 +51,30 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   switch (result.reason) {
     case "rate_limited":
-      return data<ActionResult>(
+      return refuse(
         {
           alert: {
             title: MESSAGES.tooManyRequests,
             text: `${MESSAGES.tooManyResetRequestsText} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`,
           },
-          email,
+          values,
         },
-        { status: 429 },
+        429,
       );
     case "unknown_email":
-      return data<ActionResult>(
+      return refuse(
         {
           alert: {
             title: MESSAGES.emailNotFound,
             text: MESSAGES.emailNotFoundText,
             link: { href: "/register/", label: "Crea un account" },
           },
-          email,
+          values,
         },
-        { status: 404 },
+        404,
       );
     case "mail_failed":
-      return data<ActionResult>(
-        { alert: { title: MESSAGES.communicationError, text: MESSAGES.communicationErrorText }, email },
-        { status: 503 },
-      );
+      return refuse({ alert: { title: MESSAGES.communicationError, text: MESSAGES.communicationErrorText }, values }, 503);
   }
 }
 
@@ -88,8 +82,7 @@ export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFo
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
-  const result = actionData as ActionResult | undefined;
-  const error = result?.fieldErrors?.email;
+  const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
       <title>Password dimenticata · Novalex Editore</title>
@@ -97,18 +90,11 @@ export default function ForgotPassword({ loaderData, actionData }: Route.Compone
         <h1 className="font-serif text-3xl font-bold text-brand">Password dimenticata?</h1>
         <p className="mt-2 text-muted">Scrivi l'email del tuo account: ti invieremo un link per scegliere una nuova password.</p>
 
-        {result?.alert && <AlertBox alert={result.alert} />}
+        <AlertBox alert={reply.alert} />
 
         {/* Keyed by the address the page came back with, so that after a send the field shows it. */}
         <Form key={loaderData.email} method="post" noValidate className="mt-6 space-y-5">
-          <TextField
-            name="email"
-            label="Email"
-            type="email"
-            autoComplete="email"
-            defaultValue={result?.email ?? loaderData.email}
-            error={error}
-          />
+          <TextField label="Email" type="email" autoComplete="email" {...reply.field("email", loaderData.email)} />
           <button type="submit" className="button-primary w-full py-3 text-base">
             Invia
           </button>

@@ -5,7 +5,8 @@
 // /login/, to sign in with the new password.
 import type { Route } from "./+types/mandatory-password-reset";
 import { requireSignedOut } from "../lib/auth.server";
-import { ResetPasswordView, type ResetActionResult, type ResetPageText } from "../components/password-fields";
+import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
+import { readReply } from "../lib/form-reply";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -34,5 +35,5 @@ export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFo
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function MandatoryPasswordReset({ loaderData, actionData }: Route.ComponentProps) {
-  return <ResetPasswordView usable={loaderData.usable} result={actionData as ResetActionResult | undefined} text={TEXT} />;
+  return <ResetPasswordView usable={loaderData.usable} reply={readReply(actionData)} text={TEXT} />;
 }

@@ -4,7 +4,7 @@
 // the password is not even checked, so this page cannot be used to guess it. On success only
 // this browser stays signed in (the portal's other sessions and the identity provider's other
 // sessions and grants end), and the page comes back with the toast 'Password aggiornata'.
-import { data, Form, Link, useLocation } from "react-router";
+import { Form, Link, useLocation } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { PasswordChangeFailure } from "../../server/accounts/password-change";
@@ -12,18 +12,17 @@ import type { Route } from "./+types/profile.change-password";
 import { requireUser } from "../lib/auth.server";
 import { MESSAGES } from "../lib/messages";
 import { redirectWithToast } from "../lib/toast.server";
-import { AlertBox, type FormAlert } from "../components/form-fields";
+import { AlertBox } from "../components/form-fields";
 import { NewPasswordFields, PasswordInput } from "../components/password-fields";
-import { newPasswordShape, validatePasswordForm } from "../lib/password-form.server";
+import { readReply } from "../lib/form-reply";
+import { parseForm, refuse, secret } from "../lib/form-reply.server";
+import { newPasswordSchema } from "../lib/password-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
-const changeShape = () => ({
-  currentPassword: z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong),
-  ...newPasswordShape(),
-});
-type Field = keyof ReturnType<typeof changeShape>;
-
-type ActionResult = { fieldErrors?: Partial<Record<Field, string>>; alert?: FormAlert; currentPasswordRejected?: boolean };
+const changeSchema = () =>
+  newPasswordSchema({
+    currentPassword: secret(z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong)),
+  });
 
 const REASONS: Record<PasswordChangeFailure, string> = {
   wrong_password: MESSAGES.currentPasswordWrong,
@@ -43,20 +42,21 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const { user, sessionId } = await requireUser(request, context);
   const { ip } = context.get(requestContext);
-  const checked = validatePasswordForm(changeShape(), Object.fromEntries(await request.formData()));
-  if (!checked.ok) return data<ActionResult>({ fieldErrors: checked.fieldErrors }, { status: 400 });
+  const checked = await parseForm(request, changeSchema());
+  if (!checked.ok) return refuse(checked.reply);
   const { currentPassword, password } = checked.data;
-  const failed = (text: string, status: number, currentPasswordRejected = false) =>
-    data<ActionResult>({ alert: { title: MESSAGES.passwordChangeFailed, text }, currentPasswordRejected }, { status });
+  // The reason tells the page whether the current password is the field to mark.
+  const failed = (reason: PasswordChangeFailure | "locked", text: string, status: number) =>
+    refuse({ alert: { title: MESSAGES.passwordChangeFailed, text }, reason, values: checked.values }, status);
 
   const result = await context
     .get(servicesContext)
     .passwordChanges.change({ user, sessionId, currentPassword, newPassword: password, ip });
   if (!result.ok) {
     if (result.reason === "locked") {
-      return failed(`${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`, 429, true);
+      return failed("locked", `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`, 429);
     }
-    return failed(REASONS[result.reason], result.reason === "unknown_user" ? 404 : 400, result.reason === "wrong_password");
+    return failed(result.reason, REASONS[result.reason], result.reason === "unknown_user" ? 404 : 400);
   }
   return redirectWithToast(context, "/profile/change-password/", { type: "success", title: MESSAGES.passwordUpdated });
 }
@@ -65,8 +65,8 @@ export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFo
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ChangePassword({ actionData }: Route.ComponentProps) {
-  const result = actionData as ActionResult | undefined;
-  const errors = result?.fieldErrors ?? {};
+  const reply = readReply(actionData);
+  const currentPasswordRejected = reply.reason === "wrong_password" || reply.reason === "locked";
   // A new page after each change: the fields start empty again (with JavaScript too).
   const { key } = useLocation();
   return (
@@ -79,7 +79,7 @@ export default function ChangePassword({ actionData }: Route.ComponentProps) {
       </p>
       <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Cambio password</h1>
 
-      {result?.alert && <AlertBox alert={result.alert} id="change-password-alert" />}
+      <AlertBox alert={reply.alert} id="change-password-alert" />
 
       <Form key={key} method="post" noValidate className="card mt-6 max-w-xl space-y-5 p-6 md:p-8">
         <h2 className="font-serif text-xl font-bold text-brand">Modifica Password</h2>
@@ -87,11 +87,11 @@ export default function ChangePassword({ actionData }: Route.ComponentProps) {
           name="currentPassword"
           label="Password attuale"
           autoComplete="current-password"
-          error={errors.currentPassword}
-          invalid={result?.currentPasswordRejected}
-          describedBy={result?.currentPasswordRejected ? ["change-password-alert"] : []}
+          error={reply.error("currentPassword")}
+          invalid={currentPasswordRejected}
+          describedBy={currentPasswordRejected ? ["change-password-alert"] : []}
         />
-        <NewPasswordFields errors={errors} />
+        <NewPasswordFields reply={reply} />
         <div className="flex flex-wrap items-center gap-4">
           <button type="submit" className="button-primary px-6 py-3 text-base">
             Salva

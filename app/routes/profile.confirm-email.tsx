@@ -3,10 +3,12 @@
 // the link changes nothing). The confirmation needs no session: the link proves the mailbox,
 // and the current password was proven when the change was asked for. Once confirmed the page
 // says so; a dead link gets 'Ooops. il tuo link è scaduto!'.
-import { data, Form } from "react-router";
+import { Form } from "react-router";
 import { servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.confirm-email";
 import { AlertBox } from "../components/form-fields";
+import { readReply } from "../lib/form-reply";
+import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -18,20 +20,22 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   return { usable: await context.get(servicesContext).emailChanges.isUsable(params.token) };
 }
 
-type ActionResult = { outcome: "changed" | "invalid" | "taken" };
-
 export async function action({ params, context }: Route.ActionArgs) {
   const result = await context.get(servicesContext).emailChanges.confirm(params.token);
-  if (result.ok) return data<ActionResult>({ outcome: "changed" });
+  if (result.ok) return { confirmed: true as const };
+  // A dead link: the page shows what it shows for one, whatever the loader said before.
+  if (result.reason === "invalid") return refuse({ reason: "invalid" }, 410);
   // Telling that the address is taken is safe here: only its mailbox received this link.
-  return data<ActionResult>({ outcome: result.reason }, { status: result.reason === "taken" ? 409 : 410 });
+  return refuse({ alert: { title: MESSAGES.errorTitle, text: MESSAGES.emailInUse }, reason: "taken" }, 409);
 }
 
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ConfirmEmail({ loaderData, actionData }: Route.ComponentProps) {
-  const outcome = (actionData as ActionResult | undefined)?.outcome ?? (loaderData.usable ? null : "invalid");
+  const confirmed = actionData !== undefined && "confirmed" in actionData;
+  const reply = readReply(confirmed ? undefined : actionData);
+  const outcome = confirmed ? "changed" : (reply.reason ?? (loaderData.usable ? null : "invalid"));
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
       <title>{`${outcome === "invalid" ? "Link scaduto" : MESSAGES.emailConfirmTitle} · Novalex Editore`}</title>
@@ -63,7 +67,7 @@ export default function ConfirmEmail({ loaderData, actionData }: Route.Component
         {outcome === "taken" && (
           <>
             <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.emailConfirmTitle}</h1>
-            <AlertBox alert={{ title: MESSAGES.errorTitle, text: MESSAGES.emailInUse }} />
+            <AlertBox alert={reply.alert} />
             <p className="mt-6">
               <a href="/profile/" className="button-primary">
                 Vai al tuo account

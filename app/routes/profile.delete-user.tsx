@@ -2,10 +2,13 @@
 // and 'Conferma'. Conferma erases the personal data, ends every session (portal and identity
 // provider) and comes back here as a signed-out visitor with ?show=deleted: the modal
 // 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
-import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { Form, Link, redirect, useNavigation } from "react-router";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.delete-user";
+import { AlertBox } from "../components/form-fields";
 import { getUser, loginRedirect, requireUser } from "../lib/auth.server";
+import { readReply } from "../lib/form-reply";
+import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -19,14 +22,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { deleted: false };
 }
 
-type ActionResult = { formError: string };
-
 export async function action({ request, context }: Route.ActionArgs) {
   const { user } = await requireUser(request, context);
   const services = context.get(servicesContext);
   const { ip, log } = context.get(requestContext);
   const result = await services.profiles.deleteAccount(user.id, { ip });
-  if (!result.ok) return data<ActionResult>({ formError: MESSAGES.deleteUserFailed }, { status: 409 });
+  if (!result.ok) return refuse({ alert: { title: MESSAGES.errorTitle, text: MESSAGES.deleteUserFailed } }, 409);
   try {
     // After the commit: the provider's sessions, grants and tokens of the account end too.
     await services.identity.revokeAccount(user.id);
@@ -72,7 +73,7 @@ function DeletedDialog() {
 export default function DeleteUser({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const deleting = navigation.state === "submitting" && navigation.formMethod?.toUpperCase() === "POST";
-  const result = actionData as ActionResult | undefined;
+  const reply = readReply(actionData);
 
   if (loaderData.deleted) {
     return (
@@ -95,12 +96,7 @@ export default function DeleteUser({ loaderData, actionData }: Route.ComponentPr
       </p>
       <div className="card mt-4 p-6 md:p-8">
         <h1 className="font-serif text-3xl font-bold text-brand">Cancella account</h1>
-        {result?.formError && (
-          <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
-            <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
-            <p className="mt-1 text-sm">{result.formError}</p>
-          </div>
-        )}
+        <AlertBox alert={reply.alert} />
         <div id="delete-warning" className="mt-4 space-y-3 rounded-md border-l-4 border-accent bg-accent/5 p-4">
           <p className="font-semibold text-accent-dark">Attenzione: la cancellazione è definitiva e non può essere annullata.</p>
           <ul className="list-disc space-y-1 pl-5 text-sm">

@@ -1,11 +1,14 @@
 // /profile/preferences/ — 'Preferenze' (spec §2, §3, §8): privacy settings, the marketing consent
 // (accept_marketing), the personalisation consent shown disabled (accept_customize) and the way
 // to delete the account.
-import { data, Form, Link, redirect } from "react-router";
+import { Form, Link, redirect } from "react-router";
 import { z } from "zod";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.preferences";
+import { AlertBox } from "../components/form-fields";
 import { requireUser } from "../lib/auth.server";
+import { readReply } from "../lib/form-reply";
+import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
 import { redirectWithToast } from "../lib/toast.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -24,16 +27,18 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 // An unticked checkbox is not sent: absent means no consent.
 const preferencesSchema = z.object({ acceptMarketing: z.literal("on").optional() });
 
-type ActionResult = { formError: string };
+/** 'Errore' with the description (spec §8). */
+const errorAlert = (text: string) => ({ title: MESSAGES.errorTitle, text });
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { user } = await requireUser(request, context);
-  const parsed = preferencesSchema.safeParse(Object.fromEntries(await request.formData()));
-  if (!parsed.success) return data<ActionResult>({ formError: MESSAGES.profileInvalid }, { status: 400 });
+  const parsed = await parseForm(request, preferencesSchema);
+  // Only a tampered form gets here: the checkbox has no message of its own.
+  if (!parsed.ok) return refuse({ alert: errorAlert(MESSAGES.profileInvalid) });
   const result = await context
     .get(servicesContext)
     .profiles.updatePreferences(user.id, { acceptMarketing: parsed.data.acceptMarketing === "on" });
-  if (!result.ok) return data<ActionResult>({ formError: MESSAGES.accountNotFound }, { status: 404 });
+  if (!result.ok) return refuse({ alert: errorAlert(MESSAGES.accountNotFound) }, 404);
   return redirectWithToast(context, "/profile/preferences/", { type: "success", title: MESSAGES.preferencesUpdated });
 }
 
@@ -41,7 +46,7 @@ export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFo
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function Preferences({ loaderData, actionData }: Route.ComponentProps) {
-  const result = actionData as ActionResult | undefined;
+  const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
       <title>Preferenze · Novalex Editore</title>
@@ -52,12 +57,7 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
       </p>
       <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Preferenze</h1>
 
-      {result?.formError && (
-        <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
-          <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
-          <p className="mt-1 text-sm">{result.formError}</p>
-        </div>
-      )}
+      <AlertBox alert={reply.alert} />
 
       <Form method="post" className="card mt-6 space-y-6 p-6 md:p-8">
         <div>

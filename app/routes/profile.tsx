@@ -5,22 +5,24 @@
 // changed and refuses an incomplete profile; with JavaScript the Save button is also disabled
 // while the form is incomplete, and the degree courses follow the chosen university.
 import { useState } from "react";
-import { data, Form, Link, redirect } from "react-router";
+import { Form, Link, redirect } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { ProfileErrorCode, ProfileErrors, ProfileField, ProfileSubmission } from "../../server/accounts/profile";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
-import { FieldError, InterestChoices, TextField } from "../components/form-fields";
+import { AlertBox, FieldError, InterestChoices, TextField } from "../components/form-fields";
 import { requireUser } from "../lib/auth.server";
+import { readReply, type ReplyView } from "../lib/form-reply";
+import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
-import { messageFor } from "../lib/profile-messages";
+import { messageFor, profileFieldErrors, type ProfileFormField } from "../lib/profile-messages";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
-type FieldErrors = Partial<Record<ProfileField | "currentPassword", string>>;
+type Field = ProfileFormField | "currentPassword";
 
 /** The description under 'Errore': what keeps the profile from being saved. */
 function describe(errors: ProfileErrors): string {
@@ -63,51 +65,20 @@ const profileSchema = z.object({
   degreeCourse: id,
   subject: id,
   interests: z.array(z.string().trim().max(64, MESSAGES.invalidChoice)).max(100).optional(),
-  currentPassword: z.string().max(200, MESSAGES.currentPasswordWrong).optional(),
+  currentPassword: secret(z.string().max(200, MESSAGES.currentPasswordWrong).optional()),
 });
-type FormValues = z.infer<typeof profileSchema>;
-
-/** Form field → profile field (the current password is the form's own). */
-const FIELD_OF: Record<Exclude<keyof FormValues, "interests" | "currentPassword">, ProfileField> = {
-  firstname: "firstname",
-  lastname: "lastname",
-  email: "email",
-  mobile: "mobile",
-  profession: "professionId",
-  university: "universityId",
-  degreeCourse: "degreeCourseId",
-  subject: "subjectId",
-};
-
-type ActionResult = { formError: string; errors: FieldErrors; values: FormValues };
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { user } = await requireUser(request, context);
   const services = context.get(servicesContext);
   const { ip } = context.get(requestContext);
-  const form = await request.formData();
-  const raw: Record<string, unknown> = {};
-  for (const name of [...Object.keys(FIELD_OF), "currentPassword"]) {
-    const value = form.get(name);
-    if (typeof value === "string") raw[name] = value;
-  }
   // The interests are part of the form only when shown (a marker says so: no box ticked is a choice too).
-  if (form.has("interestsShown")) raw.interests = form.getAll("interests");
-  // What the page shows again after a refusal: never the password.
-  const { currentPassword: _password, ...values } = raw as FormValues;
-  const refuse = (errors: FieldErrors, formError: string, status = 400) =>
-    data<ActionResult>({ formError, errors, values }, { status });
+  const parsed = await parseForm(request, profileSchema, { shownBy: { interests: "interestsShown" } });
+  // 'Errore' with the description (spec §8), each field's message beside it, and what was typed.
+  const refuseWith = (fieldErrors: Partial<Record<Field, string>>, description: string, status = 400) =>
+    refuse({ fieldErrors, alert: { title: MESSAGES.errorTitle, text: description }, values: parsed.values }, status);
 
-  const parsed = profileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const errors: FieldErrors = {};
-    for (const issue of parsed.error.issues) {
-      const key = issue.path[0] as keyof FormValues;
-      const field = key === "interests" ? "interestIds" : key === "currentPassword" ? key : FIELD_OF[key];
-      errors[field] ??= issue.message;
-    }
-    return refuse(errors, MESSAGES.profileInvalid);
-  }
+  if (!parsed.ok) return refuseWith(parsed.reply.fieldErrors ?? {}, MESSAGES.profileInvalid);
   const v = parsed.data;
 
   // A new address needs the current password and is confirmed by a link sent to it: nothing is
@@ -126,17 +97,17 @@ export async function action({ request, context }: Route.ActionArgs) {
         case "not_found":
           throw redirect("/login/");
         case "password_required":
-          return refuse({ currentPassword: MESSAGES.currentPasswordForEmail }, MESSAGES.currentPasswordForEmail);
+          return refuseWith({ currentPassword: MESSAGES.currentPasswordForEmail }, MESSAGES.currentPasswordForEmail);
         case "wrong_password":
-          return refuse({ currentPassword: MESSAGES.currentPasswordWrong }, MESSAGES.currentPasswordWrong);
+          return refuseWith({ currentPassword: MESSAGES.currentPasswordWrong }, MESSAGES.currentPasswordWrong);
         case "locked":
-          return refuse(
+          return refuseWith(
             { currentPassword: MESSAGES.currentPasswordLocked },
             `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(started.retryAfterSeconds)}`,
             429,
           );
         case "throttled":
-          return refuse({}, `${MESSAGES.emailChangeTooMany} ${MESSAGES.retryAfter(started.retryAfterSeconds)}`, 429);
+          return refuseWith({}, `${MESSAGES.emailChangeTooMany} ${MESSAGES.retryAfter(started.retryAfterSeconds)}`, 429);
       }
     }
     sendEmailChange = started.send;
@@ -174,11 +145,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
   }
   if (result.reason === "not_found") throw redirect("/login/");
-  const errors: FieldErrors = {};
-  for (const [field, code] of Object.entries(result.errors) as [ProfileField, ProfileErrorCode][]) {
-    errors[field] = messageFor(field, code);
-  }
-  return refuse(errors, describe(result.errors));
+  return refuseWith(profileFieldErrors(result.errors), describe(result.errors));
 }
 
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
@@ -188,23 +155,22 @@ const describedBy = (name: string, error?: string, hint?: string) =>
   [hint, error ? `${name}-error` : undefined].filter(Boolean).join(" ") || undefined;
 
 export default function Profile({ loaderData, actionData }: Route.ComponentProps) {
-  const result = actionData as ActionResult | undefined;
+  const reply = readReply(actionData);
   // A new render of the stored profile or of a refused submission starts the form afresh.
-  return <ProfileForm key={JSON.stringify(result?.values ?? loaderData.profile)} data={loaderData} result={result} />;
+  return <ProfileForm key={JSON.stringify(reply.values ?? loaderData.profile)} data={loaderData} reply={reply} />;
 }
 
-function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loaderData"]; result?: ActionResult }) {
+function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["loaderData"]; reply: ReplyView<Field> }) {
   const { profile, professions, universities, degreeCourses, subjects, interests, limits } = loaded;
   const hydrated = useHydrated();
-  const errors = result?.errors ?? {};
-  const values = result?.values ?? {};
+  const { error } = reply;
 
   const professionLocked = profile.professionId !== null;
-  const [professionId, setProfessionId] = useState(professionLocked ? profile.professionId! : (values.profession ?? ""));
-  const [universityId, setUniversityId] = useState(values.university ?? profile.universityId ?? "");
-  const [degreeCourseId, setDegreeCourseId] = useState(values.degreeCourse ?? profile.degreeCourseId ?? "");
-  const [subjectId, setSubjectId] = useState(values.subject ?? profile.subjectId ?? "");
-  const checkedInterests = new Set(values.interests ?? profile.interestIds);
+  const [professionId, setProfessionId] = useState(professionLocked ? profile.professionId! : (reply.value("profession") ?? ""));
+  const [universityId, setUniversityId] = useState(reply.value("university") ?? profile.universityId ?? "");
+  const [degreeCourseId, setDegreeCourseId] = useState(reply.value("degreeCourse") ?? profile.degreeCourseId ?? "");
+  const [subjectId, setSubjectId] = useState(reply.value("subject") ?? profile.subjectId ?? "");
+  const checkedInterests = new Set(reply.list("interests") ?? profile.interestIds);
 
   const code = (professions.find((p) => p.id === professionId)?.code ?? null) as ProfessionCode | null;
   // Without JavaScript a profile that has no profession yet shows every branch: the server keeps
@@ -235,15 +201,13 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
     autoComplete: string,
   ) => (
     <TextField
-      name={name}
       label={label}
       type={type}
       autoComplete={autoComplete}
       required={name !== "mobile"}
       optionalNote={name === "mobile" ? "facoltativo" : undefined}
-      defaultValue={values[name] ?? profile[name] ?? ""}
       maxLength={name === "email" ? limits.email : name === "mobile" ? limits.mobile : limits.name}
-      error={errors[FIELD_OF[name]]}
+      {...reply.field(name, profile[name] ?? "")}
     />
   );
 
@@ -265,12 +229,7 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
         </Link>
       </nav>
 
-      {result?.formError && (
-        <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
-          <p className="font-semibold text-accent-dark">{MESSAGES.errorTitle}</p>
-          <p className="mt-1 text-sm">{result.formError}</p>
-        </div>
-      )}
+      <AlertBox alert={reply.alert} />
       {!professionLocked && (
         <p role="status" className="mt-6 rounded-md border border-gold bg-white p-4 text-sm">
           Indica la tua professione per completare il profilo, oppure{" "}
@@ -311,14 +270,13 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
           </div>
           <div className="md:w-1/2 md:pr-2.5">
             <TextField
-              name="currentPassword"
               label="Password attuale"
               type="password"
               autoComplete="current-password"
               required={false}
               optionalNote="per cambiare l'email"
               describedBy={["currentPassword-hint"]}
-              error={errors.currentPassword}
+              {...reply.field("currentPassword")}
             />
             <p id="currentPassword-hint" className="mt-1 text-xs text-muted">
               {MESSAGES.currentPasswordHint}
@@ -339,8 +297,8 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
               disabled={professionLocked}
               value={professionId}
               onChange={(e) => setProfessionId(e.target.value)}
-              aria-invalid={errors.professionId ? true : undefined}
-              aria-describedby={describedBy("profession", errors.professionId, professionLocked ? "profession-hint" : undefined)}
+              aria-invalid={error("profession") ? true : undefined}
+              aria-describedby={describedBy("profession", error("profession"), professionLocked ? "profession-hint" : undefined)}
               className="field disabled:bg-paper disabled:text-muted"
             >
               <option value="">Seleziona la professione</option>
@@ -355,7 +313,7 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                 La professione non può essere modificata.
               </p>
             )}
-            <FieldError id="profession-error" message={errors.professionId} />
+            <FieldError id="profession-error" message={error("profession")} />
           </div>
 
           {showUniversity && (
@@ -373,8 +331,8 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                   // The course belonged to the previous university.
                   if (degreeCourses.find((c) => c.id === degreeCourseId)?.universityId !== e.target.value) setDegreeCourseId("");
                 }}
-                aria-invalid={errors.universityId ? true : undefined}
-                aria-describedby={describedBy("university", errors.universityId)}
+                aria-invalid={error("university") ? true : undefined}
+                aria-describedby={describedBy("university", error("university"))}
                 className="field"
               >
                 <option value="">Seleziona l'università</option>
@@ -384,7 +342,7 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                   </option>
                 ))}
               </select>
-              <FieldError id="university-error" message={errors.universityId} />
+              <FieldError id="university-error" message={error("university")} />
             </div>
           )}
 
@@ -399,8 +357,8 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                 required
                 value={degreeCourseId}
                 onChange={(e) => setDegreeCourseId(e.target.value)}
-                aria-invalid={errors.degreeCourseId ? true : undefined}
-                aria-describedby={describedBy("degreeCourse", errors.degreeCourseId, hydrated ? undefined : "degreeCourse-hint")}
+                aria-invalid={error("degreeCourse") ? true : undefined}
+                aria-describedby={describedBy("degreeCourse", error("degreeCourse"), hydrated ? undefined : "degreeCourse-hint")}
                 className="field"
               >
                 <option value="">
@@ -429,7 +387,7 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                   Scegli un corso della tua università: i corsi sono raggruppati per ateneo.
                 </p>
               )}
-              <FieldError id="degreeCourse-error" message={errors.degreeCourseId} />
+              <FieldError id="degreeCourse-error" message={error("degreeCourse")} />
             </div>
           )}
 
@@ -444,8 +402,8 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                 required
                 value={subjectId}
                 onChange={(e) => setSubjectId(e.target.value)}
-                aria-invalid={errors.subjectId ? true : undefined}
-                aria-describedby={describedBy("subject", errors.subjectId)}
+                aria-invalid={error("subject") ? true : undefined}
+                aria-describedby={describedBy("subject", error("subject"))}
                 className="field"
               >
                 <option value="">Seleziona la materia</option>
@@ -455,7 +413,7 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                   </option>
                 ))}
               </select>
-              <FieldError id="subject-error" message={errors.subjectId} />
+              <FieldError id="subject-error" message={error("subject")} />
             </div>
           )}
 
@@ -467,7 +425,7 @@ function ProfileForm({ data: loaded, result }: { data: Route.ComponentProps["loa
                 legend={<>Interessi{showAll && <span className="font-normal text-muted"> (professionisti)</span>}</>}
                 interests={interests}
                 checked={checkedInterests}
-                error={errors.interestIds}
+                error={error("interests")}
               />
             </>
           )}

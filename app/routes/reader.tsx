@@ -3,14 +3,17 @@
 // chapter (the index, previous, next) is a form post that records it as the session's status and
 // comes back to ?capitolo=<n>, so the reader works without JavaScript. Signed-in customers with
 // valid access only: others get a 403 page, an expired customer only 'Contenuti aggiuntivi'.
-import { Form, data, isRouteErrorResponse, redirect, useRouteError } from "react-router";
+import { Form, isRouteErrorResponse, redirect, useRouteError } from "react-router";
 import type { Route } from "./+types/reader";
+import { AlertBox } from "../components/form-fields";
 import { NotFound } from "../components/not-found";
 import { ReaderBookHeader } from "../components/reader-book-header";
 import { ReaderRefusal } from "../components/reader-refusal";
 import { ReaderSupplementary } from "../components/reader-supplementary";
 import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
+import { readReply } from "../lib/form-reply";
+import { refuse } from "../lib/form-reply.server";
 import { READER_MESSAGES } from "../lib/reader-messages";
 import { redirectWithToast } from "../lib/toast.server";
 import { readerPath } from "../../shared/links.ts";
@@ -43,7 +46,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   if (result.ok) return redirect(`${readerPath(productId)}?capitolo=${result.chapter.position}`);
   switch (result.reason) {
     case "unknown_chapter":
-      return data({ error: READER_MESSAGES.unknownChapter }, { status: 400 });
+      return refuse({ alert: { title: READER_MESSAGES.unknownChapter } });
     case "expired":
       // The page went stale while the access ran out: it now shows 'Contenuti aggiuntivi'.
       return redirectWithToast(context, readerPath(productId), {
@@ -69,7 +72,7 @@ export function headers() {
 export default function Reader({ loaderData, actionData }: Route.ComponentProps) {
   if (!loaderData.ok) return <ReaderSupplementary {...loaderData} />;
   const { book, chapters, chapter, requestedMissing, expiresAt } = loaderData;
-  const error = actionData && "error" in actionData ? actionData.error : null;
+  const reply = readReply(actionData);
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 md:py-10">
@@ -78,11 +81,7 @@ export default function Reader({ loaderData, actionData }: Route.ComponentProps)
         {expiresAt && <p className="mt-2 text-sm text-muted">Accesso fino al {formatDate(expiresAt)}</p>}
       </ReaderBookHeader>
 
-      {error && (
-        <p role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4 text-sm">
-          {error}
-        </p>
-      )}
+      <AlertBox alert={reply.alert} />
       {requestedMissing && (
         <p role="status" className="mt-6 rounded-md border border-gold bg-white p-4 text-sm">
           {READER_MESSAGES.requestedChapterMissing}

@@ -1,14 +1,16 @@
 // /register/ — 'Crea il tuo account' (spec §2 registration, §5 rules, §8 'Email già registrata').
 import { useState } from "react";
-import { data, Form, redirect, useLocation } from "react-router";
+import { Form, redirect, useLocation } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";
 import { safeRedirectTarget, withRedirect } from "../lib/redirects";
 import type { Route } from "./+types/register";
-import { FieldError, TextField } from "../components/form-fields";
+import { AlertBox, FieldError, TextField } from "../components/form-fields";
 import { PasswordHints } from "../components/password-fields";
 import { requireSignedOut } from "../lib/auth.server";
+import { readReply } from "../lib/form-reply";
+import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
 import { useHydrated } from "../lib/use-hydrated";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -17,15 +19,15 @@ const registrationSchema = z.object({
   firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100),
   lastname: z.string().trim().min(1, MESSAGES.lastnameRequired).max(100),
   email: z.string().trim().min(1, MESSAGES.emailRequired).max(254).email(MESSAGES.emailInvalid),
-  password: z.string().min(1, MESSAGES.passwordRequired).max(200).refine(isValidPassword, MESSAGES.passwordRule),
+  password: secret(z.string().min(1, MESSAGES.passwordRequired).max(200).refine(isValidPassword, MESSAGES.passwordRule)),
   terms: z.literal("on", { error: MESSAGES.termsRequired }),
 });
-type Field = keyof z.infer<typeof registrationSchema>;
-type ActionResult = {
-  fieldErrors?: Partial<Record<Field, string>>;
-  emailTaken?: boolean;
-  values?: Partial<Record<Field, string>>;
-};
+
+/** 'Accedi' instead of registering leads where the visitor was going too. */
+function loginHref(search: string) {
+  const returnTo = new URLSearchParams(search).get("redirect");
+  return returnTo ? withRedirect("/login/", returnTo) : "/login/";
+}
 
 /** The social button starts the sign-in through social login, keeping `redirect`. */
 function socialSignInQuery(search: string) {
@@ -43,26 +45,25 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const services = context.get(servicesContext);
   const { ip, log } = context.get(requestContext);
-  const form = Object.fromEntries(await request.formData()) as Record<string, string>;
+  const form = await request.formData();
   const returnTo = safeRedirectTarget(new URL(request.url).searchParams.get("redirect"));
-  const values = { firstname: form.firstname, lastname: form.lastname, email: form.email };
 
-  if (form[HONEYPOT]) {
+  if (form.get(HONEYPOT)) {
     log.warn("registration honeypot filled in");
     return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
   }
-  const parsed = registrationSchema.safeParse(form);
-  if (!parsed.success) {
-    const fieldErrors: ActionResult["fieldErrors"] = {};
-    for (const issue of parsed.error.issues) fieldErrors[issue.path[0] as Field] ??= issue.message;
-    return data<ActionResult>({ fieldErrors, values }, { status: 400 });
-  }
+  const parsed = await parseForm(form, registrationSchema);
+  if (!parsed.ok) return refuse(parsed.reply);
   const { terms: _terms, ...input } = parsed.data;
+  const { values } = parsed;
   const result = await services.registration.register(input, { ip });
   if (!result.ok && result.reason === "rate_limited") {
-    return data<ActionResult>({ fieldErrors: { email: MESSAGES.tooManyAttempts }, values }, { status: 429 });
+    return refuse({ fieldErrors: { email: MESSAGES.tooManyAttempts }, values }, 429);
   }
-  if (!result.ok) return data<ActionResult>({ emailTaken: true, values }, { status: 409 });
+  if (!result.ok) {
+    const link = { href: loginHref(new URL(request.url).search), label: MESSAGES.loginPage };
+    return refuse({ alert: { title: MESSAGES.emailTaken, text: MESSAGES.emailTakenText, link }, values }, 409);
+  }
   // Registered: the sign-in starts, and comes back where the visitor was going.
   return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
 }
@@ -72,26 +73,11 @@ export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function Register({ loaderData, actionData }: Route.ComponentProps) {
   const { search } = useLocation();
-  // 'Accedi' instead of registering leads where the visitor was going too.
-  const returnTo = new URLSearchParams(search).get("redirect");
-  const loginHref = returnTo ? withRedirect("/login/", returnTo) : "/login/";
-  const result = actionData as ActionResult | undefined;
-  const errors = result?.fieldErrors ?? {};
+  const reply = readReply(actionData);
   const hydrated = useHydrated();
   const [showPassword, setShowPassword] = useState(false);
   // Tracks what is typed only for the live hints; the field itself stays uncontrolled.
   const [password, setPassword] = useState("");
-
-  const field = (name: Field, label: string, type: "text" | "email", autoComplete: string) => (
-    <TextField
-      name={name}
-      label={label}
-      type={type}
-      autoComplete={autoComplete}
-      defaultValue={result?.values?.[name] ?? ""}
-      error={errors[name]}
-    />
-  );
 
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
@@ -100,7 +86,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
         <h1 className="font-serif text-3xl font-bold text-brand">Crea il tuo account</h1>
         <p className="mt-2 text-muted">
           Hai già un account?{" "}
-          <a href={loginHref} className="link">
+          <a href={loginHref(search)} className="link">
             Accedi
           </a>
         </p>
@@ -112,20 +98,12 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
           </p>
         )}
 
-        {result?.emailTaken && (
-          <div role="alert" className="mt-6 rounded-md border border-accent bg-accent/5 p-4">
-            <p className="font-semibold text-accent-dark">{MESSAGES.emailTaken}</p>
-            <p className="mt-1 text-sm">{MESSAGES.emailTakenText}</p>
-            <a href={loginHref} className="link mt-2 inline-block text-sm">
-              {MESSAGES.loginPage}
-            </a>
-          </div>
-        )}
+        <AlertBox alert={reply.alert} />
 
         <Form method="post" noValidate className="mt-6 space-y-5">
-          {field("firstname", "Nome", "text", "given-name")}
-          {field("lastname", "Cognome", "text", "family-name")}
-          {field("email", "Email", "email", "email")}
+          <TextField label="Nome" autoComplete="given-name" {...reply.field("firstname", "")} />
+          <TextField label="Cognome" autoComplete="family-name" {...reply.field("lastname", "")} />
+          <TextField label="Email" type="email" autoComplete="email" {...reply.field("email", "")} />
           <div>
             <label htmlFor="password" className="block text-sm font-semibold">
               Password
@@ -138,8 +116,8 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
                 autoComplete="new-password"
                 required
                 onChange={(e) => setPassword(e.target.value)}
-                aria-invalid={errors.password ? true : undefined}
-                aria-describedby={`password-hints${errors.password ? " password-error" : ""}`}
+                aria-invalid={reply.error("password") ? true : undefined}
+                aria-describedby={`password-hints${reply.error("password") ? " password-error" : ""}`}
                 className="field"
               />
               {hydrated && (
@@ -153,7 +131,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
                 </button>
               )}
             </div>
-            <FieldError id="password-error" message={errors.password} />
+            <FieldError id="password-error" message={reply.error("password")} />
             <PasswordHints id="password-hints" password={password} />
           </div>
           <div className="hidden" aria-hidden="true">
@@ -167,12 +145,12 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
                 type="checkbox"
                 required
                 className="mt-1"
-                aria-invalid={errors.terms ? true : undefined}
-                aria-describedby={errors.terms ? "terms-error" : undefined}
+                aria-invalid={reply.error("terms") ? true : undefined}
+                aria-describedby={reply.error("terms") ? "terms-error" : undefined}
               />
               <span>Ho letto e accetto i termini e le condizioni d'uso e l'informativa sulla privacy</span>
             </label>
-            <FieldError id="terms-error" message={errors.terms} />
+            <FieldError id="terms-error" message={reply.error("terms")} />
           </div>
           <button type="submit" className="button-primary w-full py-3 text-base">
             Crea account

@@ -4,7 +4,8 @@
 // visitors are sent away. On success every session of the account ends, the portal's and the
 // identity provider's, and the browser goes to /forgot-password/password-updated.
 import type { Route } from "./+types/reset-password";
-import { ResetPasswordView, type ResetActionResult, type ResetPageText } from "../components/password-fields";
+import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
+import { readReply } from "../lib/form-reply";
 import { requireSignedOut } from "../lib/auth.server";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -34,5 +35,5 @@ export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFo
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
-  return <ResetPasswordView usable={loaderData.usable} result={actionData as ResetActionResult | undefined} text={TEXT} />;
+  return <ResetPasswordView usable={loaderData.usable} reply={readReply(actionData)} text={TEXT} />;
 }

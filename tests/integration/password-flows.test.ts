@@ -12,6 +12,7 @@ import PasswordUpdated from "../../app/routes/password-updated";
 import ChangePassword, { action as changeAction, loader as changeLoader } from "../../app/routes/profile.change-password";
 import ResetPassword, { action as resetAction, loader as resetLoader } from "../../app/routes/reset-password";
 import { requestContext } from "../../shared/context.ts";
+import type { FormReply } from "../../app/lib/form-reply";
 import { MESSAGES } from "../../app/lib/messages";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { users } from "../../server/db/schema.ts";
@@ -156,7 +157,7 @@ async function requestLink(email: string) {
 // ---------------------------------------------------------------------------------------------
 
 describe("/forgot-password/", () => {
-  type ForgotData = { fieldErrors?: { email?: string }; alert?: { title: string; text?: string }; email?: string };
+  type ForgotData = FormReply<"email">;
   const post = (email: string, ip = freshIp()) =>
     answer<ForgotData>(() => forgotAction(routeArgs("/forgot-password/", {}, { method: "POST", fields: { email }, ip })));
 
@@ -256,7 +257,7 @@ describe("/forgot-password/", () => {
 });
 
 describe("/forgot-password/reset/:token", () => {
-  type ResetData = { fieldErrors?: Record<string, string>; alert?: { title: string; text?: string } };
+  type ResetData = FormReply<string>;
   const pagePath = (token: string) => `/forgot-password/reset/${token}`;
   const load = (token: string, cookie?: string) =>
     answer<{ usable: boolean }>(() => resetLoader(routeArgs(pagePath(token), { token }, { cookie })));
@@ -457,7 +458,7 @@ describe("signed-in visitors", () => {
 });
 
 describe("/profile/change-password/", () => {
-  type ChangeData = { fieldErrors?: Record<string, string>; alert?: { title: string; text?: string } };
+  type ChangeData = FormReply<string, string>;
   const PATH = "/profile/change-password/";
   const change = (fields: Record<string, string>, cookie: string, ip = freshIp()) =>
     answer<ChangeData>(() => changeAction(routeArgs(PATH, {}, { method: "POST", fields, cookie, ip })));

@@ -10,6 +10,7 @@ import { action as preferencesAction, loader as preferencesLoader } from "../../
 import { action as deleteAction, loader as deleteLoader } from "../../app/routes/profile.delete-user";
 import { action as forgotPasswordAction } from "../../app/routes/forgot-password";
 import { loader as dashboardLoader } from "../../app/routes/dashboard";
+import type { FormReply } from "../../app/lib/form-reply";
 import { MESSAGES } from "../../app/lib/messages";
 import { requestContext } from "../../shared/context.ts";
 import { action as confirmEmailAction, loader as confirmEmailLoader } from "../../app/routes/profile.confirm-email";
@@ -149,15 +150,15 @@ describe("first access", () => {
     expect(start.errors).toEqual({});
 
     const nothingChosen = await firstAccessLoader(get(`${path}?from=profession`, cookie));
-    expect(nothingChosen).toMatchObject({ step: "profession", errors: { professionId: MESSAGES.professionRequired } });
+    expect(nothingChosen).toMatchObject({ step: "profession", errors: { profession: MESSAGES.professionRequired } });
     const bogus = await firstAccessLoader(get(`${path}?from=profession&profession=bogus`, cookie));
-    expect(bogus.errors.professionId).toBe(MESSAGES.invalidChoice);
+    expect(bogus.errors.profession).toBe(MESSAGES.invalidChoice);
 
     const student = await firstAccessLoader(get(`${path}?from=profession&profession=${ref.student}`, cookie));
     expect(student.step).toBe("university");
     expect(student.universities.length).toBeGreaterThan(10);
     const noUniversity = await firstAccessLoader(get(`${path}?profession=${ref.student}&from=university`, cookie));
-    expect(noUniversity).toMatchObject({ step: "university", errors: { universityId: MESSAGES.universityRequired } });
+    expect(noUniversity).toMatchObject({ step: "university", errors: { university: MESSAGES.universityRequired } });
 
     const course = await firstAccessLoader(
       get(`${path}?profession=${ref.student}&university=${ref.milano}&from=university`, cookie),
@@ -227,32 +228,36 @@ describe("first access", () => {
   });
 
   it.each([
-    ["no profession", {}, { professionId: MESSAGES.professionRequired }],
+    ["no profession", {}, { profession: MESSAGES.professionRequired }, MESSAGES.professionRequired],
     [
       "a student without course",
       { profession: "student", university: "milano" },
-      { degreeCourseId: MESSAGES.degreeCourseRequired },
+      { degreeCourse: MESSAGES.degreeCourseRequired },
+      undefined,
     ],
     [
       "a degree course of another university",
       { profession: "student", university: "milano", degreeCourse: "bolognaCourse" },
-      { degreeCourseId: MESSAGES.degreeCourseMismatch },
+      { degreeCourse: MESSAGES.degreeCourseMismatch },
+      undefined,
     ],
     [
       "a professor without university and subject",
       { profession: "professor" },
-      { universityId: MESSAGES.universityRequired, subjectId: MESSAGES.subjectRequired },
+      { university: MESSAGES.universityRequired, subject: MESSAGES.subjectRequired },
+      MESSAGES.universityRequired,
     ],
-    ["a professional without interests", { profession: "other" }, { interestIds: MESSAGES.interestsRequired }],
-    ["the interest 'Altro'", { profession: "other", interests: "altro" }, { interestIds: MESSAGES.invalidChoice }],
-  ] as const)("refuses %s with a clear message and saves nothing", async (_label, fields, errors) => {
+    ["a professional without interests", { profession: "other" }, { interests: MESSAGES.interestsRequired }, undefined],
+    ["the interest 'Altro'", { profession: "other", interests: "altro" }, { interests: MESSAGES.invalidChoice }, undefined],
+  ] as const)("refuses %s with a clear message and saves nothing", async (_label, fields, errors, earlierStep) => {
     const { user, cookie } = await newCustomer();
     const form = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, ref[v as keyof typeof ref]]));
-    const { data, status } = payload<{ errors: Record<string, string> }>(
-      await firstAccessAction(post("/profilo/primoaccesso/", cookie, form)),
-    );
+    const { data, status } = payload<FormReply<string>>(await firstAccessAction(post("/profilo/primoaccesso/", cookie, form)));
     expect(status).toBe(400);
-    expect(data.errors).toEqual(errors);
+    expect(data.fieldErrors).toEqual(errors);
+    // The steps before this one show their choice as text: their message is the alert's.
+    expect(data.alert).toEqual(earlierStep ? { title: MESSAGES.errorTitle, text: earlierStep } : undefined);
+    expect(data.values).toEqual({ ...form, interests: form.interests ? [form.interests] : [] });
     expect(await userRow(user.id)).toMatchObject({
       professionId: null,
       universityId: null,
@@ -319,7 +324,7 @@ describe("'Il mio account'", () => {
 
   it("refuses emptied fields with 'Errore' and the messages, and saves nothing", async () => {
     const { user, cookie } = await studentCustomer();
-    const { data, status } = payload<{ formError: string; errors: Record<string, string>; values: Record<string, string> }>(
+    const { data, status } = payload<FormReply<string>>(
       await profileAction(
         post("/profile/", cookie, {
           firstname: " ",
@@ -332,24 +337,24 @@ describe("'Il mio account'", () => {
       ),
     );
     expect(status).toBe(400);
-    expect(data.errors).toEqual({
+    expect(data.fieldErrors).toEqual({
       firstname: "Nome obbligatorio",
       lastname: "Cognome obbligatorio",
       email: "Email obbligatoria",
-      universityId: MESSAGES.universityRequired,
-      degreeCourseId: MESSAGES.degreeCourseRequired,
+      university: MESSAGES.universityRequired,
+      degreeCourse: MESSAGES.degreeCourseRequired,
     });
-    expect(data.formError).toBe(MESSAGES.profileIncomplete);
-    expect(data.values.mobile).toBe("3331234567");
+    expect(data.alert).toEqual({ title: "Errore", text: MESSAGES.profileIncomplete });
+    expect(data.values?.mobile).toBe("3331234567");
     expect(await userRow(user.id)).toMatchObject({ firstname: "Maria", lastname: "Rossi", email: user.email, mobile: null });
   });
 
   it("refuses a degree course of another university", async () => {
     const { user, cookie } = await studentCustomer();
-    const { data } = payload<{ errors: Record<string, string> }>(
+    const { data } = payload<FormReply<string>>(
       await profileAction(post("/profile/", cookie, { university: ref.bologna, degreeCourse: ref.milanoCourse })),
     );
-    expect(data.errors).toEqual({ degreeCourseId: MESSAGES.degreeCourseMismatch });
+    expect(data.fieldErrors).toEqual({ degreeCourse: MESSAGES.degreeCourseMismatch });
     expect((await userRow(user.id)).universityId).toBe(ref.milano);
     await profileAction(post("/profile/", cookie, { university: ref.bologna, degreeCourse: ref.bolognaCourse }));
     expect(await userRow(user.id)).toMatchObject({ universityId: ref.bologna, degreeCourseId: ref.bolognaCourse });
@@ -357,21 +362,22 @@ describe("'Il mio account'", () => {
 
   it("refuses to save a profile without profession", async () => {
     const { user, cookie } = await newCustomer();
-    const { data } = payload<{ formError: string; errors: Record<string, string> }>(
+    const { data } = payload<FormReply<string>>(
       await profileAction(post("/profile/", cookie, { firstname: "Marta", profession: "" })),
     );
-    expect(data.errors).toEqual({ professionId: MESSAGES.professionRequired });
-    expect(data.formError).toBe(MESSAGES.profileIncomplete);
+    expect(data.fieldErrors).toEqual({ profession: MESSAGES.professionRequired });
+    expect(data.alert?.text).toBe(MESSAGES.profileIncomplete);
     expect((await userRow(user.id)).firstname).toBe("Maria");
   });
 
   it("requires interests only when they were edited", async () => {
     const { user, cookie } = await newCustomer();
     await profiles.completeFirstAccess(user.id, { professionId: ref.other, interestIds: [ref.interestA] });
-    const emptied = payload<{ errors: Record<string, string> }>(
-      await profileAction(post("/profile/", cookie, { interestsShown: "1" })),
-    );
-    expect(emptied.data.errors).toEqual({ interestIds: MESSAGES.interestsRequired });
+    const emptied = payload<FormReply<string>>(await profileAction(post("/profile/", cookie, { interestsShown: "1" })));
+    expect(emptied.data.fieldErrors).toEqual({ interests: MESSAGES.interestsRequired });
+    // Without the marker the page did not show the interests: they are not the form's.
+    const notShown = (await profileAction(post("/profile/", cookie, { interests: ref.interestB }))) as Response;
+    expect(await toastOf(services.flash, notShown)).toEqual({ type: "info", title: MESSAGES.profileNoChanges });
     const changed = (await profileAction(
       post("/profile/", cookie, { interestsShown: "1", interests: [ref.interestB, ref.altro] }),
     )) as Response;
@@ -402,11 +408,11 @@ describe("'Preferenze'", () => {
     await preferencesAction(post("/profile/preferences/", cookie, {}));
     expect((await userRow(user.id)).acceptMarketing).toBe(false);
 
-    const tampered = payload<{ formError: string }>(
+    const tampered = payload<FormReply>(
       await preferencesAction(post("/profile/preferences/", cookie, { acceptMarketing: "yes" })),
     );
     expect(tampered.status).toBe(400);
-    expect(tampered.data.formError).toBeTruthy();
+    expect(tampered.data).toEqual({ alert: { title: "Errore", text: MESSAGES.profileInvalid } });
   });
 });
 
@@ -436,28 +442,31 @@ describe("e-mail change on the account page", () => {
   }
 
   const confirmArgs = (token: string) => ({ ...post(`/profile/confirm-email/${token}`, undefined, {}), params: { token } });
+  /** What the page shows after 'Conferma': the address changed, or why not. */
   const confirm = async (token: string) => {
-    const { data, status } = payload<{ outcome: string }>(await confirmEmailAction(confirmArgs(token)));
-    return { outcome: data.outcome, status };
+    const result = await confirmEmailAction(confirmArgs(token));
+    if ("confirmed" in result) return { outcome: "changed", status: 200 };
+    const { data, status } = payload<FormReply<never, string>>(result);
+    return { outcome: data.reason, status };
   };
 
   it("asks for the current password, and saves nothing and sends nothing without it or with a wrong one", async () => {
     const { user, cookie } = await studentCustomer();
     const wanted = freshAddress();
-    const missing = payload<{ formError: string; errors: Record<string, string>; values: Record<string, string> }>(
+    const missing = payload<FormReply<string>>(
       await profileAction(post("/profile/", cookie, { firstname: "Marta", email: wanted }, "198.51.100.31")),
     );
     expect(missing.status).toBe(400);
-    expect(missing.data.errors).toEqual({ currentPassword: MESSAGES.currentPasswordForEmail });
+    expect(missing.data.fieldErrors).toEqual({ currentPassword: MESSAGES.currentPasswordForEmail });
     expect(missing.data.values).toMatchObject({ firstname: "Marta", email: wanted });
 
-    const wrong = payload<{ errors: Record<string, string>; values: Record<string, string> }>(
+    const wrong = payload<FormReply<string>>(
       await profileAction(
         post("/profile/", cookie, { firstname: "Marta", email: wanted, currentPassword: "Sbagliata1!" }, "198.51.100.31"),
       ),
     );
     expect(wrong.status).toBe(400);
-    expect(wrong.data.errors).toEqual({ currentPassword: MESSAGES.currentPasswordWrong });
+    expect(wrong.data.fieldErrors).toEqual({ currentPassword: MESSAGES.currentPasswordWrong });
     expect(wrong.data.values).not.toHaveProperty("currentPassword");
 
     expect(await userRow(user.id)).toMatchObject({ firstname: "Maria", email: user.email });
@@ -568,11 +577,11 @@ describe("e-mail change on the account page", () => {
     for (let i = 0; i < 5; i++) {
       await profileAction(post("/profile/", cookie, { email: wanted, currentPassword: "Sbagliata1!" }, "198.51.100.36"));
     }
-    const locked = payload<{ errors: Record<string, string> }>(
+    const locked = payload<FormReply<string>>(
       await profileAction(post("/profile/", cookie, { email: wanted, currentPassword: "Segreta1!" }, "198.51.100.36")),
     );
     expect(locked.status).toBe(429);
-    expect(locked.data.errors.currentPassword).toBe(MESSAGES.currentPasswordLocked);
+    expect(locked.data.fieldErrors?.currentPassword).toBe(MESSAGES.currentPasswordLocked);
     expect(await mailsTo(wanted)).toEqual([]);
     expect((await userRow(user.id)).email).toBe(user.email);
   });

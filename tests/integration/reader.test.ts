@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as openAction, loader as openLoader } from "../../app/routes/reader.open";
 import { action as readerAction, loader as readerLoader } from "../../app/routes/reader";
+import type { FormReply } from "../../app/lib/form-reply";
 import { READER_MESSAGES } from "../../app/lib/reader-messages";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { ebookChapters, entitlements, readingSessions } from "../../server/db/schema.ts";
@@ -234,11 +235,11 @@ describe("the built-in reader (/leggi/:id/)", () => {
     await grant(userId, ebook.id);
     for (const position of ["99", "0", "due", ""]) {
       const result = (await readerAction(post(readerUrl(ebook.id), ebook.id, cookie, { position }))) as unknown as {
-        data: { error: string };
+        data: FormReply;
         init: ResponseInit;
       };
       expect(result.init.status).toBe(400);
-      expect(result.data.error).toBe(READER_MESSAGES.unknownChapter);
+      expect(result.data).toEqual({ alert: { title: READER_MESSAGES.unknownChapter } });
     }
     expect(await sessionsOf(userId)).toEqual([]);
   });

@@ -1,5 +1,7 @@
 // The registration action: account, welcome mail, audit entry, the spec's answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FormReply } from "../../app/lib/form-reply";
+import { MESSAGES } from "../../app/lib/messages";
 import { action as registerAction } from "../../app/routes/register";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -43,10 +45,31 @@ describe("registration", () => {
     expect((await services.audit.listForUser(user!.id)).map((e) => e.event)).toEqual(["account_registered"]);
   });
 
-  it("answers 'Email già registrata' for the same address in any case", async () => {
-    const result = (await register(fields("LUCIA.MORO@example.it"))) as { data: { emailTaken?: boolean }; init: ResponseInit };
+  it("answers 'Email già registrata' for the same address in any case, with the way to sign in", async () => {
+    const result = (await register(fields("LUCIA.MORO@example.it"))) as { data: FormReply<string>; init: ResponseInit };
     expect(result.init.status).toBe(409);
-    expect(result.data.emailTaken).toBe(true);
+    expect(result.data.alert).toEqual({
+      title: MESSAGES.emailTaken,
+      text: MESSAGES.emailTakenText,
+      link: { href: "/login/?redirect=%2Fedu%2F", label: "Pagina Login" },
+    });
+    // What was typed comes back, never the password.
+    expect(result.data.values).toEqual({ firstname: "Lucia", lastname: "Moro", email: "LUCIA.MORO@example.it", terms: "on" });
+  });
+
+  it("refuses missing fields with the spec's messages, each beside its field", async () => {
+    const result = (await register({ firstname: " ", lastname: "", email: "", password: "" })) as {
+      data: FormReply<string>;
+      init: ResponseInit;
+    };
+    expect(result.init.status).toBe(400);
+    expect(result.data.fieldErrors).toEqual({
+      firstname: MESSAGES.firstnameRequired,
+      lastname: MESSAGES.lastnameRequired,
+      email: MESSAGES.emailRequired,
+      password: MESSAGES.passwordRequired,
+      terms: MESSAGES.termsRequired,
+    });
   });
 
   it("creates nothing when the honeypot is filled in", async () => {

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCookie } from "react-router";
 import { action as loginAction, loader as loginScreenLoader } from "../../app/routes/accedi";
+import type { FormReply } from "../../app/lib/form-reply";
 import { MESSAGES } from "../../app/lib/messages";
 import { auditLog, mailOutbox, users } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 afterEach(() => vi.useRealTimers());
 
-type Result = { data: { formError?: string; fieldErrors?: Record<string, string>; email?: string }; init: ResponseInit | null };
+type Result = { data: FormReply<"email" | "password">; init: ResponseInit | null };
 
 async function signIn(fields: Record<string, string>) {
   return (await signInAnswer(fields)).data;
@@ -66,20 +67,21 @@ describe("login screen", () => {
   });
 
   it("gives the spec's messages for missing fields", async () => {
-    expect((await signIn({ email: "", password: "" })).fieldErrors).toEqual({
-      email: MESSAGES.emailRequired,
-      password: MESSAGES.passwordRequired,
+    expect(await signIn({ email: "", password: "" })).toEqual({
+      fieldErrors: { email: MESSAGES.emailRequired, password: MESSAGES.passwordRequired },
+      // What was typed comes back, never the password.
+      values: { email: "" },
     });
   });
 
   it("answers an unknown e-mail exactly like a wrong password", async () => {
     expect(await signIn({ email: "nobody@example.it", password })).toEqual({
-      formError: MESSAGES.invalidCredentials,
-      email: "nobody@example.it",
+      alert: { title: MESSAGES.invalidCredentials },
+      values: { email: "nobody@example.it" },
     });
     expect(await signIn({ email: "other@example.it", password: "Sbagliata1!" })).toEqual({
-      formError: MESSAGES.invalidCredentials,
-      email: "other@example.it",
+      alert: { title: MESSAGES.invalidCredentials },
+      values: { email: "other@example.it" },
     });
   });
 
@@ -88,21 +90,21 @@ describe("login screen", () => {
     const start = new Date("2026-11-22T09:00:00Z");
     vi.setSystemTime(start);
     for (let i = 0; i < 5; i++)
-      expect((await signIn({ email, password: "Sbagliata1!" })).formError).toBe(MESSAGES.invalidCredentials);
+      expect((await signIn({ email, password: "Sbagliata1!" })).alert?.title).toBe(MESSAGES.invalidCredentials);
     // Locked: the right password gets the same answer.
-    expect((await signIn({ email, password })).formError).toBe(MESSAGES.invalidCredentials);
+    expect((await signIn({ email, password })).alert?.title).toBe(MESSAGES.invalidCredentials);
 
     vi.setSystemTime(new Date(start.getTime() + 61_000));
     // Unlocked: the password is checked again (the interaction of this test does not exist, so
     // a correct password ends in "Sign-in failed", not in the wrong-credentials message).
-    expect((await signIn({ email, password })).formError).toBe(MESSAGES.signInFailed);
+    expect((await signIn({ email, password })).alert?.title).toBe(MESSAGES.signInFailed);
 
     // Five more failures: the second lock lasts two minutes.
     for (let i = 0; i < 5; i++) await signIn({ email, password: "Sbagliata1!" });
     vi.setSystemTime(new Date(start.getTime() + 61_000 + 61_000));
-    expect((await signIn({ email, password })).formError).toBe(MESSAGES.invalidCredentials);
+    expect((await signIn({ email, password })).alert?.title).toBe(MESSAGES.invalidCredentials);
     vi.setSystemTime(new Date(start.getTime() + 61_000 + 121_000));
-    expect((await signIn({ email, password })).formError).toBe(MESSAGES.signInFailed);
+    expect((await signIn({ email, password })).alert?.title).toBe(MESSAGES.signInFailed);
   });
 
   it("records sign-in failures and successes in the audit log, without passwords", async () => {
@@ -118,7 +120,7 @@ describe("login screen", () => {
     const migrated = await signInAnswer({ email: "storico@example.it", password: "Qualunque1!" });
     const wrong = await signInAnswer({ email: "sbagliato@example.it", password: "Qualunque1!" });
     expect(migrated.init?.status).toBe(401);
-    expect(migrated).toEqual({ ...wrong, data: { ...wrong.data, email: "storico@example.it" } });
+    expect(migrated).toEqual({ ...wrong, data: { ...wrong.data, values: { email: "storico@example.it" } } });
     const mails = await mailsTo("storico@example.it");
     expect(mails).toHaveLength(1);
     expect(mails[0]!.text).toMatch(/http:\/\/localhost:3000\/mandatory-password\/reset\/[A-Za-z0-9_-]{43}/);
@@ -132,7 +134,7 @@ describe("login screen", () => {
     const answers = await Promise.all(
       Array.from({ length: 25 }, () => signInAnswer({ email: "ressa@example.it", password: "Qualunque1!" })),
     );
-    expect(new Set(answers.map((a) => a.data.formError))).toEqual(new Set([MESSAGES.invalidCredentials]));
+    expect(new Set(answers.map((a) => a.data.alert?.title))).toEqual(new Set([MESSAGES.invalidCredentials]));
     expect(await mailsTo("ressa@example.it")).toHaveLength(1);
 
     // Past the window (and past the sign-in lock the 25 failures caused): one more link.
