@@ -3,6 +3,7 @@
 // which one it is talking to.
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { withPreparedStatements } from "./pglite-statements.ts";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -83,7 +84,7 @@ function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDa
 async function openPglite(dataDir: string | undefined, logger?: DrizzleLogger): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create(dataDir);
-  const db = drizzlePglite({ client, schema, logger });
+  const db = drizzlePglite({ client: withPreparedStatements(client), schema, logger });
   return {
     db,
     kind: "pglite",

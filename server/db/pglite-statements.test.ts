@@ -1,0 +1,75 @@
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withPreparedStatements } from "./pglite-statements.ts";
+
+let raw: PGlite;
+let client: PGlite;
+
+beforeAll(async () => {
+  raw = await PGlite.create();
+  client = withPreparedStatements(raw);
+  await raw.exec(`
+    create table things (id uuid primary key, name text, at timestamptz, data jsonb, tags text[], price numeric, ok boolean);
+    insert into things values
+      ('00000000-0000-4000-8000-000000000001', 'uno', '2026-11-23T10:00:00Z', '{"a":[1,2]}', '{x,y}', 4.50, true),
+      ('00000000-0000-4000-8000-000000000002', null, null, null, null, null, null);
+  `);
+});
+afterAll(() => raw.close());
+
+const ALL = "select * from things where id = any($1::uuid[]) order by id";
+const IDS = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"];
+
+describe("withPreparedStatements", () => {
+  it("answers as PGlite's own query does, in both row modes, for every kind of value", async () => {
+    for (const rowMode of ["object", "array"] as const) {
+      const expected = await raw.query(ALL, [IDS], { rowMode });
+      const first = await client.query(ALL, [IDS], { rowMode });
+      const again = await client.query(ALL, [IDS], { rowMode });
+      expect(first.rows).toEqual(expected.rows);
+      expect(first.fields).toEqual(expected.fields);
+      expect(again.rows).toEqual(expected.rows);
+    }
+  });
+
+  it("serializes parameters by their types: dates, JSON, null", async () => {
+    const at = new Date("2026-11-23T10:00:00Z");
+    const sql = "select name from things where at = $1 or data = $2 or name = $3";
+    expect((await client.query(sql, [at, null, null])).rows).toEqual([{ name: "uno" }]);
+    expect((await client.query(sql, [null, { a: [1, 2] }, null])).rows).toEqual([{ name: "uno" }]);
+  });
+
+  it("reports errors with their code and stays usable", async () => {
+    const insert = "insert into things (id, name) values ($1, $2)";
+    await expect(client.query(insert, [IDS[0], "doppio"])).rejects.toMatchObject({ code: "23505" });
+    await expect(client.query("select nope from things")).rejects.toMatchObject({ code: "42703" });
+    expect((await client.query<{ n: number }>("select count(*)::int as n from things")).rows).toEqual([{ n: 2 }]);
+  });
+
+  it("prepares again when the schema changed under a statement", async () => {
+    const sql = "select * from things where id = $1";
+    expect(Object.keys((await client.query<object>(sql, [IDS[0]])).rows[0]!)).not.toContain("extra");
+    await raw.exec("alter table things add column extra int default 7");
+    expect((await client.query<{ extra: number }>(sql, [IDS[0]])).rows[0]!.extra).toBe(7);
+  });
+
+  it("waits for a transaction in progress, as PGlite's own query does", async () => {
+    const order: string[] = [];
+    let inside!: () => void;
+    const started = new Promise<void>((resolve) => (inside = resolve));
+    const transaction = client.transaction(async (tx) => {
+      await tx.query("update things set name = 'cambiato' where id = $1", [IDS[1]]);
+      inside();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      order.push("transaction");
+    });
+    await started;
+    const read = client.query<{ name: string }>("select name from things where id = $1", [IDS[1]]).then((result) => {
+      order.push("query");
+      return result.rows[0]!.name;
+    });
+    await transaction;
+    expect(await read).toBe("cambiato");
+    expect(order).toEqual(["transaction", "query"]);
+  });
+});
