@@ -6,7 +6,7 @@
 //
 // Only queries outside a transaction go this way: `transaction()` is PGlite's own, and while one
 // runs these wait for it exactly as `query()` does (the same two locks, in the same order).
-import { parse, PGlite, protocol, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
 
 const { serialize } = protocol;
 
