@@ -129,22 +129,13 @@ export function ErrorBoundary() {
   // "network or parse failure" message, and nothing was changed.
   if (isRouteErrorResponse(error) && REFUSED_REQUEST_STATUSES.has(error.status)) {
     return (
-      <section className="mx-auto max-w-2xl px-4 py-16">
-        <title>Errore di comunicazione · Novalex Editore</title>
-        <h1 className="font-serif text-3xl font-bold text-brand">{COMMUNICATION_FAILURE.title}</h1>
+      <ErrorPage title={COMMUNICATION_FAILURE.title} pageTitle="Errore di comunicazione">
         <p className="mt-4">{COMMUNICATION_FAILURE.text}</p>
-        <p className="mt-6">
-          <a className="link" href="/">
-            Torna alla home
-          </a>
-        </p>
-      </section>
+      </ErrorPage>
     );
   }
   return (
-    <section className="mx-auto max-w-2xl px-4 py-16">
-      <title>Errore · Novalex Editore</title>
-      <h1 className="font-serif text-3xl font-bold text-brand">Unexpected Application Error!</h1>
+    <ErrorPage title="Unexpected Application Error!" pageTitle="Errore">
       <p className="mt-4">Si è verificato un errore imprevisto. Nessun dato è andato perso: riprova tra qualche istante.</p>
       {data?.requestId && (
         <p className="mt-2 text-sm text-muted">
@@ -152,6 +143,17 @@ export function ErrorBoundary() {
         </p>
       )}
       {import.meta.env.DEV && error instanceof Error && <pre className="mt-6 overflow-auto text-xs">{error.stack}</pre>}
+    </ErrorPage>
+  );
+}
+
+/** The root's error pages: a heading, what happened, and the way home. */
+function ErrorPage({ title, pageTitle, children }: { title: string; pageTitle: string; children: React.ReactNode }) {
+  return (
+    <section className="mx-auto max-w-2xl px-4 py-16">
+      <title>{`${pageTitle} · Novalex Editore`}</title>
+      <h1 className="font-serif text-3xl font-bold text-brand">{title}</h1>
+      {children}
       <p className="mt-6">
         <a className="link" href="/">
           Torna alla home

@@ -57,36 +57,34 @@ export default function ConfirmEmail({ loaderData, actionData }: Route.Component
             <p role="status" className="mt-4">
               {MESSAGES.emailConfirmedText}
             </p>
-            <p className="mt-6">
-              <a href="/profile/" className="button-primary">
-                Vai al tuo account
-              </a>
-            </p>
+            <ToAccount />
           </>
         )}
         {outcome === "taken" && (
           <>
             <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.emailConfirmTitle}</h1>
             <AlertBox alert={reply.alert} />
-            <p className="mt-6">
-              <a href="/profile/" className="button-primary">
-                Vai al tuo account
-              </a>
-            </p>
+            <ToAccount />
           </>
         )}
         {outcome === "invalid" && (
           <>
             <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.linkExpired}</h1>
             <p className="mt-4">{MESSAGES.emailLinkExpiredText}</p>
-            <p className="mt-6">
-              <a href="/profile/" className="button-primary">
-                Vai al tuo account
-              </a>
-            </p>
+            <ToAccount />
           </>
         )}
       </div>
     </section>
+  );
+}
+
+function ToAccount() {
+  return (
+    <p className="mt-6">
+      <a href="/profile/" className="button-primary">
+        Vai al tuo account
+      </a>
+    </p>
   );
 }

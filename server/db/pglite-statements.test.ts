@@ -11,7 +11,7 @@ beforeAll(async () => {
   await raw.exec(`
     create table things (id uuid primary key, name text, at timestamptz, data jsonb, tags text[], price numeric, ok boolean);
     insert into things values
-      ('00000000-0000-4000-8000-000000000001', 'uno', '2026-11-23T10:00:00Z', '{"a":[1,2]}', '{x,y}', 4.50, true),
+      ('00000000-0000-4000-8000-000000000001', 'uno', '2000-01-01T00:00:00Z', '{"a":[1,2]}', '{x,y}', 4.50, true),
       ('00000000-0000-4000-8000-000000000002', null, null, null, null, null, null);
   `);
 });
@@ -33,7 +33,8 @@ describe("withPreparedStatements", () => {
   });
 
   it("serializes parameters by their types: dates, JSON, null", async () => {
-    const at = new Date("2026-11-23T10:00:00Z");
+    // The value stored above, read back: no date of the calendar is involved.
+    const [{ at }] = (await raw.query<{ at: Date }>("select at from things where name = 'uno'")).rows as [{ at: Date }];
     const sql = "select name from things where at = $1 or data = $2 or name = $3";
     expect((await client.query(sql, [at, null, null])).rows).toEqual([{ name: "uno" }]);
     expect((await client.query(sql, [null, { a: [1, 2] }, null])).rows).toEqual([{ name: "uno" }]);
