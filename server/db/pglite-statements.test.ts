@@ -32,6 +32,32 @@ describe("withPreparedStatements", () => {
     }
   });
 
+  it("applies a query's own parsers over PGlite's, each query with its own", async () => {
+    const sql = "select at, price from things where name = 'uno'";
+    const asText = { 1184: (value: string) => `testo ${value}` };
+    const asNumber = { 1700: (value: string) => Number(value) };
+    for (let i = 0; i < 2; i++) {
+      const text = await client.query(sql, [], { parsers: asText });
+      expect(text.rows).toEqual((await raw.query(sql, [], { parsers: asText })).rows);
+      expect((text.rows[0] as { at: unknown }).at).toMatch(/^testo 2000-01-01/);
+      expect((await client.query(sql, [], { parsers: asNumber })).rows).toEqual([
+        { at: new Date("2000-01-01T00:00:00Z"), price: 4.5 },
+      ]);
+      expect((await client.query(sql)).rows).toEqual((await raw.query(sql)).rows);
+    }
+  });
+
+  it("counts the rows a statement changed, with or without rows to return", async () => {
+    const id = "00000000-0000-4000-8000-000000000003";
+    const insert = await client.query("insert into things (id, name) values ($1, 'tre')", [id]);
+    expect(insert).toMatchObject({ rows: [], fields: [], affectedRows: 1 });
+    const update = await client.query("update things set name = 'tre bis' where id = $1 returning name", [id]);
+    expect(update).toMatchObject({ rows: [{ name: "tre bis" }], fields: [{ name: "name" }], affectedRows: 1 });
+    const none = await client.query("delete from things where id = $1 returning id", ["00000000-0000-4000-8000-000000000009"]);
+    expect(none).toMatchObject({ rows: [], fields: [{ name: "id" }], affectedRows: 0 });
+    expect((await client.query("delete from things where id = $1", [id])).affectedRows).toBe(1);
+  });
+
   it("serializes parameters by their types: dates, JSON, null", async () => {
     // The value stored above, read back: no date of the calendar is involved.
     const [{ at }] = (await raw.query<{ at: Date }>("select at from things where name = 'uno'")).rows as [{ at: Date }];

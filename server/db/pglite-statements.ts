@@ -1,21 +1,30 @@
 // PGlite answers `query()` with six separate calls into its WebAssembly Postgres (parse, describe,
 // bind, describe, execute, sync) and plans the statement every time: on the dashboard's library
 // query that is two thirds of its cost. This keeps one named prepared statement per query text,
-// as node-postgres does with named queries, and runs it in a single call (bind, describe,
-// execute, sync): Postgres plans it once.
+// as node-postgres does with named queries, and runs it in a single call (bind, execute, sync):
+// Postgres plans it once, and the columns' description, read when the statement is prepared, is
+// not asked for and decoded again on every run (on a row of twenty columns that was a third of
+// the query's cost).
 //
 // Only queries outside a transaction go this way: `transaction()` is PGlite's own, and while one
 // runs these wait for it exactly as `query()` does (the same two locks, in the same order).
-import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { parse, protocol, type ParserOptions, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
 
 const { serialize } = protocol;
+type BackendMessage = Parameters<typeof parse.parseResults>[0][number];
+type Parsers = Parameters<typeof parse.parseResults>[1];
 
 /** Distinct query texts kept prepared; beyond them queries take PGlite's own way. */
 const MAX_STATEMENTS = 1000;
 /** "cached plan must not change result type": the schema changed under a prepared statement. */
 const PLAN_INVALIDATED = "0A000";
 
-type Statement = { name: string; paramTypes: number[] };
+type Statement = {
+  name: string;
+  paramTypes: number[];
+  /** The statement's RowDescription message; none for a statement that returns no rows. */
+  columns: BackendMessage | undefined;
+};
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
@@ -31,6 +40,19 @@ function concat(parts: Uint8Array[]): Uint8Array {
 export function withPreparedStatements(client: PGlite): PGlite {
   const statements = new Map<string, Statement>();
   let prepared = 0;
+  /**
+   * PGlite's parseResults copies its ~300 type parsers into a new object to lay a query's own
+   * parsers over them, on every query (a third of a small query's cost). Drizzle passes the same
+   * parsers object each time, so the merge is made once per object. PGlite changes its parsers
+   * only when it starts and on refreshArrayTypes(), which the portal never calls.
+   */
+  const mergedParsers = new WeakMap<ParserOptions, Parsers>();
+  function parsersFor(own: ParserOptions | undefined): Parsers {
+    if (!own) return client.parsers;
+    let merged = mergedParsers.get(own);
+    if (!merged) mergedParsers.set(own, (merged = { ...client.parsers, ...own }));
+    return merged;
+  }
 
   /** Runs while no transaction or other query holds the database, as PGlite's `query` does. */
   const exclusive = <T>(work: () => Promise<T>) => client._runExclusiveTransaction(() => client._runExclusiveQuery(work));
@@ -42,7 +64,8 @@ export function withPreparedStatements(client: PGlite): PGlite {
       { syncToFs: false },
     );
     const parameters = messages.find((m) => m.name === "parameterDescription") as { dataTypeIDs?: number[] } | undefined;
-    const statement = { name, paramTypes: parameters?.dataTypeIDs ?? [] };
+    const columns = messages.find((m) => m.name === "rowDescription");
+    const statement = { name, paramTypes: parameters?.dataTypeIDs ?? [], columns };
     statements.set(text, statement);
     return statement;
   }
@@ -57,13 +80,15 @@ export function withPreparedStatements(client: PGlite): PGlite {
     const { messages } = await client.execProtocol(
       concat([
         serialize.bind({ statement: statement.name, values }),
-        serialize.describe({ type: "P" }),
         serialize.execute({}),
         serialize.sync(),
       ]),
       { syncToFs: !client.isInTransaction() },
     );
-    return parse.parseResults(messages, client.parsers, options)[0] as Results<T>;
+    // The rows' columns as PGlite's parser expects them: described before the first row.
+    const described = statement.columns ? [statement.columns, ...messages] : messages;
+    const results = parse.parseResults(described, parsersFor(options?.parsers), options && { ...options, parsers: undefined });
+    return results[0] as Results<T>;
   }
 
   async function query<T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
