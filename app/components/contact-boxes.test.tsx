@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ContactBoxes } from "./contact-boxes";
+import { ContactBoxItems } from "./contact-boxes";
 import { renderMarkup } from "./test-markup";
 
 const boxes = [
@@ -19,18 +19,18 @@ const boxes = [
   { title: "Vendite istituzionali", description: "Licenze.", url: "https://www.example/enti", cta: "Richiedi un'offerta" },
 ];
 
-describe("ContactBoxes", () => {
+describe("ContactBoxItems", () => {
   it("shows each box with its title, description and link", () => {
-    const { html, text } = renderMarkup(<ContactBoxes boxes={boxes} />);
+    const { html, text } = renderMarkup(
+      <ul>
+        <ContactBoxItems boxes={boxes} />
+      </ul>,
+    );
     expect(html.match(/<li /g)).toHaveLength(4);
     expect(html.match(/<h3 /g)).toHaveLength(4);
     expect(text).toContain("Assistenza clienti Ti rispondiamo dal lunedì al venerdì. Contattaci : Assistenza clienti");
     expect(html).toMatch(/<a href="mailto:redazione@novalex.example"[^>]*>Scrivi alla redazione/);
     expect(html).toMatch(/<a class="link[^"]*" href="\/attivaprodotto\/"[^>]*>Richiedi informazioni/);
     expect(text).toContain("Richiedi un'offerta");
-  });
-
-  it("renders nothing without boxes", () => {
-    expect(renderMarkup(<ContactBoxes boxes={[]} />).html).toBe("");
   });
 });

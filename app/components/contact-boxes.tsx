@@ -1,12 +1,14 @@
 import type { ContactBox } from "../../server/library/types";
 import { SiteLink } from "./site-link";
 
-/** The dashboard's four ways to reach the publisher (customer care, editors, adoptions, sales). */
-export function ContactBoxes({ boxes, headingLevel = 3 }: { boxes: ContactBox[]; headingLevel?: 2 | 3 }) {
+/** The class of the contact boxes' list (its items are rendered once: see lib/dashboard-boxes.server). */
+export const CONTACT_BOXES_CLASS = "grid gap-4 sm:grid-cols-2 lg:grid-cols-4";
+
+/** The dashboard's four ways to reach the publisher (customer care, editors, adoptions, sales): the list's items. */
+export function ContactBoxItems({ boxes, headingLevel = 3 }: { boxes: ContactBox[]; headingLevel?: 2 | 3 }) {
   const Heading = `h${headingLevel}` as const;
-  if (boxes.length === 0) return null;
   return (
-    <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+    <>
       {boxes.map((box) => (
         <li key={box.title} className="card flex flex-col p-5">
           <Heading className="font-serif text-lg font-bold text-brand">{box.title}</Heading>
@@ -17,6 +19,6 @@ export function ContactBoxes({ boxes, headingLevel = 3 }: { boxes: ContactBox[];
           </SiteLink>
         </li>
       ))}
-    </ul>
+    </>
   );
 }

@@ -1,4 +1,3 @@
-import { useId } from "react";
 import type { PromoBox as PromoBoxData, PromoSmallBox } from "../../server/library/types";
 import { SiteLink } from "./site-link";
 
@@ -67,9 +66,13 @@ function SmallBox({ box }: { box: PromoSmallBox }) {
   );
 }
 
-/** A promotional area of the dashboard (spec §3): a banner with one call to action, or small boxes. */
+/**
+ * A promotional area of the dashboard (spec §3): a banner with one call to action, or small boxes.
+ * Its heading's id comes from the area code, unique on a page: each box is rendered on its own
+ * (see lib/dashboard-boxes.server), so React's useId would give every box the same id.
+ */
 export function PromoBox({ box, headingLevel = 2 }: { box: PromoBoxData; headingLevel?: 2 | 3 }) {
-  const id = useId();
+  const id = `promo-${box.areaCode}`;
   const Heading = `h${headingLevel}` as const;
   const smallBoxes = box.smallBoxes.slice(0, PROMO_SMALL_BOX_LIMIT);
   return (

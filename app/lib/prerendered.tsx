@@ -40,7 +40,7 @@ export function PrerenderedElement({
   className,
   size,
 }: {
-  as: "footer" | "ul";
+  as: "footer" | "ul" | "div";
   part: Prerendered;
   className?: string;
   /** A carousel track's data-size. */

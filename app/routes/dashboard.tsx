@@ -5,27 +5,34 @@ import { Link, redirect, useLocation } from "react-router";
 import type { Route } from "./+types/dashboard";
 import { Carousel } from "../components/carousel";
 import { PrerenderedElement } from "../lib/prerendered";
-import { ContactBoxes } from "../components/contact-boxes";
+import { CONTACT_BOXES_CLASS } from "../components/contact-boxes";
 import { LibraryTabs } from "../components/library-tabs";
 import { ProductCard } from "../components/product-card";
 import { ProductCover } from "../components/product-cover";
-import { PromoBox } from "../components/promo-box";
 import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
 import { withShow } from "../lib/modals";
 import type { LibraryItem } from "../../server/library/types";
 import { suggestionCarousel, type SuggestionCarousel } from "../lib/suggestion-carousels.server";
+import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "../lib/dashboard-boxes.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
   if (!user.professionId) throw redirect("/profilo/primoaccesso/");
-  const { suggestions, ...page } = await context.get(servicesContext).library.dashboard.page(user);
+  const { suggestions, promo, contactBoxes, ...page } = await context.get(servicesContext).library.dashboard.page(user);
   return {
     ...page,
     firstname: user.firstname,
-    // The same for everyone of the profession: rendered once, see lib/suggestion-carousels.server.
+    // The same for everyone of the profession: rendered once, see lib/dashboard-boxes.server and
+    // lib/suggestion-carousels.server.
+    promo: {
+      topRight: promo.topRight && promoBoxPart(context, promo.topRight),
+      left: promo.left && promoBoxPart(context, promo.left),
+      numbered: promo.numbered.map((box) => promoBoxPart(context, box)),
+    },
+    contactBoxes: contactBoxesPart(context, contactBoxes),
     suggestions: {
       books: suggestionCarousel(context, "libri", suggestions.books, page.now),
       journals: suggestionCarousel(context, "riviste", suggestions.journals, page.now),
@@ -83,7 +90,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
         <h2 id="contatti" className="sr-only">
           Contatti
         </h2>
-        <ContactBoxes boxes={contactBoxes} />
+        {contactBoxes && <PrerenderedElement as="ul" className={CONTACT_BOXES_CLASS} part={contactBoxes} />}
       </section>
 
       {promo.numbered.length > 0 && (
@@ -133,6 +140,11 @@ function ContinueLearning({ item, now }: { item: LibraryItem | null; now: Date }
       )}
     </section>
   );
+}
+
+/** A promo box, rendered once (see lib/dashboard-boxes.server); it fills its grid cell. */
+function PromoBox({ box }: { box: PromoBoxPart }) {
+  return <PrerenderedElement as="div" className="flex" part={box.prerendered} />;
 }
 
 function NoProducts() {

@@ -167,6 +167,32 @@ describe("the dashboard per profession", () => {
     expect(dataArgs.context.get(prerenderedHtmlContext)).toBeNull();
   });
 
+  it("renders each promo box and the contact boxes once: two customers' pages share the same HTML", async () => {
+    const { promo, contactBoxes } = await services.library.dashboard.page((await customer("other")).user);
+    const pages = [];
+    for (const { cookie } of [await customer("other"), await customer("other")]) {
+      const args = loaderArgs(services, "/dashboard/");
+      const data = await dashboardLoader({ ...args, request: new Request(args.request.url, { headers: { cookie } }) });
+      pages.push({ data, html: args.context.get(prerenderedHtmlContext)! });
+    }
+    const [first, second] = pages as [(typeof pages)[number], (typeof pages)[number]];
+    expect(second.data.promo).toEqual(first.data.promo);
+    expect(second.data.contactBoxes).toEqual(first.data.contactBoxes);
+
+    const boxes = [first.data.promo.topRight!, ...first.data.promo.numbered];
+    expect(boxes.map((box) => box.areaCode)).toEqual([promo.topRight!.areaCode, ...promo.numbered.map((box) => box.areaCode)]);
+    for (const [i, box] of boxes.entries()) {
+      expect(box.prerendered.html).toBeNull();
+      const html = first.html.get(box.prerendered.id)!;
+      // The heading names the region by an id of the area's own: the boxes share a page.
+      expect(html).toContain(`<section aria-labelledby="promo-${box.areaCode}"`);
+      expect(html).toContain(escapeHtml([promo.topRight!, ...promo.numbered][i]!.title));
+    }
+    const contactHtml = first.html.get(first.data.contactBoxes!.id)!;
+    expect(contactHtml.match(/<li /g)).toHaveLength(contactBoxes.length);
+    for (const box of contactBoxes) expect(contactHtml).toContain(escapeHtml(box.title));
+  });
+
   it("shows the left promo box only to customers with active orders", async () => {
     const { user, cookie } = await customer("student");
     expect((await dashboard(cookie)).promo.left).toBeNull();
