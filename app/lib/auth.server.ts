@@ -2,7 +2,7 @@
 import { redirect, type RouterContextProvider } from "react-router";
 import { servicesContext } from "../../shared/context.ts";
 import { withRedirect } from "./redirects";
-import type { User } from "../../server/accounts/service";
+import type { SessionUser, User } from "../../server/accounts/service";
 
 /** `/login/?redirect=<this address>`: where a signed-out visitor of a private page goes. */
 export function loginRedirect(request: Request) {
@@ -10,7 +10,7 @@ export function loginRedirect(request: Request) {
   return redirect(withRedirect("/login/", url.pathname + url.search));
 }
 
-type CurrentUser = { user: User; sessionId: string } | null;
+type CurrentUser = { user: SessionUser; sessionId: string } | null;
 const perRequest = new WeakMap<object, Promise<CurrentUser>>();
 
 /**
@@ -27,7 +27,7 @@ export function currentUser(request: Request, context: Readonly<RouterContextPro
   return found;
 }
 
-export async function getUser(request: Request, context: Readonly<RouterContextProvider>): Promise<User | null> {
+export async function getUser(request: Request, context: Readonly<RouterContextProvider>): Promise<SessionUser | null> {
   return (await currentUser(request, context))?.user ?? null;
 }
 

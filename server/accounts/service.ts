@@ -7,6 +7,11 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 export type User = typeof users.$inferSelect;
+/**
+ * The signed-in customer as every request sees them: what pages show and services act on. The
+ * password hash and the account's bookkeeping stay in the table (services that need them read them).
+ */
+export type SessionUser = Omit<User, "passwordHash" | "migratedFromShop" | "status" | "createdAt" | "updatedAt" | "deletedAt">;
 
 /** E-mails are compared trimmed and lower-cased: one account per address, whatever the case. */
 export function normalizeEmail(email: string): string {

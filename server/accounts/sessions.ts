@@ -5,7 +5,7 @@ import { and, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { sessions, users } from "../db/schema.ts";
-import type { User } from "./service.ts";
+import type { SessionUser } from "./service.ts";
 
 /** A session unused this long ends (a week without visits). */
 export const SESSION_IDLE_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -39,7 +39,19 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
         lastSeenAt: sessions.lastSeenAt,
         accessTokenExpiresAt: sessions.accessTokenExpiresAt,
       },
-      user: users,
+      user: {
+        id: users.id,
+        email: users.email,
+        firstname: users.firstname,
+        lastname: users.lastname,
+        mobile: users.mobile,
+        professionId: users.professionId,
+        universityId: users.universityId,
+        degreeCourseId: users.degreeCourseId,
+        subjectId: users.subjectId,
+        acceptMarketing: users.acceptMarketing,
+        acceptCustomize: users.acceptCustomize,
+      },
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -73,7 +85,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
      * The live session of this id with its (active) user, in one statement: this runs on every
      * signed-in request. Null when unknown, idle too long, past its end or the account is gone.
      */
-    async find(rawId: string): Promise<{ session: LiveSession; user: User } | null> {
+    async find(rawId: string): Promise<{ session: LiveSession; user: SessionUser } | null> {
       const at = now();
       const [row] = await liveSession.execute({
         idHash: hashId(rawId),

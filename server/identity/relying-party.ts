@@ -6,7 +6,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { createCookie, redirect } from "react-router";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
-import type { User } from "../accounts/service.ts";
+import type { SessionUser, User } from "../accounts/service.ts";
 import type { AccountsService } from "../accounts/service.ts";
 import type { ProviderTokens, SessionStore } from "../accounts/sessions.ts";
 import { SESSION_ABSOLUTE_TIMEOUT_MS } from "../accounts/sessions.ts";
@@ -211,7 +211,7 @@ export function createRelyingParty({
      * The signed-in user of this request, or null. An access token past its expiry is refreshed
      * first; if the provider refuses (grant revoked), the session ends.
      */
-    async currentUser(request: Request): Promise<{ user: User; sessionId: string } | null> {
+    async currentUser(request: Request): Promise<{ user: SessionUser; sessionId: string } | null> {
       const rawId = await readSessionId(request);
       if (!rawId) return null;
       const found = await sessions.find(rawId);
