@@ -21,7 +21,7 @@ import { COMMUNICATION_FAILURE, revalidateUnlessNetworkFailed, useCommunicationF
 import { formGuardMiddleware } from "./lib/form-guard.server";
 import { layoutFor } from "./lib/layout";
 import { prerender } from "./lib/prerender.server";
-import { PrerenderedElement } from "./lib/prerendered";
+import { PrerenderedElement, usePrerenderedLinks } from "./lib/prerendered";
 import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
@@ -62,6 +62,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const { pathname, search } = useLocation();
   const layout = layoutFor(pathname);
   const show = new URLSearchParams(search).get("show");
+  usePrerenderedLinks();
   return (
     <html lang="it">
       <head>

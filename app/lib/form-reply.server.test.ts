@@ -38,6 +38,21 @@ describe("parseForm", () => {
     });
   });
 
+  it("gives the checks written without a message of their own an Italian one", async () => {
+    const bare = z.object({ name: z.string().max(3), email: z.email(), age: z.coerce.number().int() });
+    const parsed = await parseForm(form({ name: "Adalgisa", age: "x" }), bare);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.reply.fieldErrors).toEqual({
+      name: MESSAGES.fieldTooLong,
+      email: MESSAGES.fieldRequired,
+      age: MESSAGES.fieldInvalid,
+    });
+    // A message of the schema's own still comes first.
+    const own = await parseForm(form({ name: "Adalgisa", email: "" }), contact);
+    expect(own.ok || own.reply.fieldErrors).toEqual({ name: "Troppo lungo", email: "Email obbligatoria" });
+  });
+
   it("reads a Request's form too, once", async () => {
     const request = new Request("http://localhost/", {
       method: "POST",

@@ -4,6 +4,7 @@
 import { data } from "react-router";
 import { z } from "zod";
 import type { FormReply } from "./form-reply";
+import { MESSAGES } from "./messages";
 
 /** Values longer than this are not sent back whole: no field of the portal takes as much. */
 const ECHO_LIMIT = 1000;
@@ -24,6 +25,16 @@ function isList(schema: z.ZodType): boolean {
   let inner = schema;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault) inner = inner.unwrap() as z.ZodType;
   return inner instanceof z.ZodArray;
+}
+
+/**
+ * The message of a check written without one of its own (a length limit, a field missing from a
+ * hand-made post): Italian like every other, never zod's English default.
+ */
+function fallbackMessage(issue: z.core.$ZodRawIssue): string {
+  if (issue.code === "too_big") return MESSAGES.fieldTooLong;
+  if (issue.code === "invalid_type" && issue.input === undefined) return MESSAGES.fieldRequired;
+  return MESSAGES.fieldInvalid;
 }
 
 type Values<F extends string> = Partial<Record<F, string | string[]>>;
@@ -65,7 +76,7 @@ export async function parseForm<S extends z.ZodRawShape>(
     if (!secrets.has(field)) values[name] = typeof value === "string" ? value.slice(0, ECHO_LIMIT) : value;
   }
 
-  const parsed = schema.safeParse(typed);
+  const parsed = schema.safeParse(typed, { error: fallbackMessage });
   if (parsed.success) return { ok: true, data: parsed.data, values };
   const fieldErrors: Partial<Record<F, string>> = {};
   for (const issue of parsed.error.issues) {

@@ -49,6 +49,9 @@ export const MESSAGES = {
     "Il link per confermare il nuovo indirizzo vale 24 ore e si può usare una sola volta. Per riprovare, cambia di nuovo l'email dal tuo account.",
   mobileInvalid: "Inserisci un numero di cellulare valido",
   fieldTooLong: "Il testo inserito è troppo lungo",
+  /** Fallbacks of every form (lib/form-reply.server): a check written without a message of its own. */
+  fieldRequired: "Campo obbligatorio",
+  fieldInvalid: "Valore non valido",
   profileUpdated: "Profilo aggiornato",
   profileNoChanges: "Nessuna modifica da salvare",
   preferencesUpdated: "Preferenze aggiornate",

@@ -5,7 +5,7 @@
 // A document carries the part's HTML once, in the page: the route's data then holds only its id,
 // the server render takes the HTML from PrerenderedHtml (filled by entry.server), and hydration
 // takes it from the page itself. The data of a client-side navigation holds the HTML.
-import { createContext, useContext, useState } from "react";
+import { createContext, useContext, useEffect, useState } from "react";
 import { useNavigate } from "react-router";
 
 export type Prerendered = {
@@ -33,7 +33,7 @@ function usePrerenderedHtml(part: Prerendered): string {
   return part.html ?? fromServer ?? "";
 }
 
-/** The element a prerendered part goes into; the portal's links in it work as <Link>s do. */
+/** The element a prerendered part goes into (see usePrerenderedLinks for its links). */
 export function PrerenderedElement({
   as: Element,
   part,
@@ -47,22 +47,28 @@ export function PrerenderedElement({
   size?: string;
 }) {
   const html = usePrerenderedHtml(part);
-  const navigate = useNavigate();
-  // Links in the HTML are plain anchors: a click on one of the portal's is a client-side navigation.
-  function followPortalLink(event: React.MouseEvent) {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    const anchor = (event.target as Element).closest("a");
-    if (!anchor || anchor.target || anchor.origin !== window.location.origin) return;
-    event.preventDefault();
-    void navigate(anchor.pathname + anchor.search + anchor.hash);
-  }
   return (
-    <Element
-      id={part.id}
-      className={className}
-      data-size={size}
-      onClick={followPortalLink}
-      dangerouslySetInnerHTML={{ __html: html }}
-    />
+    <Element id={part.id} className={className} data-size={size} data-prerendered="" dangerouslySetInnerHTML={{ __html: html }} />
   );
+}
+
+/**
+ * Links in prerendered HTML are plain anchors: once the page has hydrated, a click on one of the
+ * portal's own is a client-side navigation, as with <Link>. One listener for the whole document
+ * (the root layout's), rather than a handler on every part.
+ */
+export function usePrerenderedLinks() {
+  const navigate = useNavigate();
+  useEffect(() => {
+    function followPortalLink(event: MouseEvent) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+        return;
+      const anchor = (event.target as Element | null)?.closest?.("[data-prerendered] a");
+      if (!(anchor instanceof HTMLAnchorElement) || anchor.target || anchor.origin !== window.location.origin) return;
+      event.preventDefault();
+      void navigate(anchor.pathname + anchor.search + anchor.hash);
+    }
+    document.addEventListener("click", followPortalLink);
+    return () => document.removeEventListener("click", followPortalLink);
+  }, [navigate]);
 }

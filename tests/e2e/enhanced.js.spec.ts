@@ -24,9 +24,12 @@ test.describe("with JavaScript", () => {
 
   test("client-side navigation between public pages works", async ({ page }) => {
     await page.goto("/help-center/");
+    // The footer is prerendered HTML (lib/prerendered.tsx): its links navigate without a reload.
+    await page.evaluate(() => Object.assign(window, { stillTheSameDocument: true }));
     await page.getByRole("contentinfo").getByRole("link", { name: "Offerta EDU" }).click();
     await expect(page).toHaveURL(/\/edu\/$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Studia il diritto con EDU");
+    expect(await page.evaluate(() => "stillTheSameDocument" in window)).toBe(true);
   });
 });
 
