@@ -1,6 +1,6 @@
 // The dashboard's queries. What a customer owns costs one statement however many products they
 // have; suggestions and boxes are the same for everyone of a profession and are cached.
-import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import {
@@ -94,17 +94,15 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     return null;
   }
 
-  /**
-   * One statement: each product's longest grant, with its reading session and current chapter.
-   * Prepared once: it runs on every dashboard, and building it is a good part of its cost.
-   */
+  /** Each product's longest grant, with its reading session and current chapter. */
   const ownedProducts = db
     .selectDistinctOn([entitlements.productId], {
       productId: products.id,
-      code: products.code,
-      name: products.name,
-      typeCode: productTypes.code,
-      typeName: productTypes.name,
+      // Aliased: a subquery's columns need distinct names (products and product types both have these).
+      code: sql<string>`${products.code}`.as("product_code"),
+      name: sql<string>`${products.name}`.as("product_name"),
+      typeCode: sql<string>`${productTypes.code}`.as("type_code"),
+      typeName: sql<string>`${productTypes.name}`.as("type_name"),
       sku: products.sku,
       isbn: products.isbn,
       issn: products.issn,
@@ -118,8 +116,8 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
       grantedAt: entitlements.startsAt,
       startedAt: readingSessions.startedAt,
       lastReadAt: readingSessions.lastReadAt,
-      chapter: ebookChapters.title,
-      firstChapter: firstChapterTitle(products.id),
+      chapter: sql<string | null>`${ebookChapters.title}`.as("current_chapter"),
+      firstChapter: firstChapterTitle(products.id).as("first_chapter"),
     })
     .from(entitlements)
     .innerJoin(products, eq(products.id, entitlements.productId))
@@ -131,14 +129,64 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
     .where(and(eq(entitlements.userId, sql.placeholder("userId")), lte(entitlements.startsAt, sql.placeholder("now"))))
     .orderBy(entitlements.productId, sql`${entitlements.expiresAt} desc nulls first`)
-    .prepare("library_owned_products");
+    .as("owned");
 
-  async function library(userId: string, now: Date = clock()): Promise<Library> {
-    const rows = await ownedProducts.execute({ userId, now });
+  /** The customer's paid orders, as the dashboard asks for them (limit 2, spec §9). */
+  const paidOrders = db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.userId, sql.placeholder("userId")), eq(orders.status, "payed")))
+    .limit(ACTIVE_ORDERS_LIMIT)
+    .as("paid_orders");
+  const activeOrders = db
+    .select({ count: count().as("count") })
+    .from(paidOrders)
+    .as("active_orders");
+
+  /**
+   * One statement for what is the customer's own on the dashboard: whether they have paid orders,
+   * and each product they own (one row each; one row with no product when they own none).
+   * Prepared once: it runs on every dashboard, and building it is a good part of its cost.
+   */
+  const ownLibrary = db
+    .select({
+      activeOrders: activeOrders.count,
+      // Null when the customer owns nothing (the left join's one empty row).
+      product: {
+        productId: ownedProducts.productId,
+        code: ownedProducts.code,
+        name: ownedProducts.name,
+        typeCode: ownedProducts.typeCode,
+        typeName: ownedProducts.typeName,
+        sku: ownedProducts.sku,
+        isbn: ownedProducts.isbn,
+        issn: ownedProducts.issn,
+        cover: ownedProducts.cover,
+        shortAuthors: ownedProducts.shortAuthors,
+        edition: ownedProducts.edition,
+        pubdate: ownedProducts.pubdate,
+        moodleId: ownedProducts.moodleId,
+        url: ownedProducts.url,
+        expiresAt: ownedProducts.expiresAt,
+        grantedAt: ownedProducts.grantedAt,
+        startedAt: ownedProducts.startedAt,
+        lastReadAt: ownedProducts.lastReadAt,
+        chapter: ownedProducts.chapter,
+        firstChapter: ownedProducts.firstChapter,
+      },
+    })
+    .from(activeOrders)
+    .leftJoinLateral(ownedProducts, sql`true`)
+    .prepare("library_own");
+
+  /** The customer's library, and whether they have paid orders (the left promo box's condition). */
+  async function ownDashboard(userId: string, now: Date): Promise<{ library: Library; activeOrders: boolean }> {
+    const rows = await ownLibrary.execute({ userId, now });
     let eduUntil: Date | null = null;
     const items: LibraryItem[] = [];
     const grantedAt = new Map<string, Date>();
-    for (const row of rows) {
+    for (const { product: row } of rows) {
+      if (!row) continue;
       if (row.code === EDU_PRODUCT_CODE) {
         eduUntil = row.expiresAt;
         continue;
@@ -178,7 +226,16 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
         (b.pubdate?.getTime() ?? 0) - (a.pubdate?.getTime() ?? 0) ||
         a.name.localeCompare(b.name, "it"),
     );
-    return { items, lastProduct: lastProductOf(items, grantedAt), eduUntil, eduActive: eduUntil !== null && eduUntil > now, now };
+    return {
+      library: {
+        items,
+        lastProduct: lastProductOf(items, grantedAt),
+        eduUntil,
+        eduActive: eduUntil !== null && eduUntil > now,
+        now,
+      },
+      activeOrders: (rows[0]?.activeOrders ?? 0) > 0,
+    };
   }
 
   /**
@@ -256,9 +313,8 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
   async function page(user: { id: string; professionId: string | null }): Promise<DashboardPage> {
     const profession = (await reference.professions()).find((p) => p.id === user.professionId)?.code ?? "other";
     const sections = dashboardSectionsFor(profession);
-    const [owned, activeOrders, contacts, suggestions] = await Promise.all([
-      library(user.id),
-      hasActiveOrders(user.id),
+    const [{ library: owned, activeOrders }, contacts, suggestions] = await Promise.all([
+      ownDashboard(user.id, clock()),
       contactBoxList(),
       suggestionsFor(suggestionAudienceFor(profession)),
     ]);
@@ -281,15 +337,6 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     };
   }
 
-  /** Whether the customer has paid orders (the dashboard asks with limit 2, spec §9). */
-  const paidOrders = db
-    .select({ id: orders.id })
-    .from(orders)
-    .where(and(eq(orders.userId, sql.placeholder("userId")), eq(orders.status, "payed")))
-    .limit(ACTIVE_ORDERS_LIMIT)
-    .prepare("library_paid_orders");
-  const hasActiveOrders = async (userId: string) => (await paidOrders.execute({ userId })).length > 0;
-
   const suggestionsFor = (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience));
   const promoBoxList = (areaCodes: readonly string[]) => promoCache.get(areaCodes.join(","), () => loadPromoBoxes(areaCodes));
   const contactBoxList = () =>
@@ -308,7 +355,6 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
 
   return {
     page,
-    library,
 
     /** When the customer's running EDU access (has_edu_upto) ends, or null when none runs now. */
     async runningEduUntil(userId: string): Promise<Date | null> {
