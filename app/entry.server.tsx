@@ -1,4 +1,3 @@
-import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { renderToPipeableStream, type RenderToPipeableStreamOptions } from "react-dom/server";
@@ -7,6 +6,7 @@ import { preloadLazyParts } from "./components/lazy-parts";
 import { requestContext } from "../shared/context.ts";
 import { prerenderedHtmlContext } from "./lib/prerender.server";
 import { PrerenderedHtml } from "./lib/prerendered";
+import { BatchedStream } from "./lib/batched-stream.server";
 
 // The server fills these context entries in for every request (see shared/context.ts).
 export { requestContext, servicesContext, settingsContext } from "../shared/context.ts";
@@ -48,12 +48,9 @@ export default function handleRequest(
       nonce,
       [readyOption]() {
         shellRendered = true;
-        const body = new PassThrough({
-          final(callback) {
-            clearTimeout(timeoutId);
-            timeoutId = undefined;
-            callback();
-          },
+        const body = new BatchedStream(() => {
+          clearTimeout(timeoutId);
+          timeoutId = undefined;
         });
         responseHeaders.set("Content-Type", "text/html; charset=utf-8");
         pipe(body);

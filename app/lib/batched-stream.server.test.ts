@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { BatchedStream } from "./batched-stream.server";
+
+function collect(stream: BatchedStream) {
+  const chunks: string[] = [];
+  stream.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
+  return chunks;
+}
+
+describe("BatchedStream", () => {
+  it("passes what was written between two flushes on as one chunk", async () => {
+    const stream = new BatchedStream();
+    const chunks = collect(stream);
+    stream.write("<html>");
+    stream.write(Buffer.from("<body>è"));
+    stream.write("</body>");
+    stream.flush();
+    stream.flush(); // nothing pending: nothing sent
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toEqual(["<html><body>è</body>"]);
+  });
+
+  it("passes the rest on at the end, then says it has ended", async () => {
+    let ended = 0;
+    const stream = new BatchedStream(() => ended++);
+    const chunks = collect(stream);
+    stream.write("a");
+    stream.flush();
+    stream.write("b");
+    stream.write("c");
+    await new Promise((resolve) => stream.end(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toEqual(["a", "bc"]);
+    expect(ended).toBe(1);
+  });
+});
