@@ -71,10 +71,8 @@ export function ProductCard({
       )}
       <div className="flex min-w-0 flex-1 flex-col">
         <div className="flex flex-wrap items-center gap-2">
-          <p className="text-xs font-semibold uppercase tracking-wide text-accent">{item.typeName}</p>
-          {isNew(item.pubdate, now) && (
-            <p className="rounded-full bg-gold px-2 py-0.5 text-xs font-semibold text-ink">{NEW_BADGE}</p>
-          )}
+          <p className="kicker">{item.typeName}</p>
+          {isNew(item.pubdate, now) && <p className="badge-new">{NEW_BADGE}</p>}
           {actions.badge && (
             <p className="rounded-full bg-accent px-2 py-0.5 text-xs font-semibold text-white">{actions.badge}</p>
           )}

@@ -5,14 +5,5 @@ function coverUrl(cover: string) {
 
 export function ProductCover({ cover, className = "" }: { cover: string; className?: string }) {
   // Decorative: the title is always next to the cover.
-  return (
-    <img
-      src={coverUrl(cover)}
-      alt=""
-      width={150}
-      height={210}
-      loading="lazy"
-      className={`aspect-[5/7] h-auto w-full rounded shadow ${className}`}
-    />
-  );
+  return <img src={coverUrl(cover)} alt="" width={150} height={210} loading="lazy" className={`cover ${className}`} />;
 }

@@ -24,10 +24,8 @@ export function SuggestionCard({
     <article className="card flex w-full flex-col p-4">
       <ProductCover cover={suggestion.cover} className="mx-auto max-w-32" />
       <div className="mt-4 flex flex-wrap items-center gap-2">
-        <p className="text-xs font-semibold uppercase tracking-wide text-accent">{suggestion.typeName}</p>
-        {isNew(suggestion.pubdate, now) && (
-          <p className="rounded-full bg-gold px-2 py-0.5 text-xs font-semibold text-ink">{NEW_BADGE}</p>
-        )}
+        <p className="kicker">{suggestion.typeName}</p>
+        {isNew(suggestion.pubdate, now) && <p className="badge-new">{NEW_BADGE}</p>}
       </div>
       <Heading className="mt-1 font-serif text-base font-bold leading-snug text-brand">{suggestion.name}</Heading>
       {suggestion.shortAuthors && <p className="text-sm text-ink/80">{suggestion.shortAuthors}</p>}

@@ -27,7 +27,7 @@ function PublicationCard({ card }: { card: LandingCard }) {
   return (
     <article className="card flex w-full flex-col p-4">
       {card.product && <ProductCover cover={card.product.cover} className="mx-auto max-w-40" />}
-      <p className="mt-4 text-xs font-semibold uppercase tracking-wide text-accent">{card.label ?? card.product?.typeName}</p>
+      <p className="kicker mt-4">{card.label ?? card.product?.typeName}</p>
       <h3 className="mt-1 font-serif text-lg font-bold text-brand">{card.title}</h3>
       {card.product?.shortAuthors && <p className="text-sm text-muted">{card.product.shortAuthors}</p>}
       <div className="mt-auto flex items-center justify-between pt-4">
