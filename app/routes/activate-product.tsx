@@ -56,10 +56,6 @@ export async function action({ request, context }: Route.ActionArgs): Promise<Ac
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
-export function headers() {
-  return { "Cache-Control": "no-store" };
-}
-
 export default function ActivateProduct({ actionData }: Route.ComponentProps) {
   return (
     <section className="mx-auto max-w-lg px-4 py-12">

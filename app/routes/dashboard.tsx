@@ -44,11 +44,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 // A form of the header's dialogs may fail on the network here: see lib/communication-failure.
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
-export function headers() {
-  // Personal data: never stored by a shared cache, and not kept by the browser either.
-  return { "Cache-Control": "private, no-store" };
-}
-
 export default function Dashboard({ loaderData }: Route.ComponentProps) {
   const { now, items, lastProduct, promo, contactBoxes, suggestions } = loaderData;
   const { search } = useLocation();

@@ -30,10 +30,6 @@ const REASONS: Record<PasswordChangeFailure, string> = {
   unknown_user: MESSAGES.accountNotFound,
 };
 
-export function headers() {
-  return { "Cache-Control": "no-store" };
-}
-
 export async function loader({ request, context }: Route.LoaderArgs) {
   await requireUser(request, context);
   return null;

@@ -64,11 +64,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
-export function headers() {
-  // A customer's own reading: never kept by a shared cache or by the browser.
-  return { "Cache-Control": "private, no-store" };
-}
-
 export default function Reader({ loaderData, actionData }: Route.ComponentProps) {
   if (!loaderData.ok) return <ReaderSupplementary {...loaderData} />;
   const { book, chapters, chapter, requestedMissing, expiresAt } = loaderData;

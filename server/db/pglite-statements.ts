@@ -78,11 +78,7 @@ export function withPreparedStatements(client: PGlite): PGlite {
       return serializer ? serializer(value) : String(value);
     });
     const { messages } = await client.execProtocol(
-      concat([
-        serialize.bind({ statement: statement.name, values }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]),
+      concat([serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]),
       { syncToFs: !client.isInTransaction() },
     );
     // The rows' columns as PGlite's parser expects them: described before the first row.

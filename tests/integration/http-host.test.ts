@@ -153,7 +153,15 @@ describe("the provider's token endpoint", () => {
 describe("caching of personal pages", () => {
   it("sends no-store with every page of a signed-in customer", async () => {
     const { cookie } = await signedInCustomer(portal.services, database.db);
-    for (const path of ["/profile/", "/dashboard/", "/profile/preferences/", "/help-center/"]) {
+    // One rule for all of them (server/http/no-store.ts): no page sets its own.
+    for (const path of [
+      "/profile/",
+      "/dashboard/",
+      "/profile/preferences/",
+      "/profile/change-password/",
+      "/prodotti/attiva/",
+      "/help-center/",
+    ]) {
       const response = await portal.fetch(path, { headers: { cookie } });
       expect(response.status, path).toBe(200);
       expect(response.headers.get("cache-control"), path).toBe("no-store");
