@@ -56,6 +56,17 @@ export const products = pgTable(
     url: text("url"),
     /** The paper edition this digital product belongs to. */
     masterProductId: uuid("master_product_id"),
+    /**
+     * VAT contained in the price, in basis points (400 = 4 %, books and journals with an ISBN or
+     * ISSN); null: VAT paid by the publisher at source (art. 74 DPR 633/72, paper books).
+     */
+    vatRateBps: integer("vat_rate_bps"),
+    /** Whether a customer can buy it through the checkout (/create-checkout/:productcode). */
+    sellable: boolean("sellable").notNull().default(true),
+    /** Whether buying it gives access in the library (paper-only books do not). */
+    grantsAccess: boolean("grants_access").notNull().default(true),
+    /** How long access bought with it lasts; null: no end. */
+    accessMonths: integer("access_months"),
     /** Suggested to students and professors. */
     forStudents: boolean("for_students").notNull().default(false),
     /** Suggested to legal professionals. */
@@ -441,6 +452,80 @@ export const orderStatuses = pgTable("order_statuses", {
   name: text("name").notNull(),
 });
 
+/** The payment methods of the checkout (spec §2): only `card` completes a purchase. */
+export const PAYMENT_HUBS = ["card", "sepa", "instalments", "student_card"] as const;
+export type PaymentHub = (typeof PAYMENT_HUBS)[number];
+
+/** An Italian postal address as a courier and an e-invoice need it. */
+export type PostalAddress = {
+  firstname: string;
+  lastname: string;
+  /** Street and number. */
+  address: string;
+  postcode: string;
+  city: string;
+  /** The province's sigla (MI, RM, …). */
+  province: string;
+  country: "IT";
+  /** 'Presso' (care of). */
+  at?: string;
+  mobile?: string;
+};
+
+/** Who the invoice is made out to (spec §3: billing_*), and where. */
+export type BillingDetails = {
+  isCompany: boolean;
+  /** Ragione Sociale (companies). */
+  name?: string;
+  /** Partita IVA (companies). */
+  vat?: string;
+  /** Codice Univoco SDI (companies). */
+  sdi?: string;
+  pec?: string;
+  /** Codice Fiscale (private customers). */
+  ssn?: string;
+  addressAsShipment: boolean;
+  address: PostalAddress;
+};
+
+export const COUPON_KINDS = ["percent", "amount"] as const;
+
+/** Discount codes (spec §5): a percentage or an amount, within a window and caps. */
+export const coupons = pgTable(
+  "coupons",
+  {
+    id: id(),
+    /** Upper case; a customer's input is trimmed and upper-cased before the lookup. */
+    code: text("code").notNull().unique(),
+    description: text("description").notNull(),
+    kind: text("kind", { enum: COUPON_KINDS }).notNull(),
+    /** 1–100 for a percentage. */
+    percentOff: integer("percent_off"),
+    amountOffCents: integer("amount_off_cents"),
+    validFrom: timestamp("valid_from", { withTimezone: true }),
+    /** First instant the code no longer works; null: never expires. */
+    validUntil: timestamp("valid_until", { withTimezone: true }),
+    /** Uses in all; null: unlimited. */
+    maxRedemptions: integer("max_redemptions"),
+    redemptions: integer("redemptions").notNull().default(0),
+    maxPerCustomer: integer("max_per_customer").notNull().default(1),
+    /** Only for orders holding this product; null: any. */
+    productId: uuid("product_id").references(() => products.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check(
+      "coupons_kind_value",
+      sql`(${t.kind} = 'percent' and ${t.percentOff} between 1 and 100 and ${t.amountOffCents} is null)
+        or (${t.kind} = 'amount' and ${t.amountOffCents} > 0 and ${t.percentOff} is null)`,
+    ),
+    check(
+      "coupons_redemptions_within_cap",
+      sql`${t.redemptions} >= 0 and (${t.maxRedemptions} is null or ${t.redemptions} <= ${t.maxRedemptions})`,
+    ),
+  ],
+);
+
 export const orders = pgTable(
   "orders",
   {
@@ -459,10 +544,44 @@ export const orders = pgTable(
     createdAt: createdAt(),
     /** When the order was paid (or, for a free activation, completed). */
     committedAt: timestamp("committed_at", { withTimezone: true }),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+
+    // The checkout (spec §3's order fields). Totals are recomputed by the server from the items
+    // and the coupon every time the order changes, never read from a form.
+    subtotalCents: integer("subtotal_cents").notNull().default(0),
+    discountCents: integer("discount_cents").notNull().default(0),
+    couponId: uuid("coupon_id").references(() => coupons.id),
+    /** The applied code as the customer sees it (couponcode_code). */
+    couponCode: text("coupon_code"),
+    /**
+     * The product a /create-checkout/:productcode order was opened for: with the partial unique
+     * index below, a customer has at most one open order per product, however often the link is
+     * followed.
+     */
+    checkoutProductId: uuid("checkout_product_id").references(() => products.id),
+    paymentHub: text("payment_hub", { enum: PAYMENT_HUBS }),
+    hasOptionAdvance: boolean("has_option_advance").notNull().default(false),
+    optionAdvance: boolean("option_advance").notNull().default(false),
+    customerFirstname: text("customer_firstname"),
+    customerLastname: text("customer_lastname"),
+    customerEmail: text("customer_email"),
+    /** Whether the order holds a paper item, so that a shipping address is needed. */
+    hasShipment: boolean("has_shipment").notNull().default(false),
+    shipment: jsonb("shipment").$type<PostalAddress>(),
+    shipmentSave: boolean("shipment_save").notNull().default(false),
+    hasBilling: boolean("has_billing").notNull().default(false),
+    billing: jsonb("billing").$type<BillingDetails>(),
+    billingSave: boolean("billing_save").notNull().default(false),
+    termsSalesAt: timestamp("terms_sales_at", { withTimezone: true }),
+    termsCancelAt: timestamp("terms_cancel_at", { withTimezone: true }),
   },
   (t) => [
     index("orders_user_committed_idx").on(t.userId, t.committedAt),
     check("orders_total_not_negative", sql`${t.totalCents} >= 0 and ${t.shipmentPriceCents} >= 0`),
+    check("orders_discount_within_subtotal", sql`${t.discountCents} >= 0 and ${t.discountCents} <= ${t.subtotalCents}`),
+    uniqueIndex("orders_one_open_per_product")
+      .on(t.userId, t.checkoutProductId)
+      .where(sql`${t.status} in ('new', 'waitforpayment')`),
   ],
 );
 
@@ -480,9 +599,147 @@ export const orderItems = pgTable(
     quantity: integer("quantity").notNull().default(1),
     monthlyPriceCents: integer("monthly_price_cents"),
     totalCents: integer("total_cents").notNull(),
+    /** Copied from the product when the line is written (spec: producttype), as are the prices. */
+    productTypeCode: text("product_type_code"),
+    unitPriceCents: integer("unit_price_cents"),
+    /** The product's VAT rate when the line was written; null: VAT paid at source. */
+    vatRateBps: integer("vat_rate_bps"),
   },
   (t) => [index("order_items_order_idx").on(t.orderId), check("order_items_quantity_positive", sql`${t.quantity} >= 1`)],
 );
+
+/** A coupon used by a paid order: written with the payment, and counted against the caps. */
+export const couponRedemptions = pgTable(
+  "coupon_redemptions",
+  {
+    id: id(),
+    couponId: uuid("coupon_id")
+      .notNull()
+      .references(() => coupons.id),
+    orderId: uuid("order_id")
+      .notNull()
+      .unique()
+      .references(() => orders.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index("coupon_redemptions_coupon_user_idx").on(t.couponId, t.userId)],
+);
+
+/** The shipping address and billing details a customer asked the checkout to keep. */
+export const savedCheckoutDetails = pgTable("saved_checkout_details", {
+  userId: uuid("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  shipment: jsonb("shipment").$type<PostalAddress>(),
+  billing: jsonb("billing").$type<BillingDetails>(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+// ---------------------------------------------------------------- payments
+
+export const PAYMENT_GATEWAYS = ["sandbox", "stripe"] as const;
+export type PaymentGatewayName = (typeof PAYMENT_GATEWAYS)[number];
+
+/**
+ * The life of one try at paying an order by card: the card is set up (a SetupIntent), then
+ * charged. `created` → `awaiting_customer` (card step, 3-D Secure) → `setup_succeeded` →
+ * `charging` (claimed, with a lease) → `succeeded` | `failed` | `canceled`.
+ */
+export const PAYMENT_ATTEMPT_STATUSES = [
+  "created",
+  "awaiting_customer",
+  "setup_succeeded",
+  "charging",
+  "succeeded",
+  "failed",
+  "canceled",
+] as const;
+export type PaymentAttemptStatus = (typeof PAYMENT_ATTEMPT_STATUSES)[number];
+
+export const paymentAttempts = pgTable(
+  "payment_attempts",
+  {
+    id: id(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    /** 1, 2, … per order: part of the provider's idempotency keys, so a retry never reuses one. */
+    attemptNo: integer("attempt_no").notNull(),
+    gateway: text("gateway", { enum: PAYMENT_GATEWAYS }).notNull(),
+    status: text("status", { enum: PAYMENT_ATTEMPT_STATUSES }).notNull().default("created"),
+    /** What this attempt charges, frozen from the order's total when it starts. */
+    amountCents: integer("amount_cents").notNull(),
+    setupId: text("setup_id").unique(),
+    paymentMethodRef: text("payment_method_ref"),
+    cardBrand: text("card_brand"),
+    cardLast4: text("card_last4"),
+    chargeId: text("charge_id").unique(),
+    /** While a charge runs: no other instance takes the attempt before this instant. */
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    /** The provider's message of the last failure, shown to the customer. */
+    errorMessage: text("error_message"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("payment_attempts_order_no_uq").on(t.orderId, t.attemptNo),
+    uniqueIndex("payment_attempts_one_open_per_order")
+      .on(t.orderId)
+      .where(sql`${t.status} in ('created', 'awaiting_customer', 'setup_succeeded', 'charging')`),
+  ],
+);
+
+/** Spec §3: two card codes (checkout, setup), both 'Carta di Credito', and sepa. */
+export const PAYMENT_METHOD_CODES = ["card_checkout", "card_setup", "sepa"] as const;
+export const PAYMENT_STATUS_CODES = ["payed", "refunded"] as const;
+
+/** Money received (spec §3: payment), one row per charge; 'payed' counts as paid. */
+export const payments = pgTable(
+  "payments",
+  {
+    id: id(),
+    /** Readable, on the receipt: PX + yymmdd + 6 characters. */
+    paymentCode: text("payment_code").notNull().unique(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    attemptId: uuid("attempt_id").references(() => paymentAttempts.id),
+    gateway: text("gateway", { enum: PAYMENT_GATEWAYS }).notNull(),
+    methodCode: text("method_code", { enum: PAYMENT_METHOD_CODES }).notNull(),
+    status: text("status", { enum: PAYMENT_STATUS_CODES }).notNull().default("payed"),
+    amountCents: integer("amount_cents").notNull(),
+    /** The provider's charge (a PaymentIntent on Stripe): a charge is recorded once. */
+    chargeId: text("charge_id").notNull(),
+    cardBrand: text("card_brand"),
+    cardLast4: text("card_last4"),
+    paidAt: timestamp("paid_at", { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("payments_gateway_charge_uq").on(t.gateway, t.chargeId),
+    index("payments_user_paid_idx").on(t.userId, t.paidAt),
+    check("payments_amount_positive", sql`${t.amountCents} > 0`),
+  ],
+);
+
+/**
+ * The sandbox gateway's own records (setups and charges), standing in for a provider's: the
+ * portal's tables refer to them only by id, as they would to Stripe's.
+ */
+export const sandboxGatewayObjects = pgTable("sandbox_gateway_objects", {
+  id: text("id").primaryKey(),
+  kind: text("kind", { enum: ["setup", "charge"] }).notNull(),
+  /** A request repeated with the same key gets the first one's object (as with Stripe). */
+  idempotencyKey: text("idempotency_key").unique(),
+  data: jsonb("data").notNull(),
+  createdAt: createdAt(),
+});
 
 export const ENTITLEMENT_SOURCES = ["activation_code", "purchase", "subscription"] as const;
 export type EntitlementSource = (typeof ENTITLEMENT_SOURCES)[number];

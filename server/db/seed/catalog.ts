@@ -12,6 +12,24 @@ export const PRODUCT_TYPES: ReadonlyArray<{ code: ProductTypeCode; name: string 
   { code: "abbonamento", name: "Abbonamento" },
 ];
 
+/**
+ * What a sale of a product of each type means (README, "Payments"): the VAT contained in its
+ * price (ebooks and journals 4 %, paper books VAT paid at source by the publisher, courses and
+ * EDU 22 %, to be confirmed by the publisher's accountant), whether it gives access in the
+ * library, and for how long. Migration 0006 writes the same terms on an existing catalogue.
+ */
+export const COMMERCE_TERMS: Record<
+  ProductTypeCode,
+  { vatRateBps: number | null; grantsAccess: boolean; accessMonths: number | null }
+> = {
+  ebook: { vatRateBps: 400, grantsAccess: true, accessMonths: null },
+  paper_flex: { vatRateBps: null, grantsAccess: true, accessMonths: null },
+  paper_hard: { vatRateBps: null, grantsAccess: false, accessMonths: null },
+  corso: { vatRateBps: 2200, grantsAccess: true, accessMonths: 12 },
+  rivista: { vatRateBps: 400, grantsAccess: true, accessMonths: 12 },
+  abbonamento: { vatRateBps: 2200, grantsAccess: true, accessMonths: 6 },
+};
+
 /** One product ready to insert; `key` and `masterKey` are seed-internal references. */
 export type ProductSeed = {
   key: string;
@@ -34,6 +52,8 @@ export type ProductSeed = {
   masterKey: string | null;
   forStudents: boolean;
   forLegalProfessions: boolean;
+  /** False for what is sold only with a printed code (the eBook+EDU manual). */
+  sellable?: boolean;
 };
 
 /** S = suggested to students and professors, P = to legal professionals, SP = both. */
@@ -386,6 +406,7 @@ export function buildProducts(links: SeedLinks, now: Date): ProductSeed[] {
     {
       ...base("ebookedu", "paper_flex", "eBook+EDU", "EBOOKEDU-6M"),
       code: "ebookedu",
+      sellable: false,
       shortAuthors: "Manuali Novalex con bollino eBook+EDU",
       description:
         "Il manuale universitario con il bollino eBook+EDU in copertina: con il codice stampato nel libro ottieni l'eBook gratuito e 6 mesi di accesso a EDU.",

@@ -22,7 +22,7 @@ import {
   universities,
 } from "../schema.ts";
 import { READABLE_TYPE_CODES } from "../../../shared/library-constants.ts";
-import { buildProducts, PRODUCT_TYPES, type ProductSeed } from "./catalog.ts";
+import { buildProducts, COMMERCE_TERMS, PRODUCT_TYPES, type ProductSeed } from "./catalog.ts";
 import { buildChapters } from "./chapters.ts";
 import { buildContactBoxes, buildDiscoverBoxes, buildPromoBoxes } from "./dashboard.ts";
 import { FAQ_ENTRIES } from "./faq.ts";
@@ -124,6 +124,8 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
         masterProductId: p.masterKey ? required(productIds, p.masterKey, "master product") : null,
         forStudents: p.forStudents,
         forLegalProfessions: p.forLegalProfessions,
+        sellable: p.sellable ?? true,
+        ...COMMERCE_TERMS[p.typeCode],
       })),
     );
 
