@@ -47,7 +47,13 @@ export async function eduActiveUntil(db: Queryable, userId: string): Promise<Dat
  */
 export async function extendEdu(
   tx: Transaction,
-  { userId, orderId, now, months }: { userId: string; orderId: string; now: Date; months: number },
+  {
+    userId,
+    orderId,
+    now,
+    months,
+    source = "activation_code",
+  }: { userId: string; orderId: string; now: Date; months: number; source?: EntitlementSource },
 ) {
   const [edu] = await tx.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
   if (!edu) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);
@@ -58,7 +64,7 @@ export async function extendEdu(
     {
       userId,
       productId: edu.id,
-      source: "activation_code",
+      source,
       startsAt,
       expiresAt: addMonths(startsAt, months),
       orderId,

@@ -126,6 +126,34 @@ export function welcomeMail({ firstname, loginUrl }: { firstname: string | null;
   });
 }
 
+export function orderConfirmationMail({
+  firstname,
+  orderCode,
+  lines,
+  total,
+  receiptUrl,
+}: {
+  firstname: string | null;
+  orderCode: string;
+  /** "1 x EDU - Abbonamento 6 mesi: 4,50 €", formatted by the caller. */
+  lines: string[];
+  total: string;
+  receiptUrl: string;
+}): MailContent {
+  return compose({
+    subject: `Ordine confermato n° ${orderCode}`,
+    firstname,
+    intro: [
+      `grazie per il tuo acquisto: abbiamo ricevuto il pagamento dell'ordine n° ${orderCode}.`,
+      ...lines,
+      `Totale pagato: ${total}.`,
+      "I prodotti digitali sono già disponibili nella tua Dashboard.",
+    ],
+    action: { lead: "La ricevuta è sempre disponibile qui:", label: "Vedi la ricevuta", url: httpUrl(receiptUrl) },
+    outro: ["Trovi tutti i tuoi ordini nella pagina I miei acquisti del portale."],
+  });
+}
+
 type Parts = {
   subject: string;
   firstname: string | null;

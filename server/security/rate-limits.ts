@@ -109,6 +109,17 @@ export const RATE_LIMIT_POLICIES = {
    */
   activationIp: { kind: "failures", points: 50, duration: HOUR, blockDuration: HOUR },
   /**
+   * Discount codes that do not apply, per customer: 10 within 15 minutes lock the customer's
+   * code attempts for 15 minutes (a lock answers like a code that does not apply). Codes are
+   * short words printed in campaigns, so guessing is cheap without it.
+   */
+  couponUser: { kind: "failures", points: 10, duration: 15 * MINUTE, blockDuration: 15 * MINUTE },
+  /**
+   * Card payments started per customer: 10 an hour. A checkout that fails twice is common; a
+   * stolen-card tester tries dozens of numbers.
+   */
+  cardPaymentUser: { kind: "attempts", points: 10, duration: HOUR },
+  /**
    * Requests to the identity provider's token endpoint per IP address, except the portal's own
    * (which come from the portal's address for every customer: see server/http/token-rate-limit.ts):
    * 60 a minute. No client but the portal has credentials, so others only probe codes and secrets.
@@ -146,7 +157,13 @@ export function emailKey(email: string): string {
 
 /** The limits keyed by an e-mail address, and those keyed by a user id. */
 const EMAIL_KEYED: readonly RateLimitName[] = ["signInAccount", "passwordResetRequestEmail"];
-const USER_KEYED: readonly RateLimitName[] = ["activationUser", "migratedLinkAccount", "emailChangeUser"];
+const USER_KEYED: readonly RateLimitName[] = [
+  "activationUser",
+  "migratedLinkAccount",
+  "emailChangeUser",
+  "couponUser",
+  "cardPaymentUser",
+];
 
 /**
  * Every row key of the `rate_limits` table that can belong to this account or address (the
@@ -396,6 +413,18 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
     purgeExpired,
 
     /** Stops the periodic purge (at shutdown, before the database closes). */
+    /** Whether the customer may try a discount code now. */
+    async checkCoupon(userId: string): Promise<RateLimitResult> {
+      return isLocked("couponUser", userId);
+    },
+    /** Call after a discount code did not apply. */
+    async recordCouponFailure(userId: string): Promise<RateLimitResult> {
+      return recordFailure("couponUser", userId);
+    },
+    /** Spends one of the customer's card payments of the hour. */
+    async claimCardPayment(userId: string): Promise<RateLimitResult> {
+      return attempt("cardPaymentUser", userId);
+    },
     close() {
       if (purgeTimer) clearInterval(purgeTimer);
       purgeTimer = undefined;

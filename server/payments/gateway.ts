@@ -1,0 +1,63 @@
+// The one port between the portal and a card payment provider (README, "Payments"). The sandbox
+// (embedded, no keys) and Stripe implement it; everything above it (checkout, settlement,
+// receipts) is the same for both. The flow is Stripe's SetupIntent pattern (spec §4): the card
+// is set up for the customer first (3-D Secure happens there), then the server charges it for
+// the order, with the customer present; later charges (the subscription's) go off-session.
+import type { PaymentGatewayName } from "../db/schema.ts";
+
+export type CardSummary = { brand: string; last4: string };
+
+/** Where a card setup stands (Stripe's SetupIntent statuses, which the return page reads). */
+export type SetupStatus =
+  | "requires_payment_method"
+  | "requires_confirmation"
+  | "requires_action"
+  | "processing"
+  | "succeeded"
+  | "canceled";
+
+export type Setup = {
+  id: string;
+  status: SetupStatus;
+  /** The saved card, once the setup succeeded. */
+  paymentMethodRef: string | null;
+  card: CardSummary | null;
+  /** The provider's message for the customer when the last try failed (declined, not authenticated). */
+  errorMessage: string | null;
+};
+
+export type ChargeStatus = "succeeded" | "processing" | "requires_action" | "failed";
+
+export type Charge = {
+  id: string;
+  status: ChargeStatus;
+  amountCents: number;
+  /** The provider's message for the customer when the charge failed. */
+  errorMessage: string | null;
+};
+
+export type PaymentGateway = {
+  readonly name: PaymentGatewayName;
+  /**
+   * Starts setting up a card of the customer for later charges. The same idempotency key
+   * always gives the same setup.
+   */
+  createSetup(input: {
+    customer: { userId: string; email: string; name: string };
+    idempotencyKey: string;
+    metadata: Record<string, string>;
+  }): Promise<{ id: string; clientSecret: string }>;
+  retrieveSetup(id: string): Promise<Setup | null>;
+  cancelSetup(id: string, idempotencyKey: string): Promise<void>;
+  /** Creates a charge of a set-up card without confirming it, so its id can be stored before money moves. */
+  createCharge(input: {
+    setupId: string;
+    amountCents: number;
+    description: string;
+    idempotencyKey: string;
+    metadata: Record<string, string>;
+  }): Promise<{ id: string }>;
+  /** Confirms a charge: the money moves (or not). Repeating it with the same key answers the same. */
+  confirmCharge(id: string, input: { offSession: boolean; idempotencyKey: string }): Promise<Charge>;
+  retrieveCharge(id: string): Promise<Charge | null>;
+};

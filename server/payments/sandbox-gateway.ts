@@ -1,0 +1,206 @@
+// The sandbox gateway: the embedded default when no Stripe keys are configured. It behaves like
+// Stripe for the portal (setups, charges, idempotency keys, the same return parameters) and keeps
+// its records in a table of its own, as a provider would. The card form is the portal's own,
+// rendered by the server, so a purchase completes without JavaScript; only Stripe's test card
+// numbers are accepted (shared/payment-cards.ts), and of a card it keeps the brand, the last 4
+// digits and what the test card does: never the number.
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { sandboxGatewayObjects } from "../db/schema.ts";
+import { isUniqueViolation } from "../db/errors.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "../../shared/payment-cards.ts";
+import type { Charge, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
+
+type SetupData = {
+  status: SetupStatus;
+  clientSecret: string;
+  metadata: Record<string, string>;
+  card: { brand: string; last4: string; behaviour: SandboxCardBehaviour } | null;
+  errorMessage: string | null;
+};
+
+type ChargeData = {
+  status: "requires_confirmation" | Charge["status"];
+  setupId: string;
+  amountCents: number;
+  metadata: Record<string, string>;
+  errorMessage: string | null;
+};
+
+/** The messages a provider would give the customer (Stripe's, in Italian). */
+export const SANDBOX_MESSAGES = {
+  notATestCard: "Nell'ambiente di prova si possono usare solo le carte di prova.",
+  declined: "La carta è stata rifiutata per fondi insufficienti.",
+  authenticationFailed: "Non è stato possibile autenticare la carta. Prova con un'altra carta.",
+} as const;
+
+/** What the customer's side of a card setup answers (what Stripe.js does in the browser). */
+export type SandboxCardResult =
+  | { status: "succeeded" }
+  | { status: "requires_action" }
+  | { status: "requires_payment_method"; errorMessage: string }
+  | { status: "not_found" | "not_pending" };
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("base64url")}`;
+
+export function createSandboxGateway(db: Database, now: Clock = systemClock) {
+  /** Inserts an object, or returns the one made earlier with the same idempotency key. */
+  async function insertOnce(kind: "setup" | "charge", idPrefix: string, idempotencyKey: string, data: SetupData | ChargeData) {
+    const id = newId(idPrefix);
+    try {
+      await db.insert(sandboxGatewayObjects).values({ id, kind, idempotencyKey, data, createdAt: now() });
+      return { id, data };
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const [earlier] = await db
+        .select()
+        .from(sandboxGatewayObjects)
+        .where(eq(sandboxGatewayObjects.idempotencyKey, idempotencyKey));
+      if (!earlier) throw error;
+      return { id: earlier.id, data: earlier.data as SetupData | ChargeData };
+    }
+  }
+
+  async function read<T extends SetupData | ChargeData>(id: string, kind: "setup" | "charge"): Promise<T | null> {
+    const [row] = await db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.id, id));
+    return row && row.kind === kind ? (row.data as T) : null;
+  }
+
+  /**
+   * Changes an object in one transaction, the row locked: `change` sees the current data and
+   * returns the new data, or null to leave it as it is.
+   */
+  async function update<T extends SetupData | ChargeData>(id: string, change: (data: T) => T | null): Promise<T | null> {
+    return db.transaction(async (tx) => {
+      const [row] = await tx.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.id, id)).for("update");
+      if (!row) return null;
+      const next = change(row.data as T);
+      if (next === null) return row.data as T;
+      await tx.update(sandboxGatewayObjects).set({ data: next }).where(eq(sandboxGatewayObjects.id, id));
+      return next;
+    });
+  }
+
+  const setupView = (id: string, data: SetupData): Setup => ({
+    id,
+    status: data.status,
+    paymentMethodRef: data.status === "succeeded" ? `sbx_pm_${id}` : null,
+    card: data.card && { brand: data.card.brand, last4: data.card.last4 },
+    errorMessage: data.errorMessage,
+  });
+  const chargeView = (id: string, data: ChargeData): Charge => ({
+    id,
+    // Not yet confirmed: as Stripe, a charge waiting for confirmation is still "processing" for us.
+    status: data.status === "requires_confirmation" ? "processing" : data.status,
+    amountCents: data.amountCents,
+    errorMessage: data.errorMessage,
+  });
+
+  const gateway: PaymentGateway = {
+    name: "sandbox",
+
+    async createSetup({ idempotencyKey, metadata }) {
+      const { id, data } = await insertOnce("setup", "sbx_seti", idempotencyKey, {
+        status: "requires_payment_method",
+        clientSecret: newId("sbx_secret"),
+        metadata,
+        card: null,
+        errorMessage: null,
+      });
+      return { id, clientSecret: (data as SetupData).clientSecret };
+    },
+
+    async retrieveSetup(id) {
+      const data = await read<SetupData>(id, "setup");
+      return data && setupView(id, data);
+    },
+
+    async cancelSetup(id) {
+      await update<SetupData>(id, (data) => (data.status === "succeeded" ? null : { ...data, status: "canceled" }));
+    },
+
+    async createCharge({ setupId, amountCents, idempotencyKey, metadata }) {
+      const setup = await read<SetupData>(setupId, "setup");
+      if (setup?.status !== "succeeded") throw new Error("The sandbox charges only a card whose setup succeeded");
+      const { id } = await insertOnce("charge", "sbx_ch", idempotencyKey, {
+        status: "requires_confirmation",
+        setupId,
+        amountCents,
+        metadata,
+        errorMessage: null,
+      });
+      return { id };
+    },
+
+    async confirmCharge(id) {
+      const pending = await read<ChargeData>(id, "charge");
+      if (!pending) throw new Error(`Unknown sandbox charge ${id}`);
+      const setup = await read<SetupData>(pending.setupId, "setup");
+      const declined = setup?.card?.behaviour === "declined";
+      // Confirmed once, under the row's lock: a repeated confirmation answers what the first did.
+      const charge = await update<ChargeData>(id, (data) => {
+        if (data.status !== "requires_confirmation") return null;
+        return declined ? { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.declined } : { ...data, status: "succeeded" };
+      });
+      return chargeView(id, charge!);
+    },
+
+    async retrieveCharge(id) {
+      const data = await read<ChargeData>(id, "charge");
+      return data && chargeView(id, data);
+    },
+  };
+
+  return {
+    gateway,
+
+    /**
+     * The customer's side of a setup (what Stripe.js does with the card element): a test card is
+     * attached; one that asks for 3-D Secure waits on the sandbox's authentication page.
+     */
+    async confirmCard(setupId: string, cardNumber: string): Promise<SandboxCardResult> {
+      const digits = cardDigits(cardNumber);
+      const test = SANDBOX_TEST_CARDS[digits];
+      let outcome: SandboxCardResult | undefined;
+      const data = await update<SetupData>(setupId, (setup) => {
+        if (setup.status !== "requires_payment_method" && setup.status !== "requires_action") {
+          outcome = { status: "not_pending" };
+          return null;
+        }
+        if (!test) {
+          outcome = { status: "requires_payment_method", errorMessage: SANDBOX_MESSAGES.notATestCard };
+          return { ...setup, status: "requires_payment_method", card: null, errorMessage: SANDBOX_MESSAGES.notATestCard };
+        }
+        const card = { brand: test.brand, last4: digits.slice(-4), behaviour: test.behaviour };
+        const status = test.behaviour === "authentication" ? "requires_action" : "succeeded";
+        outcome = { status };
+        return { ...setup, status, card, errorMessage: null };
+      });
+      return data === null ? { status: "not_found" } : outcome!;
+    },
+
+    /** The sandbox's 3-D Secure page: the customer approves or fails the authentication. */
+    async authenticate(setupId: string, approve: boolean): Promise<SandboxCardResult> {
+      let outcome: SandboxCardResult = { status: "not_pending" };
+      const data = await update<SetupData>(setupId, (setup) => {
+        if (setup.status !== "requires_action") return null;
+        if (approve) {
+          outcome = { status: "succeeded" };
+          return { ...setup, status: "succeeded" };
+        }
+        outcome = { status: "requires_payment_method", errorMessage: SANDBOX_MESSAGES.authenticationFailed };
+        return { ...setup, status: "requires_payment_method", card: null, errorMessage: SANDBOX_MESSAGES.authenticationFailed };
+      });
+      return data === null ? { status: "not_found" } : outcome;
+    },
+
+    /** Whether a setup waits for its 3-D Secure step (the authentication page shows only then). */
+    async awaitsAuthentication(setupId: string): Promise<boolean> {
+      return (await read<SetupData>(setupId, "setup"))?.status === "requires_action";
+    },
+  };
+}
+
+export type SandboxGateway = ReturnType<typeof createSandboxGateway>;

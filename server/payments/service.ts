@@ -1,0 +1,514 @@
+// Paying an order by card (spec §4 "Payment flow"), the same for every gateway:
+//   start   — 'Completa l'acquisto': the order's details are written and it moves new →
+//             waitforpayment in one conditional UPDATE (a second submit finds it moved), a
+//             payment attempt is recorded, and the gateway sets up the customer's card.
+//   settle  — once the card is set up: the attempt is claimed with a lease, charged with
+//             idempotency keys of its own, and the payment, the order's new status and what
+//             it grants are written in one transaction. The return page's checks, the sandbox's
+//             card step and the reconciler all call it; whoever comes second finds it done.
+//   reset   — the customer gives up the attempt (spec: resetpaymenthub): the order is new again.
+// No transaction is ever held open across a call to the gateway (the embedded database has one
+// connection: it would stop every other request).
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Database, Transaction } from "../db/client.ts";
+import {
+  couponRedemptions,
+  coupons,
+  orderItems,
+  orders,
+  paymentAttempts,
+  payments,
+  products,
+  users,
+  type PaymentAttemptStatus,
+} from "../db/schema.ts";
+import { couponOf, couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
+import { newPaymentCode } from "../commerce/order-code.ts";
+import { totalsOf } from "../commerce/totals.ts";
+import { extendEdu, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import { isUuid } from "../lib/uuid.ts";
+import type { Logger } from "../logger.ts";
+import type { MailService } from "../mail/service.ts";
+import { orderConfirmationMail } from "../mail/templates.ts";
+import type { RateLimits } from "../security/rate-limits.ts";
+import { formatEuro } from "../../shared/format.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { checkoutOrderPath, receiptPath } from "../../shared/links.ts";
+import type { PaymentGateway, SetupStatus } from "./gateway.ts";
+
+/** How long a claimed charge belongs to the instance that claimed it. */
+const CHARGE_LEASE_MS = 60_000;
+/** Attempts whose card step is still open. */
+const OPEN_ATTEMPT: PaymentAttemptStatus[] = ["created", "awaiting_customer", "setup_succeeded", "charging"];
+
+export type StartResult =
+  | { ok: true; setupId: string; clientSecret: string }
+  | { ok: false; reason: "not_found" | "not_new" | "not_card" | "rate_limited" | "coupon_changed" };
+
+/** Where a payment stands after a check (spec §4: what the return page does next). */
+export type SettleResult =
+  | { state: "paid" }
+  /** The charge runs, or the card step is still under way: check again later. */
+  | { state: "pending" }
+  /** The card step waits for the customer (another card, 3-D Secure): the form stays. */
+  | { state: "requires_customer"; errorMessage: string | null }
+  | { state: "failed"; errorMessage: string | null }
+  | { state: "canceled" };
+
+export type PaymentsOptions = {
+  db: Database;
+  gateway: PaymentGateway;
+  rateLimits: RateLimits;
+  mail: MailService;
+  publicOrigin: string;
+  log: Logger;
+  now?: Clock;
+};
+
+type AttemptRow = typeof paymentAttempts.$inferSelect;
+
+export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, log, now = systemClock }: PaymentsOptions) {
+  const key = (purpose: string, attemptId: string) => `portal:${purpose}:${attemptId}`;
+
+  async function latestAttempt(orderId: string, statuses?: PaymentAttemptStatus[]): Promise<AttemptRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(paymentAttempts)
+      .where(and(eq(paymentAttempts.orderId, orderId), statuses ? inArray(paymentAttempts.status, statuses) : undefined))
+      .orderBy(desc(paymentAttempts.attemptNo))
+      .limit(1);
+    return row;
+  }
+
+  async function ownedOrder(userId: string, orderId: string) {
+    if (!isUuid(orderId)) return undefined;
+    const [order] = await db
+      .select({ id: orders.id, status: orders.status })
+      .from(orders)
+      .where(and(eq(orders.id, orderId), eq(orders.userId, userId)));
+    return order;
+  }
+
+  /** The attempt ended without a charge: it is closed, and the order can be edited and paid again. */
+  async function closeAttempt(attempt: AttemptRow, status: "failed" | "canceled", errorMessage: string | null) {
+    await db.transaction(async (tx) => {
+      const closed = await tx
+        .update(paymentAttempts)
+        .set({ status, errorMessage, leaseUntil: null, updatedAt: now() })
+        .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, OPEN_ATTEMPT)))
+        .returning({ id: paymentAttempts.id });
+      if (closed.length === 0) return;
+      await tx
+        .update(orders)
+        .set({ status: "new", updatedAt: now() })
+        .where(and(eq(orders.id, attempt.orderId), eq(orders.status, "waitforpayment")));
+    });
+  }
+
+  /**
+   * The paid order, in one transaction: the payment (once per charge), the order's status
+   * (once: only from waitforpayment), then, only for the transaction that moved the order, what
+   * it grants, the coupon's use and the details to keep.
+   */
+  async function recordPayment(attempt: AttemptRow, chargeId: string): Promise<{ userId: string; orderCode: string; paymentCode: string } | null> {
+    const at = now();
+    return db.transaction(async (tx) => {
+      const [order] = await tx.select().from(orders).where(eq(orders.id, attempt.orderId));
+      if (!order) throw new Error(`Order ${attempt.orderId} vanished`);
+      await lockCustomer(tx, order.userId);
+      const paymentCode = newPaymentCode(at);
+      const inserted = await tx
+        .insert(payments)
+        .values({
+          paymentCode,
+          orderId: order.id,
+          userId: order.userId,
+          attemptId: attempt.id,
+          gateway: attempt.gateway,
+          methodCode: "card_setup",
+          amountCents: attempt.amountCents,
+          chargeId,
+          cardBrand: attempt.cardBrand,
+          cardLast4: attempt.cardLast4,
+          paidAt: at,
+          createdAt: at,
+        })
+        .onConflictDoNothing()
+        .returning({ id: payments.id });
+      await tx
+        .update(paymentAttempts)
+        .set({ status: "succeeded", leaseUntil: null, updatedAt: at })
+        .where(eq(paymentAttempts.id, attempt.id));
+      if (inserted.length === 0) return null;
+      const moved = await tx
+        .update(orders)
+        .set({ status: "payed", committedAt: at, updatedAt: at })
+        .where(and(eq(orders.id, order.id), eq(orders.status, "waitforpayment")))
+        .returning({ id: orders.id });
+      if (moved.length === 0) {
+        // Paid, but the order had left waitforpayment (an operator cancelled it): the money is
+        // recorded and an operator must refund it; nothing is granted.
+        log.error({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it");
+        return null;
+      }
+      await grantPurchase(tx, order.id, order.userId, at);
+      if (order.couponId) {
+        await tx
+          .update(coupons)
+          .set({ redemptions: sql`${coupons.redemptions} + 1` })
+          .where(
+            and(
+              eq(coupons.id, order.couponId),
+              sql`(${coupons.maxRedemptions} is null or ${coupons.redemptions} < ${coupons.maxRedemptions})`,
+            ),
+          );
+        await tx.insert(couponRedemptions).values({ couponId: order.couponId, orderId: order.id, userId: order.userId, createdAt: at });
+      }
+      await saveDetailsForNextTime(tx, order, at);
+      return { userId: order.userId, orderCode: order.orderCode, paymentCode };
+    });
+  }
+
+  /** What an order's lines give: access for the product's time (EDU stacks after running EDU). */
+  async function grantPurchase(tx: Transaction, orderId: string, userId: string, at: Date) {
+    const lines = await tx
+      .select({ productId: products.id, code: products.code, grantsAccess: products.grantsAccess, accessMonths: products.accessMonths })
+      .from(orderItems)
+      .innerJoin(products, eq(products.id, orderItems.productId))
+      .where(eq(orderItems.orderId, orderId));
+    for (const line of lines) {
+      if (!line.grantsAccess) continue;
+      if (line.code === EDU_PRODUCT_CODE) {
+        await extendEdu(tx, { userId, orderId, now: at, months: line.accessMonths ?? 6, source: "purchase" });
+      } else {
+        const expiresAt = line.accessMonths === null ? null : addMonths(at, line.accessMonths);
+        await grantEntitlement(tx, { userId, productId: line.productId, source: "purchase", startsAt: at, expiresAt, orderId }, at);
+      }
+    }
+  }
+
+  async function sendConfirmation({ userId, orderCode, paymentCode }: { userId: string; orderCode: string; paymentCode: string }) {
+    const [row] = await db
+      .select({ email: users.email, firstname: users.firstname, orderId: orders.id, totalCents: orders.totalCents })
+      .from(orders)
+      .innerJoin(users, eq(users.id, orders.userId))
+      .where(eq(orders.orderCode, orderCode));
+    if (!row?.email) return;
+    const lines = await db
+      .select({ description: orderItems.description, quantity: orderItems.quantity, totalCents: orderItems.totalCents })
+      .from(orderItems)
+      .where(eq(orderItems.orderId, row.orderId));
+    const content = orderConfirmationMail({
+      firstname: row.firstname,
+      orderCode,
+      lines: lines.map((line) => `${line.quantity} x ${line.description}: ${formatEuro(line.totalCents)}`),
+      total: formatEuro(row.totalCents),
+      receiptUrl: `${publicOrigin}${receiptPath(orderCode, paymentCode)}`,
+    });
+    try {
+      await mail.send({ to: row.email, userId, ...content });
+    } catch (err) {
+      // The order is paid whatever the mail does; the receipt stays on /my-products/.
+      log.warn({ err, orderCode }, "the order confirmation mail could not be sent");
+    }
+  }
+
+  /** Reads where an attempt's card step stands at the gateway, and records a finished setup. */
+  async function setupOutcome(attempt: AttemptRow): Promise<SettleResult | "ready"> {
+    if (!attempt.setupId) return { state: "pending" };
+    const setup = await gateway.retrieveSetup(attempt.setupId);
+    if (!setup) return { state: "pending" };
+    const byStatus: Record<Exclude<SetupStatus, "succeeded">, SettleResult> = {
+      processing: { state: "pending" },
+      requires_payment_method: { state: "requires_customer", errorMessage: setup.errorMessage },
+      requires_confirmation: { state: "requires_customer", errorMessage: setup.errorMessage },
+      requires_action: { state: "requires_customer", errorMessage: setup.errorMessage },
+      canceled: { state: "canceled" },
+    };
+    if (setup.status !== "succeeded") {
+      if (setup.status === "canceled") await closeAttempt(attempt, "canceled", null);
+      return byStatus[setup.status];
+    }
+    await db
+      .update(paymentAttempts)
+      .set({
+        status: "setup_succeeded",
+        paymentMethodRef: setup.paymentMethodRef,
+        cardBrand: setup.card?.brand ?? null,
+        cardLast4: setup.card?.last4 ?? null,
+        updatedAt: now(),
+      })
+      .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, "awaiting_customer")));
+    return "ready";
+  }
+
+  /** Settles one attempt: see the module's comment. Safe to call any number of times, anywhere. */
+  async function settleAttempt(attemptId: string): Promise<SettleResult> {
+    const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
+    if (!attempt) return { state: "canceled" };
+    switch (attempt.status) {
+      case "succeeded":
+        return { state: "paid" };
+      case "failed":
+        return { state: "failed", errorMessage: attempt.errorMessage };
+      case "canceled":
+        return { state: "canceled" };
+      case "created":
+        return { state: "pending" };
+      case "awaiting_customer": {
+        const outcome = await setupOutcome(attempt);
+        if (outcome !== "ready") return outcome;
+        break;
+      }
+      default:
+        break;
+    }
+
+    // The claim: one UPDATE, so one instance charges; a lease that ran out (the instance died
+    // mid-charge) lets another take over, and the idempotency keys make its calls repeat, not redo.
+    const at = now();
+    const [claimed] = await db
+      .update(paymentAttempts)
+      .set({ status: "charging", leaseUntil: new Date(at.getTime() + CHARGE_LEASE_MS), updatedAt: at })
+      .where(
+        and(
+          eq(paymentAttempts.id, attemptId),
+          sql`(${paymentAttempts.status} = 'setup_succeeded' or (${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} < ${at}))`,
+        ),
+      )
+      .returning();
+    if (!claimed) {
+      const [current] = await db.select({ status: paymentAttempts.status }).from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
+      return current?.status === "charging" ? { state: "pending" } : settleAttempt(attemptId);
+    }
+
+    let charge;
+    try {
+      let chargeId = claimed.chargeId;
+      if (!chargeId) {
+        const [order] = await db.select({ orderCode: orders.orderCode }).from(orders).where(eq(orders.id, claimed.orderId));
+        ({ id: chargeId } = await gateway.createCharge({
+          setupId: claimed.setupId!,
+          amountCents: claimed.amountCents,
+          description: `Ordine ${order?.orderCode ?? claimed.orderId}`,
+          idempotencyKey: key("charge-create", claimed.id),
+          metadata: { order_id: claimed.orderId, attempt_id: claimed.id },
+        }));
+        await db.update(paymentAttempts).set({ chargeId, updatedAt: now() }).where(eq(paymentAttempts.id, claimed.id));
+      }
+      charge = await gateway.confirmCharge(chargeId, { offSession: false, idempotencyKey: key("charge-confirm", claimed.id) });
+    } catch (err) {
+      // The lease runs out and the reconciler (or the next check) tries again with the same keys.
+      log.error({ err, attemptId }, "the card charge could not be completed; it will be retried");
+      return { state: "pending" };
+    }
+
+    if (charge.status === "succeeded") {
+      if (charge.amountCents !== claimed.amountCents) {
+        log.error({ attemptId, chargeId: charge.id }, "the gateway charged an amount other than the order's");
+      }
+      const paid = await recordPayment(claimed, charge.id);
+      if (paid) await sendConfirmation(paid);
+      return { state: "paid" };
+    }
+    if (charge.status === "failed") {
+      await closeAttempt(claimed, "failed", charge.errorMessage);
+      return { state: "failed", errorMessage: charge.errorMessage };
+    }
+    // Processing, or the bank asks the customer again: the lease runs out, and a later check settles it.
+    return { state: "pending" };
+  }
+
+  return {
+    gatewayName: gateway.name,
+
+    /**
+     * 'Completa l'acquisto' with the card: the details (validated by the page) are written and the
+     * order moves to waitforpayment in one conditional UPDATE, so of two submits one goes on; the
+     * discount is recomputed now, and a code that no longer applies is dropped and the customer
+     * sees the new total before paying.
+     */
+    async start(userId: string, orderId: string, details: CheckoutDetails): Promise<StartResult> {
+      if (details.paymentHub !== "card") return { ok: false, reason: "not_card" };
+      if (!isUuid(orderId)) return { ok: false, reason: "not_found" };
+      const [order] = await db
+        .select({ status: orders.status, couponId: orders.couponId, couponCode: orders.couponCode, orderCode: orders.orderCode })
+        .from(orders)
+        .where(and(eq(orders.id, orderId), eq(orders.userId, userId)));
+      if (!order) return { ok: false, reason: "not_found" };
+      if (order.status !== "new") return { ok: false, reason: "not_new" };
+
+      const lines = await db
+        .select({ productId: orderItems.productId, totalCents: orderItems.totalCents })
+        .from(orderItems)
+        .where(eq(orderItems.orderId, orderId));
+      const at = now();
+      let coupon = await couponOf(db, order.couponId);
+      if (coupon) {
+        const [row] = await db.select().from(coupons).where(eq(coupons.id, coupon.id));
+        if (!row || !(await couponUsable(db, row, { userId, lines, now: at }))) coupon = null;
+      }
+      const totals = totalsOf(lines, coupon);
+      if (order.couponId && !coupon) {
+        await db
+          .update(orders)
+          .set({ ...totals, couponId: null, couponCode: null, updatedAt: at })
+          .where(and(eq(orders.id, orderId), eq(orders.status, "new")));
+        return { ok: false, reason: "coupon_changed" };
+      }
+      if (!(await rateLimits.claimCardPayment(userId)).ok) return { ok: false, reason: "rate_limited" };
+
+      const attempt = await db.transaction(async (tx) => {
+        const moved = await tx
+          .update(orders)
+          .set({
+            status: "waitforpayment",
+            ...totals,
+            paymentHub: "card",
+            customerFirstname: details.customer.firstname,
+            customerLastname: details.customer.lastname,
+            customerEmail: details.customer.email,
+            shipment: details.shipment,
+            shipmentSave: details.shipmentSave && details.shipment !== null,
+            hasBilling: details.billing !== null,
+            billing: details.billing,
+            billingSave: details.billingSave && details.billing !== null,
+            termsSalesAt: at,
+            termsCancelAt: at,
+            updatedAt: at,
+          })
+          .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, "new")))
+          .returning({ shipmentPriceCents: orders.shipmentPriceCents });
+        if (moved.length === 0) return null;
+        const [last] = await tx
+          .select({ no: sql<number>`coalesce(max(${paymentAttempts.attemptNo}), 0)` })
+          .from(paymentAttempts)
+          .where(eq(paymentAttempts.orderId, orderId));
+        const [row] = await tx
+          .insert(paymentAttempts)
+          .values({
+            orderId,
+            attemptNo: Number(last?.no ?? 0) + 1,
+            gateway: gateway.name,
+            amountCents: totals.totalCents + moved[0]!.shipmentPriceCents,
+            createdAt: at,
+            updatedAt: at,
+          })
+          .returning();
+        return row!;
+      });
+      if (!attempt) return { ok: false, reason: "not_new" };
+
+      try {
+        const setup = await gateway.createSetup({
+          customer: { userId, email: details.customer.email, name: `${details.customer.firstname} ${details.customer.lastname}` },
+          idempotencyKey: key("setup-create", attempt.id),
+          metadata: { order_id: orderId, attempt_id: attempt.id },
+        });
+        await db
+          .update(paymentAttempts)
+          .set({ status: "awaiting_customer", setupId: setup.id, updatedAt: now() })
+          .where(eq(paymentAttempts.id, attempt.id));
+        return { ok: true, setupId: setup.id, clientSecret: setup.clientSecret };
+      } catch (error) {
+        await closeAttempt(attempt, "failed", null);
+        throw error;
+      }
+    },
+
+    /** The customer's order's open attempt whose card step is under way (the card form posts to it). */
+    async pendingSetup(userId: string, orderId: string): Promise<string | null> {
+      const order = await ownedOrder(userId, orderId);
+      if (order?.status !== "waitforpayment") return null;
+      const attempt = await latestAttempt(orderId, ["awaiting_customer"]);
+      return attempt?.setupId ?? null;
+    },
+
+    /** Spec: checkpaymenthub. Settles the order's latest attempt, as the return page asks. */
+    async check(userId: string, orderId: string): Promise<SettleResult | null> {
+      const order = await ownedOrder(userId, orderId);
+      if (!order) return null;
+      if (order.status === "payed") return { state: "paid" };
+      const attempt = await latestAttempt(orderId);
+      return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
+    },
+
+    /** Settles the attempt of a card setup (the sandbox's card step; Stripe's webhook, later). */
+    async settleSetup(setupId: string): Promise<SettleResult> {
+      const [attempt] = await db.select({ id: paymentAttempts.id }).from(paymentAttempts).where(eq(paymentAttempts.setupId, setupId));
+      return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
+    },
+
+    /**
+     * The order and attempt a setup belongs to, if the customer owns them: the return page
+     * trusts none of its query parameters without this.
+     */
+    async setupOfOrder(userId: string, orderId: string, setupId: string): Promise<boolean> {
+      const order = await ownedOrder(userId, orderId);
+      if (!order) return false;
+      const [attempt] = await db
+        .select({ id: paymentAttempts.id })
+        .from(paymentAttempts)
+        .where(and(eq(paymentAttempts.orderId, orderId), eq(paymentAttempts.setupId, setupId)));
+      return attempt !== undefined;
+    },
+
+    /**
+     * Spec: resetpaymenthub. Gives up the open attempt, unless its charge is running or done
+     * (then the payment is being verified: nothing is undone). The order is new again.
+     */
+    async reset(userId: string, orderId: string): Promise<{ ok: boolean }> {
+      const order = await ownedOrder(userId, orderId);
+      if (!order || order.status === "payed") return { ok: false };
+      const attempt = await latestAttempt(orderId, ["created", "awaiting_customer", "setup_succeeded"]);
+      if (!attempt) {
+        // No open attempt (it failed, or was given up): the order may already be new.
+        const charging = await latestAttempt(orderId, ["charging"]);
+        if (charging) return { ok: false };
+        await db.update(orders).set({ status: "new", updatedAt: now() }).where(and(eq(orders.id, orderId), eq(orders.status, "waitforpayment")));
+        return { ok: true };
+      }
+      if (attempt.setupId) {
+        try {
+          await gateway.cancelSetup(attempt.setupId, key("setup-cancel", attempt.id));
+        } catch (err) {
+          log.warn({ err, attemptId: attempt.id }, "the card setup could not be cancelled at the gateway");
+        }
+      }
+      await closeAttempt(attempt, "canceled", null);
+      return { ok: true };
+    },
+
+    /**
+     * Finishes what a dead instance or a closed browser left: charges whose lease ran out, and
+     * card setups that succeeded without anyone checking. Any instance may run it at any time.
+     */
+    async reconcile(): Promise<number> {
+      const at = now();
+      const stale = await db
+        .select({ id: paymentAttempts.id })
+        .from(paymentAttempts)
+        .where(
+          sql`(${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} < ${at})
+            or ${paymentAttempts.status} in ('awaiting_customer', 'setup_succeeded')`,
+        )
+        .limit(100);
+      let settled = 0;
+      for (const { id } of stale) {
+        const result = await settleAttempt(id);
+        if (result.state === "paid" || result.state === "failed") settled++;
+      }
+      return settled;
+    },
+
+    /** The checkout page's address, where the card step returns with the setup's parameters. */
+    returnUrl(orderId: string, setupId: string, redirectStatus: "succeeded" | "failed"): string {
+      const query = new URLSearchParams({ setup_intent: setupId, redirect_status: redirectStatus });
+      return `${checkoutOrderPath(orderId)}?${query}`;
+    },
+  };
+}
+
+export type Payments = ReturnType<typeof createPayments>;
+
