@@ -45,6 +45,28 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { DATA_DIR: tempDir(), OIDC_JWKS: '{"keys":[{"kty":"EC"}]}' } })).toThrow(/private keys/);
   });
 
+  it("names the seller of receipts, by default or as configured, and checks its Partita IVA", () => {
+    expect(loadConfig({ env: { DATA_DIR: tempDir() } }).seller).toEqual({
+      name: "Novalex Editore S.r.l.",
+      address: "Via Nazionale 91, 00184 Roma (RM)",
+      vat: "06363391001",
+    });
+    const configured = loadConfig({
+      env: {
+        DATA_DIR: tempDir(),
+        SELLER_NAME: "Altro Editore S.p.A.",
+        SELLER_ADDRESS: "Corso Italia 1, 20122 Milano (MI)",
+        SELLER_VAT: "00743110157",
+      },
+    });
+    expect(configured.seller).toEqual({
+      name: "Altro Editore S.p.A.",
+      address: "Corso Italia 1, 20122 Milano (MI)",
+      vat: "00743110157",
+    });
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SELLER_VAT: "12345678903" } })).toThrow(/SELLER_VAT/);
+  });
+
   it("rejects invalid values with a readable message", () => {
     expect(() => loadConfig({ env: { PORT: "not-a-port" } })).toThrow(/PORT/);
   });

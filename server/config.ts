@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { PublicSettings } from "../shared/context.ts";
+import { isPartitaIva } from "../shared/italian-ids.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 
@@ -50,6 +51,14 @@ const envSchema = z.object({
   COURSE_PLATFORM_URL: z.url().default("https://corsi.novalex.example"),
   EDU_PLATFORM_URL: z.url().default("https://edu.novalex.example"),
   SALES_EMAIL: z.email().default("vendite@novalex.example"),
+  // The seller named on receipts.
+  SELLER_NAME: z.string().trim().min(1).default("Novalex Editore S.r.l."),
+  SELLER_ADDRESS: z.string().trim().min(1).default("Via Nazionale 91, 00184 Roma (RM)"),
+  SELLER_VAT: z
+    .string()
+    .trim()
+    .refine(isPartitaIva, "not a valid Partita IVA (11 digits with their check digit)")
+    .default("06363391001"),
 });
 
 export type Config = {
@@ -73,6 +82,8 @@ export type Config = {
   mail: { smtpUrl: string | undefined; from: string };
   links: { mainSite: string; shop: string; coursePlatform: string; eduPlatform: string };
   salesEmail: string;
+  /** The seller named on receipts: company name, address, Partita IVA. */
+  seller: { name: string; address: string; vat: string };
 };
 
 /** The secrets a production deployment must provide. */
@@ -154,6 +165,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       eduPlatform: e.EDU_PLATFORM_URL.replace(/\/+$/, ""),
     },
     salesEmail: e.SALES_EMAIL,
+    seller: { name: e.SELLER_NAME, address: e.SELLER_ADDRESS, vat: e.SELLER_VAT },
   };
 }
 

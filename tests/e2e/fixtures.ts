@@ -1,6 +1,7 @@
 // What tests/e2e/prepare-server.ts made for the browser tests, read from $E2E_DATA_DIR.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { PurchasesFixtures } from "./purchases-fixtures.ts";
 
 export const E2E_PASSWORD = "Segreta1!";
 
@@ -11,6 +12,7 @@ export type E2eFixtures = {
   student: { email: string; started: { name: string; chapter: string }; expired: string; fresh: string; course: string };
   professor: { email: string; journal: string };
   professional: { email: string };
+  purchases: PurchasesFixtures;
 };
 
 let cached: E2eFixtures | undefined;

@@ -17,6 +17,7 @@ import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { E2E_PASSWORD, type E2eFixtures } from "./fixtures.ts";
+import { createPurchasesFixtures } from "./purchases-fixtures.ts";
 
 const DAY = 24 * 3600_000;
 
@@ -137,5 +138,6 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     },
     professor: { email: "e2e.docente@example.it", journal: professorJournal.name },
     professional: { email: "e2e.professionista@example.it" },
+    purchases: await createPurchasesFixtures(db, E2E_PASSWORD),
   };
 }

@@ -1,0 +1,32 @@
+// The Italian texts of /my-products/ and of the receipts (spec §2), in one place for the pages
+// and the tests that assert them.
+
+export const PURCHASE_MESSAGES = {
+  title: "I miei acquisti",
+  productsTitle: "I miei prodotti",
+  tabActive: "Attivi",
+  tabInactive: "Inattivi",
+  noActive: "Non hai prodotti attivi",
+  noInactive: "Non hai prodotti inattivi",
+  catalogueLink: "Scopri il catalogo dei libri",
+  receipt: "Ricevuta",
+  buyAgain: "Acquista di nuovo",
+  payments: "Pagamenti",
+  noPayments: "Nessun pagamento: il prodotto è stato attivato con un codice o l'ordine non è stato pagato.",
+  historyTitle: "Storico acquisti",
+  historyEmpty: "Non hai ancora effettuato pagamenti.",
+  orderNumber: "Numero d'ordine",
+  loadMore: "Carica altri",
+  previousPage: "Pagina precedente",
+  nextPage: "Pagina successiva",
+  refunded: "Rimborsato",
+  // The receipt (spec §2 'Receipt page').
+  receiptTitle: "Ricevuta",
+  paymentReceiptTitle: "Ricevuta di pagamento",
+  vatPaidByPublisher: "IVA assolta dall'editore (art. 74 DPR 633/72)",
+  printHint: "Per stamparla o salvarla in PDF usa il comando Stampa del browser (Ctrl+P, o ⌘+P su Mac).",
+  print: "Stampa",
+  backToPurchases: "Torna ai miei acquisti",
+  noPaymentForOrder: "Nessun pagamento: ordine completato senza addebito (prodotto attivato con un codice).",
+  freeShipping: "Gratuita",
+} as const;

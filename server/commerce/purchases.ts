@@ -1,0 +1,442 @@
+// What a customer bought (spec §2 'My products', 'Receipt page'; §3 order, payment; §6; §9): the
+// product cards of /my-products/ in their two tabs, the 'Storico acquisti' of payments, and the
+// receipts of an order or of one payment. Everything is looked up by its owner: another
+// customer's order or payment is simply not found.
+import { and, asc, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import {
+  orderItems,
+  orders,
+  type PAYMENT_METHOD_CODES,
+  type PAYMENT_STATUS_CODES,
+  payments,
+  productTypes,
+  products,
+  users,
+  type BillingDetails,
+  type OrderStatusCode,
+  type PostalAddress,
+} from "../db/schema.ts";
+import {
+  OPEN_ORDER_STATUSES,
+  ORDER_STATUS_BADGES,
+  PAPER_TYPE_CODES,
+  PAYMENT_METHOD_LABELS,
+  PURCHASE_HISTORY_PAGE_SIZE,
+  allocateProportionally,
+} from "../../shared/commerce-constants.ts";
+import { checkoutPath, receiptPath } from "../../shared/links.ts";
+import { vatIncluded } from "./totals.ts";
+
+export type PurchasesOptions = { db: Database; seller: Config["seller"] };
+
+/** A payment as the customer sees it: in a card's list, in the history, on a receipt. */
+export type PurchasePayment = {
+  code: string;
+  paidAt: Date;
+  methodCode: string;
+  /** 'Carta di Credito' or 'Bonifico bancario'. */
+  method: string;
+  /** The card's brand as the provider names it (visa, mastercard, …), for card methods. */
+  cardBrand: string | null;
+  cardLast4: string | null;
+  amountCents: number;
+  status: "payed" | "refunded";
+  /** /ricevuta/<order>/<payment>/ */
+  receiptHref: string;
+};
+
+/** One product card of /my-products/: an item of one of the customer's orders. */
+export type PurchaseCard = {
+  /** The order item: unique on the page. */
+  id: string;
+  orderCode: string;
+  status: OrderStatusCode;
+  /** The badge: 'Attivo', 'Annullato', 'Scaduto', 'Interrotto'. */
+  statusLabel: string;
+  productId: string;
+  name: string;
+  typeCode: string;
+  typeName: string;
+  /** Cover key, served under /media/copertine/ (see app/components/product-cover). */
+  cover: string;
+  isbn: string | null;
+  issn: string | null;
+  sku: string;
+  /** The order's payments, newest first (the card's toggled list). */
+  payments: PurchasePayment[];
+  /** 'Acquista di nuovo' (orders not paid, products still on sale), or null. */
+  buyAgainHref: string | null;
+  /** 'Ricevuta': /ricevuta/<order>/ */
+  receiptHref: string;
+};
+
+export type MyProducts = {
+  /** Items of paid orders (tab 'Attivi'). */
+  active: PurchaseCard[];
+  /** Items of cancelled, expired and interrupted orders (tab 'Inattivi'). */
+  inactive: PurchaseCard[];
+};
+
+export type HistoryEntry = PurchasePayment & {
+  orderCode: string;
+  /** The names of the order's product types, each once. */
+  productTypes: string[];
+};
+
+export type HistoryPage = { page: number; entries: HistoryEntry[]; hasNext: boolean };
+
+export type ReceiptLine = {
+  description: string;
+  typeName: string;
+  quantity: number;
+  /** Price of one, VAT included; null on rows older than the checkout (only the total is known). */
+  unitPriceCents: number | null;
+  /** The monthly price of a subscription line. */
+  monthlyPriceCents: number | null;
+  /** The line's amount before the order's discount, VAT included. */
+  grossCents: number;
+  /** The line's share of the order's discount. */
+  discountCents: number;
+  /** What the line costs after the discount, VAT included: the VAT is contained in it. */
+  netCents: number;
+  /** null: VAT paid at source by the publisher (art. 74 DPR 633/72). */
+  vatRateBps: number | null;
+  vatCents: number;
+};
+
+export type ReceiptPayment = PurchasePayment & {
+  /** The VAT contained in the payment (its amount split across the lines in proportion). */
+  vatCents: number;
+};
+
+export type Receipt = {
+  seller: Config["seller"];
+  orderCode: string;
+  status: OrderStatusCode;
+  statusLabel: string;
+  /** When the order was completed (paid), or created when it never was. */
+  orderDate: Date;
+  buyer: { firstname: string | null; lastname: string | null; email: string | null };
+  /** The billing details, their address resolved (the shipping address when so chosen); null: none asked for. */
+  billing: (Omit<BillingDetails, "address"> & { address: PostalAddress | null }) | null;
+  shipment: PostalAddress | null;
+  lines: ReceiptLine[];
+  subtotalCents: number;
+  discountCents: number;
+  couponCode: string | null;
+  shipmentCents: number;
+  /** Lines after the discount, plus shipping. */
+  totalCents: number;
+  /** The VAT contained in the lines after the discount (shipping carries none here). */
+  vatCents: number;
+  /** The order's payments (the order's receipt) or the one payment (a payment's receipt). */
+  payments: ReceiptPayment[];
+  /** The payment of a payment's receipt; null on the order's receipt. */
+  payment: ReceiptPayment | null;
+  /** What the order's payments (or the one payment) brought in, refunds excluded. */
+  paidCents: number;
+};
+
+/** Order and payment codes are short; anything longer is not looked up. */
+const MAX_CODE_LENGTH = 40;
+const isCode = (value: string | undefined): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= MAX_CODE_LENGTH;
+
+type PaymentRow = {
+  id: string;
+  orderId: string;
+  code: string;
+  paidAt: Date;
+  methodCode: (typeof PAYMENT_METHOD_CODES)[number];
+  cardBrand: string | null;
+  cardLast4: string | null;
+  amountCents: number;
+  status: (typeof PAYMENT_STATUS_CODES)[number];
+};
+
+const itemType = alias(productTypes, "item_type");
+
+/** An order item's product type: its snapshot (spec: producttype), or its product's on older rows. */
+const typeCodeOf = sql<string>`coalesce(${orderItems.productTypeCode}, ${productTypes.code})`;
+const typeNameOf = sql<string>`coalesce(${itemType.name}, ${productTypes.name})`;
+
+export function createPurchases({ db, seller }: PurchasesOptions) {
+  /** The payment columns every view shows. */
+  const paymentColumns = {
+    id: payments.id,
+    orderId: payments.orderId,
+    code: payments.paymentCode,
+    paidAt: payments.paidAt,
+    methodCode: payments.methodCode,
+    cardBrand: payments.cardBrand,
+    cardLast4: payments.cardLast4,
+    amountCents: payments.amountCents,
+    status: payments.status,
+  };
+
+  const toPayment = (row: PaymentRow, orderCode: string): PurchasePayment => ({
+    code: row.code,
+    paidAt: row.paidAt,
+    methodCode: row.methodCode,
+    method: PAYMENT_METHOD_LABELS[row.methodCode] ?? row.methodCode,
+    cardBrand: row.cardBrand,
+    cardLast4: row.cardLast4,
+    amountCents: row.amountCents,
+    status: row.status,
+    receiptHref: receiptPath(orderCode, row.code),
+  });
+
+  /** Newest first; the id settles payments of the same instant, so pages never overlap. */
+  const newestFirst = [desc(payments.paidAt), desc(payments.id)];
+
+  async function myProducts(userId: string): Promise<MyProducts> {
+    const rows = await db
+      .select({
+        id: orderItems.id,
+        orderId: orders.id,
+        orderCode: orders.orderCode,
+        status: orders.status,
+        productId: products.id,
+        productCode: products.code,
+        name: products.name,
+        sku: products.sku,
+        isbn: products.isbn,
+        issn: products.issn,
+        cover: products.cover,
+        sellable: products.sellable,
+        typeCode: typeCodeOf,
+        typeName: typeNameOf,
+      })
+      .from(orders)
+      .innerJoin(orderItems, eq(orderItems.orderId, orders.id))
+      .innerJoin(products, eq(products.id, orderItems.productId))
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .leftJoin(itemType, eq(itemType.code, orderItems.productTypeCode))
+      .where(
+        and(
+          eq(orders.userId, userId),
+          notInArray(orders.status, OPEN_ORDER_STATUSES as OrderStatusCode[]),
+          notInArray(typeCodeOf, PAPER_TYPE_CODES as string[]),
+        ),
+      )
+      .orderBy(
+        sql`${orders.committedAt} desc nulls last`,
+        desc(orders.createdAt),
+        asc(orders.orderCode),
+        asc(products.name),
+        asc(orderItems.id),
+      );
+    if (rows.length === 0) return { active: [], inactive: [] };
+
+    const orderIds = [...new Set(rows.map((r) => r.orderId))];
+    const paymentRows = await db
+      .select(paymentColumns)
+      .from(payments)
+      .where(inArray(payments.orderId, orderIds))
+      .orderBy(...newestFirst);
+    const byOrder = new Map<string, PaymentRow[]>();
+    for (const row of paymentRows) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row]);
+
+    const result: MyProducts = { active: [], inactive: [] };
+    for (const row of rows) {
+      const paid = row.status === "payed";
+      const card: PurchaseCard = {
+        id: row.id,
+        orderCode: row.orderCode,
+        status: row.status,
+        statusLabel: ORDER_STATUS_BADGES[row.status] ?? row.status,
+        productId: row.productId,
+        name: row.name,
+        typeCode: row.typeCode,
+        typeName: row.typeName,
+        cover: row.cover,
+        isbn: row.isbn,
+        issn: row.issn,
+        sku: row.sku,
+        payments: (byOrder.get(row.orderId) ?? []).map((p) => toPayment(p, row.orderCode)),
+        buyAgainHref: !paid && row.sellable ? checkoutPath(row.productCode ?? row.sku) : null,
+        receiptHref: receiptPath(row.orderCode),
+      };
+      (paid ? result.active : result.inactive).push(card);
+    }
+    return result;
+  }
+
+  /** The names of an order's product types, each once, in one text ('|' separates them). */
+  const orderTypeNames = sql<string | null>`(
+    select string_agg(distinct coalesce(it.name, pt.name), '|' order by coalesce(it.name, pt.name))
+    from order_items oi
+    join products p on p.id = oi.product_id
+    join product_types pt on pt.id = p.product_type_id
+    left join product_types it on it.code = oi.product_type_code
+    where oi.order_id = ${orders.id}
+  )`;
+
+  async function history(userId: string, page: number): Promise<HistoryPage> {
+    const current = Number.isSafeInteger(page) && page >= 1 ? page : 1;
+    const rows = await db
+      .select({ ...paymentColumns, orderCode: orders.orderCode, typeNames: orderTypeNames })
+      .from(payments)
+      .innerJoin(orders, eq(orders.id, payments.orderId))
+      .where(and(eq(payments.userId, userId), eq(orders.userId, userId)))
+      .orderBy(...newestFirst)
+      // One more than a page: whether there is a next one.
+      .limit(PURCHASE_HISTORY_PAGE_SIZE + 1)
+      .offset((current - 1) * PURCHASE_HISTORY_PAGE_SIZE);
+    return {
+      page: current,
+      hasNext: rows.length > PURCHASE_HISTORY_PAGE_SIZE,
+      entries: rows.slice(0, PURCHASE_HISTORY_PAGE_SIZE).map((row) => ({
+        ...toPayment(row, row.orderCode),
+        orderCode: row.orderCode,
+        productTypes: row.typeNames ? row.typeNames.split("|") : [],
+      })),
+    };
+  }
+
+  async function receipt(userId: string, orderCode: string, paymentCode?: string): Promise<Receipt | null> {
+    if (!isCode(orderCode) || (paymentCode !== undefined && !isCode(paymentCode))) return null;
+    const [order] = await db
+      .select({
+        id: orders.id,
+        orderCode: orders.orderCode,
+        status: orders.status,
+        createdAt: orders.createdAt,
+        committedAt: orders.committedAt,
+        discountCents: orders.discountCents,
+        couponCode: orders.couponCode,
+        shipmentPriceCents: orders.shipmentPriceCents,
+        customerFirstname: orders.customerFirstname,
+        customerLastname: orders.customerLastname,
+        customerEmail: orders.customerEmail,
+        hasShipment: orders.hasShipment,
+        shipment: orders.shipment,
+        hasBilling: orders.hasBilling,
+        billing: orders.billing,
+        accountFirstname: users.firstname,
+        accountLastname: users.lastname,
+        accountEmail: users.email,
+      })
+      .from(orders)
+      .innerJoin(users, eq(users.id, orders.userId))
+      .where(and(eq(orders.orderCode, orderCode), eq(orders.userId, userId)))
+      .limit(1);
+    // An order still at the checkout has no receipt: it is paid, or given up, first.
+    if (!order || OPEN_ORDER_STATUSES.includes(order.status)) return null;
+
+    const [itemRows, paymentRows] = await Promise.all([
+      db
+        .select({
+          description: orderItems.description,
+          quantity: orderItems.quantity,
+          totalCents: orderItems.totalCents,
+          unitPriceCents: orderItems.unitPriceCents,
+          monthlyPriceCents: orderItems.monthlyPriceCents,
+          vatRateBps: orderItems.vatRateBps,
+          typeName: typeNameOf,
+        })
+        .from(orderItems)
+        .innerJoin(products, eq(products.id, orderItems.productId))
+        .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+        .leftJoin(itemType, eq(itemType.code, orderItems.productTypeCode))
+        .where(eq(orderItems.orderId, order.id))
+        .orderBy(asc(orderItems.description), asc(orderItems.id)),
+      db
+        .select(paymentColumns)
+        .from(payments)
+        .where(eq(payments.orderId, order.id))
+        .orderBy(...newestFirst),
+    ]);
+
+    let shown = paymentRows;
+    if (paymentCode !== undefined) {
+      shown = paymentRows.filter((p) => p.code === paymentCode);
+      if (shown.length === 0) return null;
+    }
+
+    // The discount is split across the lines in proportion to their amounts, so that each
+    // line's VAT is the VAT of what the customer pays for it.
+    const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
+    const discountCents = Math.min(order.discountCents, subtotalCents);
+    const discounts = allocateProportionally(
+      discountCents,
+      itemRows.map((line) => line.totalCents),
+    );
+    const lines: ReceiptLine[] = itemRows.map((line, i) => {
+      const netCents = line.totalCents - discounts[i]!;
+      return {
+        description: line.description,
+        typeName: line.typeName,
+        quantity: line.quantity,
+        unitPriceCents: line.unitPriceCents ?? (line.totalCents % line.quantity === 0 ? line.totalCents / line.quantity : null),
+        monthlyPriceCents: line.monthlyPriceCents,
+        grossCents: line.totalCents,
+        discountCents: discounts[i]!,
+        netCents,
+        vatRateBps: line.vatRateBps,
+        vatCents: line.vatRateBps === null ? 0 : vatIncluded(netCents, line.vatRateBps),
+      };
+    });
+
+    // A payment's VAT: its amount split like the order (lines after discount, then shipping).
+    const parts = [
+      ...lines.map((l) => ({ cents: l.netCents, rate: l.vatRateBps })),
+      { cents: order.shipmentPriceCents, rate: null },
+    ];
+    const vatOfPayment = (amountCents: number) =>
+      allocateProportionally(
+        amountCents,
+        parts.map((p) => p.cents),
+      ).reduce((sum, share, i) => {
+        const rate = parts[i]!.rate;
+        return sum + (rate === null ? 0 : vatIncluded(share, rate));
+      }, 0);
+    const receiptPayments: ReceiptPayment[] = shown.map((row) => ({
+      ...toPayment(row, order.orderCode),
+      vatCents: vatOfPayment(row.amountCents),
+    }));
+
+    const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
+    return {
+      seller,
+      orderCode: order.orderCode,
+      status: order.status,
+      statusLabel: ORDER_STATUS_BADGES[order.status] ?? order.status,
+      orderDate: order.committedAt ?? order.createdAt,
+      buyer: {
+        firstname: order.customerFirstname ?? order.accountFirstname,
+        lastname: order.customerLastname ?? order.accountLastname,
+        email: order.customerEmail ?? order.accountEmail,
+      },
+      billing: billing && {
+        ...billing,
+        address: billing.addressAsShipment ? (order.shipment ?? billing.address ?? null) : (billing.address ?? null),
+      },
+      shipment: order.hasShipment ? order.shipment : null,
+      lines,
+      subtotalCents,
+      discountCents,
+      couponCode: discountCents > 0 ? order.couponCode : null,
+      shipmentCents: order.shipmentPriceCents,
+      totalCents: subtotalCents - discountCents + order.shipmentPriceCents,
+      vatCents: lines.reduce((sum, line) => sum + line.vatCents, 0),
+      payments: receiptPayments,
+      payment: paymentCode === undefined ? null : receiptPayments[0]!,
+      paidCents: receiptPayments.filter((p) => p.status === "payed").reduce((sum, p) => sum + p.amountCents, 0),
+    };
+  }
+
+  return {
+    /** The cards of /my-products/: paid orders' items in 'Attivi', the others' in 'Inattivi'. */
+    myProducts,
+    /** 'Storico acquisti': the customer's payments, newest first, PURCHASE_HISTORY_PAGE_SIZE a page (page 1 first). */
+    history,
+    /** The receipt of the customer's order, or of one of its payments; null when not theirs or not found. */
+    receipt,
+  };
+}
+
+export type Purchases = ReturnType<typeof createPurchases>;

@@ -1,0 +1,121 @@
+// The purchases of the browser tests (tests/e2e/purchases.spec.ts), written by prepare-server.ts
+// before the server starts: a customer with paid orders (card and bank transfer payments, a
+// subscription paid month by month), a cancelled order, a paper-only order and an order still at
+// the checkout, so that /my-products/ shows both tabs, what it leaves out, and two history pages.
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { createAccountsService } from "../../server/accounts/service.ts";
+import type { Database } from "../../server/db/client.ts";
+import { productTypes, products, professions, users } from "../../server/db/schema.ts";
+import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { insertOrder } from "../support/orders.ts";
+
+export type PurchasesFixtures = {
+  email: string;
+  /** Product names of the paid orders' cards ('Attivi'). */
+  active: string[];
+  /** The cancelled order's product ('Inattivi', with 'Acquista di nuovo'). */
+  cancelled: string;
+  /** Never listed: a paper-only item, an order still at the checkout. */
+  paperOnly: string;
+  open: string;
+  /** How many payments the history holds (two pages). */
+  payments: number;
+  /** A card-paid order for the receipt: its code, product and payment. */
+  receipt: { orderCode: string; product: string; paymentCode: string; amountCents: number };
+};
+
+const DAY = 24 * 3600_000;
+
+export async function createPurchasesFixtures(db: Database, password: string): Promise<PurchasesFixtures> {
+  const email = "e2e.acquisti@example.it";
+  const result = await createAccountsService(db).register({ firstname: "Paola", lastname: "Neri", email, password });
+  if (!result.ok) throw new Error(`e2e fixtures: cannot register ${email}`);
+  const userId = result.user.id;
+  const [student] = await db.select({ id: professions.id }).from(professions).where(eq(professions.code, "student"));
+  await db.update(users).set({ professionId: student!.id }).where(eq(users.id, userId));
+
+  const ofType = async (code: string) =>
+    db
+      .select({ id: products.id, name: products.name })
+      .from(products)
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .where(and(eq(productTypes.code, code), code === "ebook" ? isNull(products.masterProductId) : undefined))
+      .orderBy(asc(products.sku));
+  const [ebooks, courses, journals, hardcovers] = await Promise.all([
+    ofType("ebook"),
+    ofType("corso"),
+    ofType("rivista"),
+    ofType("paper_hard"),
+  ]);
+  const [edu] = await db
+    .select({ id: products.id, name: products.name })
+    .from(products)
+    .where(eq(products.code, EDU_PRODUCT_CODE));
+  const pick = <T>(list: T[], i: number) => {
+    const item = list[i];
+    if (!item) throw new Error("e2e fixtures: the seed has too few products");
+    return item;
+  };
+  const ebook = pick(ebooks, 6);
+  const secondEbook = pick(ebooks, 7);
+  const course = pick(courses, 3);
+  const journal = pick(journals, 3);
+  const cancelledCourse = pick(courses, 4);
+  const hardcover = pick(hardcovers, 0);
+  const openJournal = pick(journals, 4);
+
+  // Fixed days before the start: each payment at its own time, the newest first in the history.
+  const start = Date.now();
+  const daysAgo = (n: number) => new Date(start - n * DAY);
+  const receiptOrder = await insertOrder(db, {
+    userId,
+    at: daysAgo(1),
+    lines: [{ productId: ebook.id }],
+    payments: [{ paidAt: daysAgo(1), cardBrand: "visa", cardLast4: "4242" }],
+  });
+  await insertOrder(db, {
+    userId,
+    at: daysAgo(20),
+    lines: [{ productId: course.id }],
+    payments: [{ paidAt: daysAgo(20), cardBrand: "mastercard", cardLast4: "4444" }],
+  });
+  await insertOrder(db, {
+    userId,
+    at: daysAgo(30),
+    lines: [{ productId: journal.id }],
+    payments: [{ paidAt: daysAgo(30), methodCode: "sepa" }],
+  });
+  await insertOrder(db, { userId, at: daysAgo(40), lines: [{ productId: secondEbook.id }] });
+  // EDU, paid month by month: three payments on one order.
+  await insertOrder(db, {
+    userId,
+    at: daysAgo(90),
+    lines: [{ productId: edu!.id, totalCents: 2700, monthlyPriceCents: 450 }],
+    payments: [90, 60, 30].map((n) => ({ paidAt: daysAgo(n - 0.5), amountCents: 450 })),
+  });
+  // Paid, but paper only: in the history, not among the cards.
+  await insertOrder(db, { userId, at: daysAgo(100), lines: [{ productId: hardcover.id }] });
+  await insertOrder(db, {
+    userId,
+    at: daysAgo(10),
+    status: "cancelled",
+    lines: [{ productId: cancelledCourse.id }],
+    payments: [],
+  });
+  await insertOrder(db, { userId, at: daysAgo(2), status: "new", lines: [{ productId: openJournal.id }], payments: [] });
+
+  return {
+    email,
+    active: [ebook.name, course.name, journal.name, secondEbook.name, edu!.name],
+    cancelled: cancelledCourse.name,
+    paperOnly: hardcover.name,
+    open: openJournal.name,
+    payments: 8,
+    receipt: {
+      orderCode: receiptOrder.orderCode,
+      product: ebook.name,
+      paymentCode: receiptOrder.payments[0]!.code,
+      amountCents: receiptOrder.payments[0]!.amountCents,
+    },
+  };
+}

@@ -1,0 +1,299 @@
+// /my-products/ and the receipts through their loaders, over real services: who may see what
+// (spec §6), the tabs and what they leave out, the history's pages, the VAT of each line; and the
+// pages those loaders' data render on the server (tabs, empty messages, page links, the receipt).
+import { createElement, type ComponentType } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { createStaticHandler, createStaticRouter, StaticRouterProvider, useLoaderData } from "react-router";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import MyProductsPage, { loader as myProductsLoader } from "../../app/routes/my-products";
+import ReceiptPage, { loader as receiptLoader } from "../../app/routes/receipt";
+import type { Services } from "../../server/services.ts";
+import { formatEuro } from "../../shared/format.ts";
+import { checkoutPath } from "../../shared/links.ts";
+import { productOfType } from "../support/catalog.ts";
+import { testConfig } from "../support/config.ts";
+import { signedInCustomer } from "../support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { insertOrder } from "../support/orders.ts";
+import { thrownResponse } from "../support/requests.ts";
+import { loaderArgs } from "../support/router-context.ts";
+import { createTestServices } from "../support/services.ts";
+
+let database: TestDatabase;
+let services: Services;
+type Product = { id: string; sku: string; name: string };
+let ebook: Product;
+let course: Product;
+let journal: Product;
+let paperFlex: Product;
+let paperHard: Product;
+
+const T0 = new Date("2026-03-02T10:00:00Z");
+const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
+const login = (path: string) => `/login/?${new URLSearchParams({ redirect: path })}`;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  services = await createTestServices(database);
+  const of = (code: string) => productOfType(database.db, code);
+  [ebook, course, journal, paperFlex, paperHard] = await Promise.all([
+    of("ebook"),
+    of("corso"),
+    of("rivista"),
+    of("paper_flex"),
+    of("paper_hard"),
+  ]);
+});
+afterAll(async () => {
+  services.close();
+  await database.destroy();
+});
+
+const customer = () => signedInCustomer(services, database.db);
+
+function withCookie<A extends { request: Request }>(args: A, cookie: string | undefined): A {
+  return { ...args, request: new Request(args.request.url, { headers: cookie ? { cookie } : {} }) };
+}
+
+function myProducts(cookie: string | undefined, query = "") {
+  return myProductsLoader(withCookie(loaderArgs(services, `/my-products/${query}`), cookie));
+}
+
+function receipt(cookie: string | undefined, ordercode: string, paymentcode?: string) {
+  const path = paymentcode ? `/ricevuta/${ordercode}/${paymentcode}/` : `/ricevuta/${ordercode}/`;
+  const params = paymentcode ? { ordercode, paymentcode } : { ordercode };
+  return receiptLoader(withCookie(loaderArgs(services, path, params), cookie));
+}
+
+/** The page's server-rendered markup for loader data, as a document request renders it. */
+async function render(page: ComponentType<never>, data: unknown, url: string): Promise<string> {
+  const Page = page as ComponentType<{ loaderData: unknown }>;
+  const handler = createStaticHandler([
+    { id: "page", path: "*", loader: () => data, Component: () => createElement(Page, { loaderData: useLoaderData() }) },
+  ]);
+  const context = await handler.query(new Request(new URL(url, "http://localhost:3000")));
+  if (context instanceof Response) throw new Error("render: the stub route answered a Response");
+  const router = createStaticRouter(handler.dataRoutes, context);
+  return renderToStaticMarkup(createElement(StaticRouterProvider, { router, context, hydrate: false }));
+}
+
+/** The page's text as read: tags and drawings (the card brand marks are aria-hidden) left out, spaces collapsed. */
+const decode = (html: string) =>
+  html
+    .replace(/<svg[\s\S]*?<\/svg>/g, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&#x27;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    // Not \s: the non-breaking space of a euro amount stays.
+    .replace(/[ \t\r\n]+/g, " ");
+
+describe("signed out", () => {
+  it("sends visitors to the sign-in, which comes back to the page", async () => {
+    expect((await thrownResponse(myProducts(undefined, "?tab=inattivi"))).headers.get("Location")).toBe(
+      login("/my-products/?tab=inattivi"),
+    );
+    expect((await thrownResponse(receipt(undefined, "NX260302-AAAAAA"))).headers.get("Location")).toBe(
+      login("/ricevuta/NX260302-AAAAAA/"),
+    );
+  });
+});
+
+describe("/my-products/", () => {
+  it("shows paid orders under 'Attivi' and the others under 'Inattivi', without paper-only items or open orders", async () => {
+    const { user, cookie } = await customer();
+    const paid = await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(0),
+      lines: [{ productId: ebook.id }, { productId: paperFlex.id }],
+    });
+    const cancelled = await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(1),
+      status: "cancelled",
+      lines: [{ productId: course.id }],
+    });
+    await insertOrder(database.db, { userId: user.id, at: minutes(2), status: "new", lines: [{ productId: journal.id }] });
+    await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(3),
+      status: "waitforpayment",
+      lines: [{ productId: journal.id }],
+    });
+    await insertOrder(database.db, { userId: user.id, at: minutes(4), lines: [{ productId: paperHard.id }] });
+
+    const active = await myProducts(cookie);
+    expect(active.tab).toBe("attivi");
+    expect(active.counts).toEqual({ attivi: 1, inattivi: 1 });
+    expect(active.cards.map((c) => [c.name, c.orderCode, c.statusLabel, c.buyAgainHref])).toEqual([
+      [ebook.name, paid.orderCode, "Attivo", null],
+    ]);
+    const inactive = await myProducts(cookie, "?tab=inattivi");
+    expect(inactive.tab).toBe("inattivi");
+    expect(inactive.cards.map((c) => [c.name, c.orderCode, c.statusLabel, c.buyAgainHref])).toEqual([
+      [course.name, cancelled.orderCode, "Annullato", checkoutPath(course.sku)],
+    ]);
+
+    const html = await render(MyProductsPage, active, "/my-products/");
+    expect(html).toContain("<title>I miei acquisti · Novalex Editore</title>");
+    expect(html).toMatch(/<a aria-current="page"[^>]*href="\/my-products\/#i-miei-prodotti"[^>]*>Attivi/);
+    expect(html).toMatch(/<a [^>]*href="\/my-products\/\?tab=inattivi#i-miei-prodotti"[^>]*>Inattivi/);
+    expect(html).toContain(`href="/ricevuta/${paid.orderCode}/"`);
+    expect(html).toContain(`href="/ricevuta/${paid.orderCode}/${paid.payments[0]!.code}/"`);
+    // The payment list toggles without JavaScript.
+    expect(html).toMatch(/<details[^>]*><summary[^>]*>Pagamenti<span class="sr-only"> di [^<]+<\/span> \(1\)<\/summary>/);
+    const text = decode(html);
+    expect(text).toContain(ebook.name);
+    expect(text).toContain(`Numero d'ordine: ${paid.orderCode}`);
+    expect(text).toContain("Carta di Credito Visa •••• che termina con 4242");
+    for (const hidden of [paperFlex.name, paperHard.name, journal.name, course.name]) expect(text).not.toContain(hidden);
+
+    const inactiveHtml = await render(MyProductsPage, inactive, "/my-products/?tab=inattivi");
+    expect(inactiveHtml).toMatch(/<a aria-current="page"[^>]*>Inattivi/);
+    expect(inactiveHtml).toContain(`href="${checkoutPath(course.sku)}"`);
+    expect(decode(inactiveHtml)).toContain("Acquista di nuovo");
+  });
+
+  it("says when a tab is empty, with a link to the book catalogue", async () => {
+    const { cookie } = await customer();
+    const catalogue = testConfig().links.mainSite;
+    for (const [query, message] of [
+      ["", "Non hai prodotti attivi"],
+      ["?tab=inattivi", "Non hai prodotti inattivi"],
+    ] as const) {
+      const html = await render(MyProductsPage, await myProducts(cookie, query), `/my-products/${query}`);
+      expect(decode(html)).toContain(message);
+      expect(html).toContain(`href="${catalogue}"`);
+    }
+  });
+
+  it("pages 'Storico acquisti' 5 at a time, newest first, with links to the other pages", async () => {
+    const { user, cookie } = await customer();
+    const codes: string[] = [];
+    for (const n of [2, 5, 0, 3, 1, 4]) {
+      codes[n] = (
+        await insertOrder(database.db, { userId: user.id, at: minutes(n), lines: [{ productId: journal.id }] })
+      ).payments[0]!.code;
+    }
+    const first = await myProducts(cookie);
+    expect(first.history.entries.map((e) => e.code)).toEqual([codes[5], codes[4], codes[3], codes[2], codes[1]]);
+    expect(first.history.hasNext).toBe(true);
+    const firstHtml = await render(MyProductsPage, first, "/my-products/");
+    expect(firstHtml).toMatch(/<a [^>]*href="\/my-products\/\?pagina=2#storico-acquisti"[^>]*>Pagina successiva<\/a>/);
+    expect(decode(firstHtml)).not.toContain("Pagina precedente");
+
+    const second = await myProducts(cookie, "?pagina=2");
+    expect(second.history).toMatchObject({ page: 2, hasNext: false });
+    expect(second.history.entries.map((e) => e.code)).toEqual([codes[0]]);
+    const secondHtml = await render(MyProductsPage, second, "/my-products/?pagina=2");
+    expect(secondHtml).toMatch(/<a [^>]*href="\/my-products\/#storico-acquisti"[^>]*>Pagina precedente<\/a>/);
+    expect(decode(secondHtml)).not.toContain("Pagina successiva");
+    const entry = decode(secondHtml);
+    expect(entry).toContain("Rivista");
+    expect(entry).toContain("02/03/2026");
+    expect(entry).toContain(formatEuro(second.history.entries[0]!.amountCents));
+  });
+
+  it("shows nobody else's purchases", async () => {
+    const owner = await customer();
+    const other = await customer();
+    await insertOrder(database.db, { userId: owner.user.id, at: minutes(0), lines: [{ productId: ebook.id }] });
+    await insertOrder(database.db, {
+      userId: owner.user.id,
+      at: minutes(1),
+      status: "expired",
+      lines: [{ productId: course.id }],
+    });
+    const data = await myProducts(other.cookie);
+    expect(data.counts).toEqual({ attivi: 0, inattivi: 0 });
+    expect(data.history.entries).toEqual([]);
+  });
+});
+
+describe("/ricevuta/", () => {
+  it("shows the owner the seller, the lines with their VAT and the total, ready to print", async () => {
+    const { user, cookie } = await customer();
+    const order = await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(0),
+      lines: [
+        { productId: ebook.id, totalCents: 3200 },
+        { productId: paperFlex.id, totalCents: 4500 },
+      ],
+      payments: [{ paidAt: minutes(1), cardBrand: "visa", cardLast4: "4242" }],
+    });
+    const { receipt: data } = await receipt(cookie, order.orderCode);
+    expect(data.orderCode).toBe(order.orderCode);
+    expect(new Map(data.lines.map((l) => [l.description, [l.vatRateBps, l.vatCents]]))).toEqual(
+      new Map([
+        [ebook.name, [400, 123]],
+        [paperFlex.name, [null, 0]],
+      ]),
+    );
+    expect(data.totalCents).toBe(7700);
+
+    const html = await render(ReceiptPage, { receipt: data }, `/ricevuta/${order.orderCode}/`);
+    const text = decode(html);
+    expect(html).toMatch(/<h1[^>]*>Ricevuta<\/h1>/);
+    for (const shown of [
+      "Novalex Editore S.r.l.",
+      "P. IVA 06363391001",
+      `Numero d'ordine ${order.orderCode}`,
+      "Data dell'ordine 02/03/2026",
+      `${formatEuro(123)} (4 %)`,
+      "IVA assolta dall'editore (art. 74 DPR 633/72)",
+      `Totale ${formatEuro(7700)}`,
+      `di cui IVA ${formatEuro(123)}`,
+      "Carta di Credito Visa •••• che termina con 4242",
+      "Torna ai miei acquisti",
+      "Stampa:",
+    ]) {
+      expect(text).toContain(shown);
+    }
+    expect(html).toContain('href="/my-products/"');
+  });
+
+  it("shows one payment's receipt to the owner of its order", async () => {
+    const { user, cookie } = await customer();
+    const order = await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(0),
+      lines: [{ productId: course.id, totalCents: 4900 }],
+      payments: [{ paidAt: minutes(0), cardBrand: "mastercard", cardLast4: "4444" }],
+    });
+    const code = order.payments[0]!.code;
+    const { receipt: data } = await receipt(cookie, order.orderCode, code);
+    expect(data.payment).toMatchObject({ code, amountCents: 4900, vatCents: 884, cardLast4: "4444" });
+    const text = decode(await render(ReceiptPage, { receipt: data }, `/ricevuta/${order.orderCode}/${code}/`));
+    expect(text).toContain("Ricevuta di pagamento");
+    expect(text).toContain(`Codice pagamento ${code}`);
+    expect(text).toContain(`Importo pagato ${formatEuro(4900)}`);
+    expect(text).toContain("Mastercard •••• che termina con 4444");
+  });
+
+  it("sends anyone else, and any unknown order or payment, to the home page", async () => {
+    const owner = await customer();
+    const stranger = await customer();
+    const order = await insertOrder(database.db, { userId: owner.user.id, at: minutes(0), lines: [{ productId: ebook.id }] });
+    const ownOther = await insertOrder(database.db, { userId: owner.user.id, at: minutes(1), lines: [{ productId: course.id }] });
+    const strangers = await insertOrder(database.db, {
+      userId: stranger.user.id,
+      at: minutes(2),
+      lines: [{ productId: journal.id }],
+    });
+    const toHome = async (promise: Promise<unknown>) => {
+      const response = await thrownResponse(promise);
+      expect(response.status).toBe(302);
+      expect(response.headers.get("Location")).toBe("/");
+    };
+    await toHome(receipt(stranger.cookie, order.orderCode));
+    await toHome(receipt(stranger.cookie, order.orderCode, order.payments[0]!.code));
+    // Their own order, with a payment of another order (theirs or someone else's).
+    await toHome(receipt(owner.cookie, order.orderCode, ownOther.payments[0]!.code));
+    await toHome(receipt(owner.cookie, order.orderCode, strangers.payments[0]!.code));
+    await toHome(receipt(owner.cookie, "NX000000-000000"));
+    await toHome(receipt(owner.cookie, order.orderCode, "PX000000-000000"));
+    // The owner does see it.
+    expect((await receipt(owner.cookie, order.orderCode)).receipt.orderCode).toBe(order.orderCode);
+  });
+});
