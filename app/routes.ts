@@ -39,6 +39,13 @@ export default [
   route("profile/preferences", "routes/profile.preferences.tsx"),
   route("profile/change-password", "routes/profile.change-password.tsx"),
   route("profile/delete-user", "routes/profile.delete-user.tsx"),
+  route("my-products", "routes/my-products.tsx"),
+  route("ricevuta/:ordercode", "routes/receipt.tsx"),
+  route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
+  route("create-checkout/:productcode", "routes/create-checkout.tsx"),
+  route("checkout/:order", "routes/checkout.tsx"),
+  // The sandbox gateway's 3-D Secure page (the embedded default, no keys).
+  route("pagamenti/prova/3ds/:setup", "routes/sandbox-3ds.tsx"),
   // Opened from a mail, signed in or not.
   route("profile/confirm-email/:token", "routes/profile.confirm-email.tsx"),
 

@@ -26,7 +26,11 @@ import type { Logger } from "./logger.ts";
 import { createActivation } from "./library/activation.ts";
 import { createLibraryDashboard } from "./library/dashboard.ts";
 import { createReading } from "./library/reading.ts";
+import { createPurchases } from "./commerce/purchases.ts";
+import { createCheckout } from "./commerce/checkout.ts";
 import { createMailService } from "./mail/service.ts";
+import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
+import { createPayments } from "./payments/service.ts";
 import { createRateLimits } from "./security/rate-limits.ts";
 
 export type ServiceOptions = {
@@ -36,6 +40,9 @@ export type ServiceOptions = {
   /** Every time a service writes or compares comes from here (tests fix it). */
   now?: Clock;
 };
+
+/** How often each instance looks for payments left unsettled. */
+const PAYMENT_RECONCILE_INTERVAL_MS = 60_000;
 
 export async function createServices({ config, database, log, now = systemClock }: ServiceOptions) {
   const { db } = database;
@@ -57,6 +64,23 @@ export async function createServices({ config, database, log, now = systemClock 
     endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
     now,
   });
+  // The sandbox until the Stripe adapter is configured (README, "Payments").
+  const sandbox = createSandboxGateway(db, now);
+  const payments = createPayments({
+    db,
+    gateway: sandbox.gateway,
+    rateLimits,
+    mail,
+    publicOrigin: config.publicOrigin,
+    log,
+    now,
+  });
+  // Charges a dead instance left half done and card steps nobody checked: every instance runs
+  // it, and settlement's claims make the work happen once.
+  const reconciler = setInterval(() => {
+    payments.reconcile().catch((err: unknown) => log.error({ err }, "payment reconciliation failed"));
+  }, PAYMENT_RECONCILE_INTERVAL_MS);
+  reconciler.unref();
   return {
     content: createContentService(db),
     catalog: createCatalogService(db),
@@ -95,13 +119,21 @@ export async function createServices({ config, database, log, now = systemClock 
     socialLogin: createSocialLogin({ config, accounts }),
     library: {
       activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits, now }),
-      reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, links: config.links, now }),
+      reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, now }),
       dashboard: createLibraryDashboard({ db, links: config.links, reference, now }),
     },
+    purchases: createPurchases({ db, seller: config.seller }),
+    checkout: createCheckout({ db, rateLimits, now }),
+    payments,
+    /** The sandbox gateway's card step and 3-D Secure page; null when a real gateway is configured. */
+    sandbox: sandbox as typeof sandbox | null,
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },
     /** Stops the background work of the services (before the database closes). */
-    close: () => rateLimits.close(),
+    close: () => {
+      clearInterval(reconciler);
+      rateLimits.close();
+    },
   };
 }
 

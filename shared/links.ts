@@ -1,13 +1,8 @@
-// Addresses of a product: the course platform, the shop's product page, the built-in reader.
+// Addresses inside the portal and out: the course platform, the checkout, the reader, receipts.
 
 /** 'Accedi al corso': the course on the course platform, by its moodle_id. */
 export function courseUrl(coursePlatform: string, moodleId: number): string {
   return `${coursePlatform}/course/view.php?id=${moodleId}`;
-}
-
-/** 'Acquista di nuovo': the product's page on the shop (magento_getproductpage by sku). */
-export function buyLink(shop: string, sku: string): string {
-  return `${shop}/catalog/product/sku/${encodeURIComponent(sku)}`;
 }
 
 /** The built-in reader's page of a product (GET shows it, POST records the chapter). */
@@ -18,4 +13,23 @@ export function readerPath(productId: string): string {
 /** 'Inizia a leggere' / 'Continua a leggere' post here: the reading session starts or resumes. */
 export function readerOpenPath(productId: string): string {
   return `${readerPath(productId)}apri`;
+}
+
+/**
+ * 'Acquista ora' / 'Acquista di nuovo': the checkout of a product, by its business code when it
+ * has one (abbonamentoedu), else by its SKU.
+ */
+export function checkoutPath(productCode: string): string {
+  return `/create-checkout/${encodeURIComponent(productCode)}/`;
+}
+
+/** An order's receipt, or one payment's (spec §2: /ricevuta/:ordercode/:paymentcode). */
+export function receiptPath(orderCode: string, paymentCode?: string): string {
+  const order = `/ricevuta/${encodeURIComponent(orderCode)}/`;
+  return paymentCode ? `${order}${encodeURIComponent(paymentCode)}/` : order;
+}
+
+/** An order's checkout page; the card step returns here with the setup's query parameters. */
+export function checkoutOrderPath(orderId: string): string {
+  return `/checkout/${encodeURIComponent(orderId)}/`;
 }

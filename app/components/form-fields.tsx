@@ -23,6 +23,8 @@ export function TextField({
   maxLength,
   describedBy = [],
   optionalNote,
+  inputMode,
+  placeholder,
 }: {
   name: string;
   label: string;
@@ -35,6 +37,8 @@ export function TextField({
   describedBy?: string[];
   /** Shown after the label of a field that may stay empty. */
   optionalNote?: string;
+  inputMode?: "numeric" | "text" | "tel" | "email";
+  placeholder?: string;
 }) {
   const ids = [...describedBy, ...(error ? [`${name}-error`] : [])];
   return (
@@ -51,6 +55,8 @@ export function TextField({
         required={required}
         defaultValue={defaultValue}
         maxLength={maxLength}
+        inputMode={inputMode}
+        placeholder={placeholder}
         aria-invalid={error ? true : undefined}
         aria-describedby={ids.length > 0 ? ids.join(" ") : undefined}
         className="field"

@@ -4,6 +4,7 @@ import type { Route } from "./+types/edu";
 import { FaqAccordion } from "../components/faq";
 import { formatDate, formatEuro } from "../../shared/format.ts";
 import { getUser } from "../lib/auth.server";
+import { checkoutPath } from "../../shared/links.ts";
 import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -105,9 +106,12 @@ export default function EduPage({ loaderData }: Route.ComponentProps) {
               </p>
             </>
           ) : (
-            <a href={`/create-checkout/${EDU_PRODUCT_CODE}`} className="button-primary mt-8 py-3 text-base">
-              Acquista ora
-            </a>
+            // A post: opening the order is a change (create-checkout reuses an open one).
+            <form method="post" action={checkoutPath(EDU_PRODUCT_CODE)} className="mt-8 flex">
+              <button type="submit" className="button-primary w-full py-3 text-base">
+                Acquista ora
+              </button>
+            </form>
           )}
         </article>
 

@@ -1,7 +1,7 @@
 // The checkout before payment (spec §2, §4, §5): an open order per customer and product, its
 // page, and its discount code. What the customer types is validated by the page's form schema;
 // this service re-checks status and ownership, and computes every amount itself.
-import { and, count, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import {
@@ -45,7 +45,7 @@ export type CheckoutDetails = {
   paymentHub: PaymentHub;
 };
 
-export type CheckoutLine = {
+type CheckoutLine = {
   description: string;
   quantity: number;
   typeName: string;
@@ -169,32 +169,58 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
     const updated = await db
       .update(orders)
       .set({ ...totals, couponId: coupon?.id ?? null, couponCode: coupon?.code ?? null, updatedAt: now() })
-      .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, "new")))
+      .where(
+        and(
+          eq(orders.id, orderId),
+          eq(orders.userId, userId),
+          eq(orders.status, "new"),
+          // Removing a code that is not there writes nothing.
+          coupon ? undefined : isNotNull(orders.couponId),
+        ),
+      )
       .returning({ id: orders.id });
     return updated.length > 0;
   }
 
+  /** A product on sale, by its business code or its SKU. */
+  async function sellableProduct(productCode: string) {
+    const code = productCode.trim();
+    const [product] = await db
+      .select({
+        id: products.id,
+        code: products.code,
+        name: products.name,
+        typeCode: productTypes.code,
+        typeName: productTypes.name,
+        priceCents: products.priceCents,
+        monthlyPriceCents: products.monthlyPriceCents,
+        vatRateBps: products.vatRateBps,
+      })
+      .from(products)
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .where(and(or(eq(products.code, code), eq(products.sku, code)), eq(products.sellable, true)));
+    return product;
+  }
+
   return {
+    /**
+     * What /create-checkout/:productcode shows before the order exists (a GET changes nothing):
+     * the product, and the customer's open order for it if there is one.
+     */
+    async preview(userId: string, productCode: string) {
+      const product = await sellableProduct(productCode);
+      if (!product) return null;
+      const { name, typeName, priceCents, monthlyPriceCents } = product;
+      return { product: { name, typeName, priceCents, monthlyPriceCents }, openOrderId: await openOrderFor(userId, product.id) };
+    },
+
     /**
      * /create-checkout/:productcode: the customer's open order for the product (by its code, or
      * its SKU), or a new one. Two requests at once still make one order: the partial unique
      * index on open orders refuses the second, which then finds the first.
      */
     async open(userId: string, productCode: string): Promise<OpenResult> {
-      const code = productCode.trim();
-      const [product] = await db
-        .select({
-          id: products.id,
-          code: products.code,
-          name: products.name,
-          typeCode: productTypes.code,
-          priceCents: products.priceCents,
-          monthlyPriceCents: products.monthlyPriceCents,
-          vatRateBps: products.vatRateBps,
-        })
-        .from(products)
-        .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-        .where(and(or(eq(products.code, code), eq(products.sku, code)), eq(products.sellable, true)));
+      const product = await sellableProduct(productCode);
       if (!product) return { ok: false, reason: "unknown_product" };
 
       const existing = await openOrderFor(userId, product.id);
@@ -342,5 +368,3 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
     },
   };
 }
-
-export type Checkout = ReturnType<typeof createCheckout>;

@@ -3,7 +3,7 @@
 // compute the same figures.
 
 /** Stripe's (and the card networks') smallest charge in euro: a coupon may not leave less to pay. */
-export const MIN_CARD_CHARGE_CENTS = 50;
+const MIN_CARD_CHARGE_CENTS = 50;
 
 export type Line = { productId: string; totalCents: number };
 

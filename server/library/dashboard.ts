@@ -20,7 +20,7 @@ import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../s
 import type { ReferenceData } from "../catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
-import { buyLink, courseUrl } from "../../shared/links.ts";
+import { checkoutPath, courseUrl } from "../../shared/links.ts";
 import { firstChapterTitle, readingStatus } from "./reading.ts";
 import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
 
@@ -217,7 +217,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
               }
             : null,
         externalUrl: externalUrlOf(row.typeCode, row.moodleId, row.url),
-        buyLink: buyLink(links.shop, row.sku),
+        buyLink: checkoutPath(row.sku),
       });
     }
     items.sort(
@@ -277,7 +277,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
 
     const result: Suggestions = { books: [], journals: [], courses: [] };
     for (const { group: kind, rank: _rank, ...row } of rows) {
-      const suggestion: Suggestion = { ...row, typeCode: row.typeCode as LibraryTypeCode, buyLink: buyLink(links.shop, row.sku) };
+      const suggestion: Suggestion = { ...row, typeCode: row.typeCode as LibraryTypeCode, buyLink: checkoutPath(row.sku) };
       if (kind === "book") result.books.push(suggestion);
       else if (kind === "rivista") result.journals.push(suggestion);
       else if (kind === "corso") result.courses.push(suggestion);

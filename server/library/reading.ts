@@ -5,16 +5,15 @@
 // the customer is at, which becomes the session's status. Only a customer whose access is valid
 // now may open, read or move through a product; anything refused writes nothing.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { ebookChapters, productTypes, products, readingSessions } from "../db/schema.ts";
 import { isUuid } from "../lib/uuid.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
 import { accessTo } from "./entitlements.ts";
-import { buyLink, readerPath } from "../../shared/links.ts";
+import { checkoutPath, readerPath } from "../../shared/links.ts";
 
-export type ReadingOptions = { db: Database; readerUrlTemplate: string | null; links: Config["links"]; now?: Clock };
+export type ReadingOptions = { db: Database; readerUrlTemplate: string | null; now?: Clock };
 
 /** Why a product cannot be read: unknown (or not an eBook), never granted, or the grant is over. */
 type ReadRefusal = "not_found" | "no_access" | "expired";
@@ -115,7 +114,7 @@ export function paragraphsOf(body: string): string[] {
     .filter((p) => p !== "");
 }
 
-export function createReading({ db, readerUrlTemplate, links, now: clock = systemClock }: ReadingOptions) {
+export function createReading({ db, readerUrlTemplate, now: clock = systemClock }: ReadingOptions) {
   /** The product if it exists and is read here, with the customer's reading session and its chapter. */
   async function readableProduct(userId: string, productId: string) {
     if (!isUuid(productId)) return null;
@@ -227,7 +226,7 @@ export function createReading({ db, readerUrlTemplate, links, now: clock = syste
       const chapters = rows.map(({ position, title }) => ({ position, title }));
       if (refusal === "expired") {
         // accessTo reports "expired" only for a grant with an end.
-        return { ok: false, reason: "expired", book, chapters, expiredAt: expiresAt!, buyLink: buyLink(links.shop, product.sku) };
+        return { ok: false, reason: "expired", book, chapters, expiredAt: expiresAt!, buyLink: checkoutPath(product.sku) };
       }
       const requested = position === undefined ? undefined : rows.find((c) => c.position === position);
       const shown = requested ?? rows.find((c) => c.position === product.chapterPosition) ?? rows[0];

@@ -5,16 +5,11 @@
 // the order, with the customer present; later charges (the subscription's) go off-session.
 import type { PaymentGatewayName } from "../db/schema.ts";
 
-export type CardSummary = { brand: string; last4: string };
+type CardSummary = { brand: string; last4: string };
 
 /** Where a card setup stands (Stripe's SetupIntent statuses, which the return page reads). */
 export type SetupStatus =
-  | "requires_payment_method"
-  | "requires_confirmation"
-  | "requires_action"
-  | "processing"
-  | "succeeded"
-  | "canceled";
+  "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "succeeded" | "canceled";
 
 export type Setup = {
   id: string;
@@ -26,7 +21,7 @@ export type Setup = {
   errorMessage: string | null;
 };
 
-export type ChargeStatus = "succeeded" | "processing" | "requires_action" | "failed";
+type ChargeStatus = "succeeded" | "processing" | "requires_action" | "failed";
 
 export type Charge = {
   id: string;

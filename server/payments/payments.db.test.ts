@@ -49,7 +49,12 @@ function servicesOver(db: TestDatabase["db"]) {
     log: createLogger("silent"),
     now,
   });
-  return { checkout: createCheckout({ db, rateLimits: rateLimitsService, now }), sandbox, payments, rateLimits: rateLimitsService };
+  return {
+    checkout: createCheckout({ db, rateLimits: rateLimitsService, now }),
+    sandbox,
+    payments,
+    rateLimits: rateLimitsService,
+  };
 }
 let services: ReturnType<typeof servicesOver>;
 
@@ -80,7 +85,6 @@ beforeEach(async () => {
   await database.db.delete(rateLimits);
   clock = new Date("2026-11-23T10:00:00Z");
 });
-
 
 let userNumber = 0;
 async function newUser(): Promise<string> {
@@ -134,7 +138,13 @@ describe("opening a checkout", () => {
     const first = await openOrder(userId);
     expect(await openOrder(userId)).toBe(first);
     const order = await orderRow(first);
-    expect(order).toMatchObject({ status: "new", userId, subtotalCents: ebook.priceCents, totalCents: ebook.priceCents, hasShipment: false });
+    expect(order).toMatchObject({
+      status: "new",
+      userId,
+      subtotalCents: ebook.priceCents,
+      totalCents: ebook.priceCents,
+      hasShipment: false,
+    });
   });
 
   it("makes one order when the same customer opens it many times at once", async () => {
@@ -191,9 +201,18 @@ describe("discount codes", () => {
     expect(await services.checkout.applyCoupon(userId, orderId, "   ")).toBe(false);
     expect(await services.checkout.applyCoupon(userId, orderId, "  studio10 ")).toBe(true);
     const discount = Math.round(ebook.priceCents / 10);
-    expect(await orderRow(orderId)).toMatchObject({ couponCode: "STUDIO10", discountCents: discount, totalCents: ebook.priceCents - discount });
+    expect(await orderRow(orderId)).toMatchObject({
+      couponCode: "STUDIO10",
+      discountCents: discount,
+      totalCents: ebook.priceCents - discount,
+    });
     expect(await services.checkout.removeCoupon(userId, orderId)).toBe(true);
-    expect(await orderRow(orderId)).toMatchObject({ couponCode: null, couponId: null, discountCents: 0, totalCents: ebook.priceCents });
+    expect(await orderRow(orderId)).toMatchObject({
+      couponCode: null,
+      couponId: null,
+      discountCents: 0,
+      totalCents: ebook.priceCents,
+    });
   });
 
   it("changes nothing for a code that does not apply: unknown, expired, used up, for another product, someone else's order", async () => {
@@ -326,7 +345,10 @@ describe("paying by card in the sandbox", () => {
   it("refuses a second start, another customer's order and a hub other than the card", async () => {
     const userId = await newUser();
     const orderId = await openOrder(userId);
-    expect(await services.payments.start(userId, orderId, details({ paymentHub: "sepa" }))).toEqual({ ok: false, reason: "not_card" });
+    expect(await services.payments.start(userId, orderId, details({ paymentHub: "sepa" }))).toEqual({
+      ok: false,
+      reason: "not_card",
+    });
     expect(await services.payments.start(await newUser(), orderId, details())).toEqual({ ok: false, reason: "not_found" });
     expect((await services.payments.start(userId, orderId, details())).ok).toBe(true);
     expect(await services.payments.start(userId, orderId, details())).toEqual({ ok: false, reason: "not_new" });
@@ -376,7 +398,9 @@ describe("once and only once", () => {
     const instances = [services, ...(otherInstance ? [servicesOver(otherInstance.db)] : [])];
     await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        i % 2 === 0 ? instances[i % instances.length]!.payments.settleSetup(setupId) : instances[i % instances.length]!.payments.reconcile(),
+        i % 2 === 0
+          ? instances[i % instances.length]!.payments.settleSetup(setupId)
+          : instances[i % instances.length]!.payments.reconcile(),
       ),
     );
     expect(await services.payments.check(userId, orderId)).toEqual({ state: "paid" });

@@ -142,7 +142,9 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       // Confirmed once, under the row's lock: a repeated confirmation answers what the first did.
       const charge = await update<ChargeData>(id, (data) => {
         if (data.status !== "requires_confirmation") return null;
-        return declined ? { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.declined } : { ...data, status: "succeeded" };
+        return declined
+          ? { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.declined }
+          : { ...data, status: "succeeded" };
       });
       return chargeView(id, charge!);
     },
@@ -202,5 +204,3 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
     },
   };
 }
-
-export type SandboxGateway = ReturnType<typeof createSandboxGateway>;

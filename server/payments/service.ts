@@ -111,7 +111,10 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
    * (once: only from waitforpayment), then, only for the transaction that moved the order, what
    * it grants, the coupon's use and the details to keep.
    */
-  async function recordPayment(attempt: AttemptRow, chargeId: string): Promise<{ userId: string; orderCode: string; paymentCode: string } | null> {
+  async function recordPayment(
+    attempt: AttemptRow,
+    chargeId: string,
+  ): Promise<{ userId: string; orderCode: string; paymentCode: string } | null> {
     const at = now();
     return db.transaction(async (tx) => {
       const [order] = await tx.select().from(orders).where(eq(orders.id, attempt.orderId));
@@ -163,7 +166,9 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
               sql`(${coupons.maxRedemptions} is null or ${coupons.redemptions} < ${coupons.maxRedemptions})`,
             ),
           );
-        await tx.insert(couponRedemptions).values({ couponId: order.couponId, orderId: order.id, userId: order.userId, createdAt: at });
+        await tx
+          .insert(couponRedemptions)
+          .values({ couponId: order.couponId, orderId: order.id, userId: order.userId, createdAt: at });
       }
       await saveDetailsForNextTime(tx, order, at);
       return { userId: order.userId, orderCode: order.orderCode, paymentCode };
@@ -173,7 +178,12 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
   /** What an order's lines give: access for the product's time (EDU stacks after running EDU). */
   async function grantPurchase(tx: Transaction, orderId: string, userId: string, at: Date) {
     const lines = await tx
-      .select({ productId: products.id, code: products.code, grantsAccess: products.grantsAccess, accessMonths: products.accessMonths })
+      .select({
+        productId: products.id,
+        code: products.code,
+        grantsAccess: products.grantsAccess,
+        accessMonths: products.accessMonths,
+      })
       .from(orderItems)
       .innerJoin(products, eq(products.id, orderItems.productId))
       .where(eq(orderItems.orderId, orderId));
@@ -183,12 +193,24 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         await extendEdu(tx, { userId, orderId, now: at, months: line.accessMonths ?? 6, source: "purchase" });
       } else {
         const expiresAt = line.accessMonths === null ? null : addMonths(at, line.accessMonths);
-        await grantEntitlement(tx, { userId, productId: line.productId, source: "purchase", startsAt: at, expiresAt, orderId }, at);
+        await grantEntitlement(
+          tx,
+          { userId, productId: line.productId, source: "purchase", startsAt: at, expiresAt, orderId },
+          at,
+        );
       }
     }
   }
 
-  async function sendConfirmation({ userId, orderCode, paymentCode }: { userId: string; orderCode: string; paymentCode: string }) {
+  async function sendConfirmation({
+    userId,
+    orderCode,
+    paymentCode,
+  }: {
+    userId: string;
+    orderCode: string;
+    paymentCode: string;
+  }) {
     const [row] = await db
       .select({ email: users.email, firstname: users.firstname, orderId: orders.id, totalCents: orders.totalCents })
       .from(orders)
@@ -279,7 +301,10 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       )
       .returning();
     if (!claimed) {
-      const [current] = await db.select({ status: paymentAttempts.status }).from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
+      const [current] = await db
+        .select({ status: paymentAttempts.status })
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.id, attemptId));
       return current?.status === "charging" ? { state: "pending" } : settleAttempt(attemptId);
     }
 
@@ -436,22 +461,41 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     /** Settles the attempt of a card setup (the sandbox's card step; Stripe's webhook, later). */
     async settleSetup(setupId: string): Promise<SettleResult> {
-      const [attempt] = await db.select({ id: paymentAttempts.id }).from(paymentAttempts).where(eq(paymentAttempts.setupId, setupId));
+      const [attempt] = await db
+        .select({ id: paymentAttempts.id })
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.setupId, setupId));
       return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
     },
 
+    /** The customer's order a card setup belongs to (the sandbox's 3-D Secure page), or null. */
+    async orderOfSetup(userId: string, setupId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ orderId: orders.id })
+        .from(paymentAttempts)
+        .innerJoin(orders, eq(orders.id, paymentAttempts.orderId))
+        .where(and(eq(paymentAttempts.setupId, setupId), eq(orders.userId, userId)));
+      return row?.orderId ?? null;
+    },
+
     /**
-     * The order and attempt a setup belongs to, if the customer owns them: the return page
-     * trusts none of its query parameters without this.
+     * Where the card step of the return page's setup stands, read only; null unless the setup
+     * belongs to an attempt of this customer's order (the return's parameters are only hints).
      */
-    async setupOfOrder(userId: string, orderId: string, setupId: string): Promise<boolean> {
+    async setupState(
+      userId: string,
+      orderId: string,
+      setupId: string,
+    ): Promise<{ status: SetupStatus; errorMessage: string | null } | null> {
       const order = await ownedOrder(userId, orderId);
-      if (!order) return false;
+      if (!order) return null;
       const [attempt] = await db
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
         .where(and(eq(paymentAttempts.orderId, orderId), eq(paymentAttempts.setupId, setupId)));
-      return attempt !== undefined;
+      if (!attempt) return null;
+      const setup = await gateway.retrieveSetup(setupId);
+      return setup && { status: setup.status, errorMessage: setup.errorMessage };
     },
 
     /**
@@ -466,7 +510,10 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         // No open attempt (it failed, or was given up): the order may already be new.
         const charging = await latestAttempt(orderId, ["charging"]);
         if (charging) return { ok: false };
-        await db.update(orders).set({ status: "new", updatedAt: now() }).where(and(eq(orders.id, orderId), eq(orders.status, "waitforpayment")));
+        await db
+          .update(orders)
+          .set({ status: "new", updatedAt: now() })
+          .where(and(eq(orders.id, orderId), eq(orders.status, "waitforpayment")));
         return { ok: true };
       }
       if (attempt.setupId) {
@@ -509,6 +556,3 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
     },
   };
 }
-
-export type Payments = ReturnType<typeof createPayments>;
-

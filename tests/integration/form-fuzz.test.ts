@@ -14,6 +14,12 @@ import {
   orders,
   passwordResetTokens,
   readingSessions,
+  paymentAttempts,
+  payments,
+  coupons,
+  couponRedemptions,
+  savedCheckoutDetails,
+  sandboxGatewayObjects,
   sessions,
   userInterests,
   users,
@@ -32,7 +38,16 @@ type FormRoute = {
    * only malformed bodies are sent, since a well-formed one rightly changes something.
    */
   acceptsAnyForm?: boolean;
+  /** The address of a thing of the signed-in customer's own (an order), made before the fuzzing. */
+  pathFor?: (portal: Portal, userId: string) => Promise<string>;
 };
+
+/** The customer's own open order for EDU: the checkout's forms must refuse garbage on it too. */
+async function ownCheckout(portal: Portal, userId: string): Promise<string> {
+  const opened = await portal.services.checkout.open(userId, "abbonamentoedu");
+  if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
+  return `/checkout/${opened.orderId}/`;
+}
 
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const FORM_ROUTES: FormRoute[] = [
@@ -70,6 +85,30 @@ const FORM_ROUTES: FormRoute[] = [
   { path: "/prodotti/attiva/", fields: ["code", "intent"], signedIn: true },
   { path: `/leggi/${UNKNOWN_ID}/`, fields: ["position"], signedIn: true },
   { path: `/leggi/${UNKNOWN_ID}/apri/`, fields: [], signedIn: true },
+  { path: "/create-checkout/NON-IN-VENDITA/", fields: [], signedIn: true, acceptsAnyForm: true },
+  {
+    path: "/checkout/:own-order/",
+    fields: [
+      "intent",
+      "couponcode",
+      "customer_firstname",
+      "customer_email",
+      "shipment_address",
+      "hasbilling",
+      "billing_iscompany",
+      "billing_vat",
+      "billing_ssn",
+      "terms_sales",
+      "terms_cancel",
+      "paymenthub",
+      "cc_number",
+      "cc_exp",
+    ],
+    signedIn: true,
+    pathFor: ownCheckout,
+  },
+  { path: `/checkout/${UNKNOWN_ID}/`, fields: ["intent"], signedIn: true, acceptsAnyForm: true },
+  { path: "/pagamenti/prova/3ds/sbx_seti_sconosciuto/", fields: ["decision"], signedIn: true, acceptsAnyForm: true },
 ];
 
 /**
@@ -86,6 +125,12 @@ const WATCHED_TABLES = {
   entitlements,
   activationRedemptions,
   readingSessions,
+  paymentAttempts,
+  payments,
+  coupons,
+  couponRedemptions,
+  savedCheckoutDetails,
+  sandboxGatewayObjects,
 };
 
 let database: TestDatabase;
@@ -196,11 +241,12 @@ async function send(path: string, body: Body, cookie: string | undefined, single
 describe("every form route, fuzzed", () => {
   it.each(FORM_ROUTES)("$path answers malformed and random posts without a 5xx and writes nothing", async (route) => {
     const customer = route.signedIn ? await signedInCustomer(portal.services, database.db, "student") : null;
+    const path = route.pathFor && customer ? await route.pathFor(portal, customer.user.id) : route.path;
     const before = await snapshot();
     const bodies = route.acceptsAnyForm ? malformedBody(route) : fc.oneof(malformedBody(route), randomForm(route));
     await fc.assert(
       fc.asyncProperty(bodies, fc.boolean(), async (body, singleFetch) => {
-        const { status } = await send(route.path, body, customer?.cookie, singleFetch);
+        const { status } = await send(path, body, customer?.cookie, singleFetch);
         expect(status, `${body.kind} post`).toBeLessThan(500);
         if (body.kind !== "urlencoded" && body.kind !== "multipart") expect(status, body.kind).toBeGreaterThanOrEqual(400);
       }),

@@ -1,0 +1,72 @@
+// The Italian texts of the checkout (spec §2, §4, §5, §8), in one place for the pages and the
+// tests that assert them. The validation messages are the spec's, word for word (its
+// apostrophes missing included); those of the checks the spec does not name (format of a tax
+// code, a postal code, the sandbox's card fields) follow their style.
+
+export const CHECKOUT_MESSAGES = {
+  errorTitle: "Errore",
+  // Spec §5, in its order.
+  firstnameMissing: "Manca il nome",
+  lastnameMissing: "Manca il cognome",
+  emailMissing: "Manca l indirizzo email",
+  emailInvalid: "L indirizzo email non è valido",
+  shipmentFirstnameMissing: "Manca il nome nell indirizzo di spedizione",
+  shipmentLastnameMissing: "Manca il cognome nell indirizzo di spedizione",
+  shipmentAddressMissing: "Manca l indirizzo nell indirizzo di spedizione",
+  shipmentPostcodeMissing: "Manca il CAP nell indirizzo di spedizione",
+  shipmentCityMissing: "Manca la città nell indirizzo di spedizione",
+  shipmentProvinceMissing: "Manca la provincia nell indirizzo di spedizione",
+  companyNameMissing: "Manca la Ragione Sociale",
+  vatMissing: "Manca la Partita IVA",
+  vatInvalid: "La Partita IVA non è valida: sono 11 cifre, l ultima di controllo",
+  sdiMissing: "Manca il Codice Univoco SDI",
+  sdiInvalid: "Il Codice Univoco SDI non è valido: sono 7 lettere o cifre",
+  ssnMissing: "Manca il Codice Fiscale",
+  ssnInvalid: "Il Codice Fiscale non è valido: controlla i 16 caratteri (o le 11 cifre)",
+  pecInvalid: "La PEC non è un indirizzo email valido",
+  billingFirstnameMissing: "Manca il Nome nell indirizzo di fatturazione",
+  billingLastnameMissing: "Manca il Cognome nell indirizzo di fatturazione",
+  billingAddressMissing: "Manca l Indirizzo nell indirizzo di fatturazione",
+  billingPostcodeMissing: "Manca il CAP nell indirizzo di fatturazione",
+  billingCityMissing: "Manca la Città nell indirizzo di fatturazione",
+  billingProvinceMissing: "Manca la Provincia nell indirizzo di fatturazione",
+  postcodeInvalid: "Il CAP non è valido: sono 5 cifre",
+  provinceInvalid: "La provincia non è valida: scrivi la sigla, per esempio MI",
+  mobileInvalid: "Il numero di cellulare non è valido",
+  termsSalesMissing: "Devi accettare le condizioni di acquisto",
+  termsCancelMissing: "Devi accettare le condizioni di cancellazione",
+  paymentHubMissing: "Devi scegliere una modalità di pagamento",
+  paymentHubUnsupported: "Modalità di pagamento non supportata",
+  // The card provider or its element (Stripe's Payment Element).
+  cardProviderNotReady: "Il sistema di pagamento con carta non è pronto: attendi qualche secondo e riprova",
+  cardElementNotReady: "Il modulo della carta non è pronto: attendi qualche secondo e riprova",
+  cardProviderFailed: "Non è stato possibile caricare il sistema di pagamento con carta: ricarica la pagina",
+  // The sandbox's own card form.
+  cardNameMissing: "Manca il titolare della carta",
+  cardNumberMissing: "Manca il numero della carta",
+  cardNumberInvalid: "Il numero della carta non è valido",
+  cardExpiryMissing: "Manca la scadenza della carta",
+  cardExpiryInvalid: "La scadenza non è valida: scrivila come MM/AA",
+  cardExpired: "La carta è scaduta",
+  cardCscMissing: "Manca il codice di sicurezza della carta",
+  cardCscInvalid: "Il codice di sicurezza non è valido: sono 3 o 4 cifre",
+  // After 'Completa l'acquisto' (spec §4, §8).
+  cardPaymentFailed: "Card Payment Failed",
+  cardPaymentCancelled: "Card Payment Cancelled",
+  paymentCancelled: "Payment Cancelled",
+  couponChanged: "Il codice sconto non è più valido ed è stato rimosso: controlla il nuovo totale e conferma di nuovo.",
+  tooManyPayments: "Hai fatto troppi tentativi di pagamento. Riprova tra un'ora.",
+  gatewayUnavailable: "Il servizio di pagamento non risponde. Riprova tra qualche minuto: non ti è stato addebitato nulla.",
+  paymentInProgress: "Stiamo verificando il pagamento",
+  paymentInProgressText: "Il pagamento è in corso di verifica: non ripetere l'acquisto. La pagina si aggiorna da sola.",
+  paymentInProgressNoScript: "Il pagamento è in corso di verifica: non ripetere l'acquisto.",
+  // Status views (spec §2).
+  confirmedTitle: "Ordine confermato",
+  confirmedText: "Complimenti per l'acquisto!",
+  toDashboard: "Vai alla Dashboard",
+  closedTitle: "Ordine annullato/scaduto o interrotto",
+  // Create-checkout (spec §4: the error's description, then back).
+  productUnavailable: "Il prodotto richiesto non è disponibile per l'acquisto.",
+  eduAlreadyActive: "Hai già un abbonamento EDU attivo: non serve acquistarlo di nuovo.",
+  back: "Torna indietro",
+} as const;

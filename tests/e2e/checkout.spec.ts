@@ -1,0 +1,187 @@
+// Buying in the browser, with and without JavaScript, on the sandbox gateway: EDU from /edu/ to
+// 'Ordine confermato' and EDU active; a declined card; 3-D Secure failed then approved; the
+// validation messages in the spec's order; a discount code; the bank transfer panel; a paper
+// book asking for shipping. axe on each page.
+import { expect, test, type Page } from "@playwright/test";
+import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
+import { euro, expectAccessible } from "./support";
+import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
+
+/** Two paper books of the demo catalogue (server/db/seed/catalog.ts: title numbers from 101). */
+const PAPER_BOOKS = [`LB-${novalexIsbn(101)}`, `LB-${novalexIsbn(102)}`];
+
+giveEachTestItsOwnAddress();
+
+async function newStudent(page: Page, tag: string) {
+  await registerAndSignIn(page, newEmail(tag));
+  await completeFirstAccess(page, "Studente");
+}
+
+/** From /edu/, 'Acquista ora' to the checkout of EDU. */
+async function openEduCheckout(page: Page) {
+  await page.goto("/edu/");
+  await page.getByRole("button", { name: "Acquista ora" }).first().click();
+  await expect(page).toHaveURL(/\/checkout\/[0-9a-f-]{36}\/$/);
+  await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
+}
+
+async function fillCard(page: Page, number: string) {
+  const form = page.locator("form#checkout");
+  await form.getByLabel("Titolare della carta").fill("Lucia Bianchi");
+  await form.getByLabel("Numero della carta").fill(number);
+  await form.getByLabel("Scadenza (MM/AA)").fill("12/34");
+  await form.getByLabel("Codice di sicurezza (CVC)").fill("123");
+}
+
+async function acceptTerms(page: Page) {
+  await page.getByLabel("Ho letto e accetto le condizioni di vendita").check();
+  await page.getByLabel("Ho letto e accetto le condizioni di recesso e cancellazione").check();
+}
+
+const complete = (page: Page) => page.getByRole("button", { name: "Completa l'acquisto" }).click();
+const errorDialog = (page: Page) => page.getByRole("dialog", { name: "Errore" });
+
+test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", async ({ page }) => {
+  await newStudent(page, "edu");
+  await openEduCheckout(page);
+  const summary = page.getByRole("complementary", { name: "Riepilogo ordine" });
+  await expect(summary).toContainText("1 x EDU - Abbonamento 6 mesi");
+  await expect(summary).toContainText("Consegna gratuita in 48 ore");
+  await expect(summary.getByText(euro("4,50")).last()).toBeVisible();
+  // The profile fills the customer's data.
+  await expect(page.getByLabel("Nome", { exact: true }).first()).toHaveValue("Mario");
+  await expectAccessible(page);
+
+  await acceptTerms(page);
+  await fillCard(page, "4242 4242 4242 4242");
+  await complete(page);
+  await expect(page.getByRole("heading", { name: "Ordine confermato" })).toBeVisible();
+  await expect(page.getByText("Complimenti per l'acquisto!")).toBeVisible();
+  await expectAccessible(page);
+
+  await page.getByRole("link", { name: "Vai alla Dashboard" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+  await page.goto("/edu/");
+  await expect(page.getByText(/Il tuo abbonamento EDU è attivo fino al/)).toBeVisible();
+});
+
+test("the validation messages come in the spec's order, in the dialog 'Errore'", async ({ page }) => {
+  await newStudent(page, "validazione");
+  await openEduCheckout(page);
+  await page.getByLabel("Nome", { exact: true }).first().fill("");
+  await page.getByLabel("Cognome", { exact: true }).first().fill("");
+  await page.getByLabel("Email", { exact: true }).fill("");
+  const steps: [() => Promise<void>, string][] = [
+    [async () => {}, "Manca il nome"],
+    [() => page.getByLabel("Nome", { exact: true }).first().fill("Lucia"), "Manca il cognome"],
+    [() => page.getByLabel("Cognome", { exact: true }).first().fill("Bianchi"), "Manca l indirizzo email"],
+    [() => page.getByLabel("Email", { exact: true }).fill("lucia@example.it"), "Devi accettare le condizioni di acquisto"],
+    [
+      () => page.getByLabel("Ho letto e accetto le condizioni di vendita").check(),
+      "Devi accettare le condizioni di cancellazione",
+    ],
+    [
+      () => page.getByLabel("Ho letto e accetto le condizioni di recesso e cancellazione").check(),
+      "Manca il titolare della carta",
+    ],
+  ];
+  for (const [step, message] of steps) {
+    await step();
+    await complete(page);
+    await expect(errorDialog(page)).toContainText(message);
+  }
+  await expectAccessible(page);
+  // Billing for a private customer needs a valid Codice Fiscale.
+  await page.getByLabel("Voglio la fattura").check();
+  await page.getByLabel("Codice Fiscale").fill("RSSMRA85T10A562T");
+  await complete(page);
+  await expect(errorDialog(page)).toContainText("Il Codice Fiscale non è valido");
+  // Another method than the card cannot complete a purchase.
+  await page.getByLabel("Voglio la fattura").uncheck();
+  await page.getByRole("radio", { name: "Bonifico bancario" }).check();
+  await complete(page);
+  await expect(errorDialog(page)).toContainText("Modalità di pagamento non supportata");
+});
+
+test("a declined card: 'Card Payment Failed' with the bank's reason, and a good card then pays", async ({ page }) => {
+  await newStudent(page, "rifiutata");
+  await openEduCheckout(page);
+  await acceptTerms(page);
+  await fillCard(page, "4000 0000 0000 9995");
+  await complete(page);
+  await expect(errorDialog(page)).toContainText("Card Payment Failed");
+  await expect(errorDialog(page)).toContainText("fondi insufficienti");
+  await expectAccessible(page);
+  await acceptTerms(page);
+  await fillCard(page, "4242 4242 4242 4242");
+  await complete(page);
+  await expect(page.getByRole("heading", { name: "Ordine confermato" })).toBeVisible();
+});
+
+test("3-D Secure: failed, the card step waits; approved, the order is paid", async ({ page }) => {
+  await newStudent(page, "tresd");
+  await openEduCheckout(page);
+  await acceptTerms(page);
+  await fillCard(page, "4000 0025 0000 3155");
+  await complete(page);
+  await expect(page.getByRole("heading", { name: "Autenticazione 3-D Secure" })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole("button", { name: "Nega" }).click();
+  await expect(errorDialog(page)).toContainText("Non è stato possibile autenticare la carta");
+  await fillCard(page, "4000 0025 0000 3155");
+  await complete(page);
+  await page.getByRole("button", { name: "Autorizza" }).click();
+  await expect(page.getByRole("heading", { name: "Ordine confermato" })).toBeVisible();
+});
+
+test("a discount code applied and removed; the bank transfer panel", async ({ page }) => {
+  await newStudent(page, "sconto");
+  await openEduCheckout(page);
+  const summary = page.getByRole("complementary", { name: "Riepilogo ordine" });
+  await summary.getByText("Hai un codice sconto?").click();
+  await summary.getByLabel("Codice sconto").fill("  benvenuto10 ");
+  await summary.getByRole("button", { name: "Applica" }).click();
+  await expect(summary).toContainText("Codice sconto applicato");
+  await expect(summary).toContainText("BENVENUTO10");
+  await expect(summary.getByText(euro("4,05"))).toBeVisible();
+  await summary.getByRole("button", { name: /Rimuovi/ }).click();
+  await expect(summary).not.toContainText("Codice sconto applicato");
+
+  await page.getByRole("radio", { name: "Bonifico bancario" }).check();
+  const panel = page.locator(".checkout-hub-sepa");
+  await expect(panel).toBeVisible();
+  await expect(panel).toContainText("IBAN");
+  await expect(panel).toContainText(/Pagamento ordine n° NX\d{6}-[0-9A-Z]{6}/);
+  await expect(panel.getByText(euro("4,50"))).toBeVisible();
+  await expectAccessible(page);
+});
+
+test("a paper book asks for the shipping address, and a saved one fills the next checkout", async ({ page }) => {
+  await newStudent(page, "carta");
+  // A plain link to the checkout of a product: a page that posts to open the order.
+  await page.goto(`/create-checkout/${PAPER_BOOKS[0]}/`);
+  await expectAccessible(page);
+  await page.getByRole("button", { name: "Procedi all'acquisto" }).click();
+  await expect(page).toHaveURL(/\/checkout\//);
+  const shipping = page.getByRole("group", { name: "Spedizione" });
+  await acceptTerms(page);
+  await fillCard(page, "4242 4242 4242 4242");
+  await complete(page);
+  await expect(errorDialog(page)).toContainText("Manca il nome nell indirizzo di spedizione");
+  await shipping.getByLabel("Nome", { exact: true }).fill("Lucia");
+  await shipping.getByLabel("Cognome", { exact: true }).fill("Bianchi");
+  await shipping.getByLabel("Indirizzo (via e numero civico)").fill("Via Roma 1");
+  await shipping.getByLabel("CAP").fill("00184");
+  await shipping.getByLabel("Città").fill("Roma");
+  await shipping.getByLabel("Provincia (sigla)").fill("rm");
+  await shipping.getByLabel("Salva l'indirizzo per i prossimi acquisti").check();
+  await acceptTerms(page);
+  await fillCard(page, "4242 4242 4242 4242");
+  await complete(page);
+  await expect(page.getByRole("heading", { name: "Ordine confermato" })).toBeVisible();
+
+  await page.goto(`/create-checkout/${PAPER_BOOKS[1]}/`);
+  await page.getByRole("button", { name: "Procedi all'acquisto" }).click();
+  await expect(shipping.getByLabel("Indirizzo (via e numero civico)")).toHaveValue("Via Roma 1");
+  await expect(shipping.getByLabel("Provincia (sigla)")).toHaveValue("RM");
+});
