@@ -51,6 +51,12 @@ const envSchema = z.object({
   COURSE_PLATFORM_URL: z.url().default("https://corsi.novalex.example"),
   EDU_PLATFORM_URL: z.url().default("https://edu.novalex.example"),
   SALES_EMAIL: z.email().default("vendite@novalex.example"),
+  // Card payments through Stripe: all three keys, or none (then the embedded sandbox gateway).
+  STRIPE_SECRET_KEY: z.string().trim().startsWith("sk_").optional(),
+  STRIPE_PUBLISHABLE_KEY: z.string().trim().startsWith("pk_").optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().trim().startsWith("whsec_").optional(),
+  /** Stripe's API address: only tests set it (a local stand-in of Stripe's API). */
+  STRIPE_API_BASE: z.url().optional(),
   // The seller named on receipts.
   SELLER_NAME: z.string().trim().min(1).default("Novalex Editore S.r.l."),
   SELLER_ADDRESS: z.string().trim().min(1).default("Via Nazionale 91, 00184 Roma (RM)"),
@@ -84,6 +90,8 @@ export type Config = {
   salesEmail: string;
   /** The seller named on receipts: company name, address, Partita IVA. */
   seller: { name: string; address: string; vat: string };
+  /** Stripe when its keys are set; null: the embedded sandbox gateway. */
+  stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiBase: string | null } | null;
 };
 
 /** The secrets a production deployment must provide. */
@@ -123,6 +131,11 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
   const social = [e.SOCIAL_OIDC_ISSUER, e.SOCIAL_OIDC_CLIENT_ID, e.SOCIAL_OIDC_CLIENT_SECRET];
   if (social.some(Boolean) && !social.every(Boolean)) {
     throw new ConfigError("Social login needs SOCIAL_OIDC_ISSUER, SOCIAL_OIDC_CLIENT_ID and SOCIAL_OIDC_CLIENT_SECRET together.");
+  }
+
+  const stripe = [e.STRIPE_SECRET_KEY, e.STRIPE_PUBLISHABLE_KEY, e.STRIPE_WEBHOOK_SECRET];
+  if (stripe.some(Boolean) && !stripe.every(Boolean)) {
+    throw new ConfigError("Stripe needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET together.");
   }
 
   return {
@@ -166,6 +179,15 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     },
     salesEmail: e.SALES_EMAIL,
     seller: { name: e.SELLER_NAME, address: e.SELLER_ADDRESS, vat: e.SELLER_VAT },
+    stripe:
+      e.STRIPE_SECRET_KEY && e.STRIPE_PUBLISHABLE_KEY && e.STRIPE_WEBHOOK_SECRET
+        ? {
+            secretKey: e.STRIPE_SECRET_KEY,
+            publishableKey: e.STRIPE_PUBLISHABLE_KEY,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+            apiBase: e.STRIPE_API_BASE ?? null,
+          }
+        : null,
   };
 }
 

@@ -31,6 +31,8 @@ import { createCheckout } from "./commerce/checkout.ts";
 import { createMailService } from "./mail/service.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
+import { createStripeGateway, stripeClient } from "./payments/stripe-gateway.ts";
+import { createStripeWebhooks } from "./payments/stripe-webhooks.ts";
 import { createRateLimits } from "./security/rate-limits.ts";
 
 export type ServiceOptions = {
@@ -64,17 +66,15 @@ export async function createServices({ config, database, log, now = systemClock 
     endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
     now,
   });
-  // The sandbox until the Stripe adapter is configured (README, "Payments").
-  const sandbox = createSandboxGateway(db, now);
-  const payments = createPayments({
-    db,
-    gateway: sandbox.gateway,
-    rateLimits,
-    mail,
-    publicOrigin: config.publicOrigin,
-    log,
-    now,
-  });
+  // Stripe when its keys are configured, the embedded sandbox otherwise (README, "Payments").
+  const stripe = config.stripe && stripeClient(config.stripe);
+  const sandbox = stripe ? null : createSandboxGateway(db, now);
+  const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
+  const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
+  const stripeWebhooks =
+    stripe && config.stripe
+      ? createStripeWebhooks({ db, stripe, webhookSecret: config.stripe.webhookSecret, payments, log, now })
+      : null;
   // Charges a dead instance left half done and card steps nobody checked: every instance runs
   // it, and settlement's claims make the work happen once.
   const reconciler = setInterval(() => {
@@ -125,8 +125,10 @@ export async function createServices({ config, database, log, now = systemClock 
     purchases: createPurchases({ db, seller: config.seller }),
     checkout: createCheckout({ db, rateLimits, now }),
     payments,
-    /** The sandbox gateway's card step and 3-D Secure page; null when a real gateway is configured. */
-    sandbox: sandbox as typeof sandbox | null,
+    /** The sandbox gateway's card step and 3-D Secure page; null when Stripe is configured. */
+    sandbox,
+    /** Stripe's notifications (server/http/app.ts routes them); null without Stripe. */
+    stripeWebhooks,
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },
     /** Stops the background work of the services (before the database closes). */

@@ -728,6 +728,36 @@ export const payments = pgTable(
   ],
 );
 
+/** The customer's record at a payment provider (a Stripe Customer), made at their first card payment. */
+export const paymentCustomers = pgTable(
+  "payment_customers",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    gateway: text("gateway", { enum: PAYMENT_GATEWAYS }).notNull(),
+    customerRef: text("customer_ref").notNull().unique(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("payment_customers_pk").on(t.userId, t.gateway)],
+);
+
+/**
+ * The provider's notifications (Stripe webhooks), each recorded once by its id: a delivery
+ * repeated, or sent again in another order, finds it and does nothing more.
+ */
+export const gatewayEvents = pgTable(
+  "gateway_events",
+  {
+    id: id(),
+    gateway: text("gateway", { enum: PAYMENT_GATEWAYS }).notNull(),
+    eventId: text("event_id").notNull(),
+    type: text("type").notNull(),
+    receivedAt: timestamp("received_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex("gateway_events_event_uq").on(t.gateway, t.eventId)],
+);
+
 /**
  * The sandbox gateway's own records (setups and charges), standing in for a provider's: the
  * portal's tables refer to them only by id, as they would to Stripe's.

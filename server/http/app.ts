@@ -13,7 +13,7 @@ import type { ContextKeys } from "../../shared/context.ts";
 import { publicSettingsOf } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
-import { limitRequestBodies } from "./body-limit.ts";
+import { limitRequestBodies, MAX_BODY_BYTES } from "./body-limit.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { redactingSerializers } from "./log-redaction.ts";
 import { noStoreForSessions } from "./no-store.ts";
@@ -98,6 +98,20 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
       portalAuthorization: basicAuthorization(config.oidc.clientId, config.secrets.oidcClient),
     }),
   );
+  // Stripe's notifications: signed, so neither same-origin nor a form; the signature is checked
+  // on the exact bytes received.
+  const webhooks = services.stripeWebhooks;
+  if (webhooks) {
+    app.post("/api/webhooks/stripe", express.raw({ type: "application/json", limit: MAX_BODY_BYTES }), async (req, res, next) => {
+      try {
+        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const answer = await webhooks.handle(body, req.get("stripe-signature"));
+        res.status(answer.status).set("Cache-Control", "no-store").type("text/plain").send(answer.body);
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
   // The identity provider parses its own request bodies and renders its own pages.
   app.use("/oidc", services.identity.provider.callback());
 

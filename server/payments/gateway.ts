@@ -21,7 +21,8 @@ export type Setup = {
   errorMessage: string | null;
 };
 
-type ChargeStatus = "succeeded" | "processing" | "requires_action" | "failed";
+/** `unconfirmed`: created, not yet confirmed (no money has moved). */
+export type ChargeStatus = "unconfirmed" | "succeeded" | "processing" | "requires_action" | "failed";
 
 export type Charge = {
   id: string;
@@ -29,6 +30,8 @@ export type Charge = {
   amountCents: number;
   /** The provider's message for the customer when the charge failed. */
   errorMessage: string | null;
+  /** For a charge waiting for the customer's authentication: what the browser completes it with. */
+  clientSecret: string | null;
 };
 
 export type PaymentGateway = {
@@ -53,6 +56,6 @@ export type PaymentGateway = {
     metadata: Record<string, string>;
   }): Promise<{ id: string }>;
   /** Confirms a charge: the money moves (or not). Repeating it with the same key answers the same. */
-  confirmCharge(id: string, input: { offSession: boolean; idempotencyKey: string }): Promise<Charge>;
+  confirmCharge(id: string, input: { offSession: boolean; idempotencyKey: string; returnUrl?: string }): Promise<Charge>;
   retrieveCharge(id: string): Promise<Charge | null>;
 };

@@ -92,10 +92,10 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
   });
   const chargeView = (id: string, data: ChargeData): Charge => ({
     id,
-    // Not yet confirmed: as Stripe, a charge waiting for confirmation is still "processing" for us.
-    status: data.status === "requires_confirmation" ? "processing" : data.status,
+    status: data.status === "requires_confirmation" ? "unconfirmed" : data.status,
     amountCents: data.amountCents,
     errorMessage: data.errorMessage,
+    clientSecret: null,
   });
 
   const gateway: PaymentGateway = {

@@ -54,6 +54,8 @@ export type SettleResult =
   /** The card step waits for the customer (another card, 3-D Secure): the form stays. */
   | { state: "requires_customer"; errorMessage: string | null }
   | { state: "failed"; errorMessage: string | null }
+  /** The charge waits for the customer's authentication in the browser (Stripe's next action). */
+  | { state: "requires_action"; clientSecret: string }
   | { state: "canceled" };
 
 export type PaymentsOptions = {
@@ -279,7 +281,13 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       case "created":
         return { state: "pending" };
       case "awaiting_customer": {
-        const outcome = await setupOutcome(attempt);
+        let outcome;
+        try {
+          outcome = await setupOutcome(attempt);
+        } catch (err) {
+          log.warn({ err, attemptId }, "the card setup could not be read from the gateway; it will be checked again");
+          return { state: "pending" };
+        }
         if (outcome !== "ready") return outcome;
         break;
       }
@@ -322,7 +330,17 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         }));
         await db.update(paymentAttempts).set({ chargeId, updatedAt: now() }).where(eq(paymentAttempts.id, claimed.id));
       }
-      charge = await gateway.confirmCharge(chargeId, { offSession: false, idempotencyKey: key("charge-confirm", claimed.id) });
+      // A charge made before (by an instance that died, or waiting for the customer) is read as it
+      // stands; only one never confirmed is confirmed, with the attempt's one key.
+      const current = claimed.chargeId ? await gateway.retrieveCharge(chargeId) : null;
+      charge =
+        current && current.status !== "unconfirmed"
+          ? current
+          : await gateway.confirmCharge(chargeId, {
+              offSession: false,
+              idempotencyKey: key("charge-confirm", claimed.id),
+              returnUrl: `${publicOrigin}${checkoutOrderPath(claimed.orderId)}`,
+            });
     } catch (err) {
       // The lease runs out and the reconciler (or the next check) tries again with the same keys.
       log.error({ err, attemptId }, "the card charge could not be completed; it will be retried");
@@ -341,7 +359,13 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       await closeAttempt(claimed, "failed", charge.errorMessage);
       return { state: "failed", errorMessage: charge.errorMessage };
     }
-    // Processing, or the bank asks the customer again: the lease runs out, and a later check settles it.
+    // The bank asks the customer to authenticate this charge: the page completes it in the
+    // browser, then checks again. Processing: the lease runs out and a later check settles it.
+    if (charge.status === "requires_action" && charge.clientSecret) {
+      // The customer's authentication ends it: the next check may claim it at once.
+      await db.update(paymentAttempts).set({ leaseUntil: now(), updatedAt: now() }).where(eq(paymentAttempts.id, claimed.id));
+      return { state: "requires_action", clientSecret: charge.clientSecret };
+    }
     return { state: "pending" };
   }
 
@@ -459,13 +483,22 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
     },
 
-    /** Settles the attempt of a card setup (the sandbox's card step; Stripe's webhook, later). */
+    /** Settles the attempt of a card setup (the sandbox's card step, Stripe's setup_intent events). */
     async settleSetup(setupId: string): Promise<SettleResult> {
       const [attempt] = await db
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
         .where(eq(paymentAttempts.setupId, setupId));
       return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
+    },
+
+    /** Settles the attempt of a charge (Stripe's payment_intent events); an unknown charge does nothing. */
+    async settleCharge(chargeId: string): Promise<SettleResult | null> {
+      const [attempt] = await db
+        .select({ id: paymentAttempts.id })
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.chargeId, chargeId));
+      return attempt ? settleAttempt(attempt.id) : null;
     },
 
     /** The customer's order a card setup belongs to (the sandbox's 3-D Secure page), or null. */

@@ -1,0 +1,176 @@
+// The Stripe adapter of the PaymentGateway port, with the official `stripe` SDK at the API
+// version it pins. A customer's card is set up with a SetupIntent (off-session usage, so the
+// subscription can charge it later); each charge is a PaymentIntent created, then confirmed, with
+// the portal's idempotency keys. Tests point the SDK at a local stand-in of Stripe's API
+// (STRIPE_API_BASE); nothing else changes.
+import Stripe from "stripe";
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { paymentCustomers } from "../db/schema.ts";
+import { isUniqueViolation } from "../db/errors.ts";
+import type { Charge, ChargeStatus, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
+
+export type StripeSettings = { secretKey: string; apiBase: string | null };
+
+/** The SDK, at its own pinned API version; pointed at `apiBase` when one is given (tests). */
+export function stripeClient({ secretKey, apiBase }: StripeSettings): Stripe {
+  const base = apiBase ? new URL(apiBase) : null;
+  return new Stripe(secretKey, {
+    maxNetworkRetries: 2,
+    ...(base
+      ? {
+          host: base.hostname,
+          port: Number(base.port || (base.protocol === "https:" ? 443 : 80)),
+          protocol: base.protocol.replace(":", "") as "http" | "https",
+        }
+      : {}),
+  });
+}
+
+const CARD_ONLY = ["card"];
+const SETUP_STATUSES: readonly SetupStatus[] = [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+  "processing",
+  "succeeded",
+  "canceled",
+];
+
+function chargeOf(intent: Stripe.PaymentIntent): Charge {
+  const statuses: Partial<Record<Stripe.PaymentIntent.Status, ChargeStatus>> = {
+    succeeded: "succeeded",
+    processing: "processing",
+    requires_action: "requires_action",
+    requires_confirmation: "unconfirmed",
+    requires_capture: "processing",
+    // After a decline the intent waits for another method: for this attempt, the charge failed.
+    requires_payment_method: intent.last_payment_error ? "failed" : "processing",
+    canceled: "failed",
+  };
+  return {
+    id: intent.id,
+    status: statuses[intent.status] ?? "processing",
+    amountCents: intent.amount,
+    errorMessage: intent.last_payment_error?.message ?? null,
+    clientSecret: intent.status === "requires_action" ? intent.client_secret : null,
+  };
+}
+
+export function createStripeGateway(db: Database, stripe: Stripe): PaymentGateway {
+  /** The customer's Stripe Customer, made once (a race makes one; the loser's is never used). */
+  async function customerOf(customer: { userId: string; email: string; name: string }, idempotencyKey: string) {
+    const find = async () => {
+      const [row] = await db
+        .select({ ref: paymentCustomers.customerRef })
+        .from(paymentCustomers)
+        .where(and(eq(paymentCustomers.userId, customer.userId), eq(paymentCustomers.gateway, "stripe")));
+      return row?.ref;
+    };
+    const known = await find();
+    if (known) return known;
+    const created = await stripe.customers.create(
+      { email: customer.email, name: customer.name, metadata: { portal_user_id: customer.userId } },
+      { idempotencyKey: `${idempotencyKey}:customer` },
+    );
+    try {
+      await db.insert(paymentCustomers).values({ userId: customer.userId, gateway: "stripe", customerRef: created.id });
+      return created.id;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      return (await find()) ?? created.id;
+    }
+  }
+
+  async function setupIntent(id: string) {
+    try {
+      return await stripe.setupIntents.retrieve(id, { expand: ["payment_method"] });
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) return null;
+      throw error;
+    }
+  }
+
+  return {
+    name: "stripe",
+
+    async createSetup({ customer, idempotencyKey, metadata }) {
+      const customerRef = await customerOf(customer, idempotencyKey);
+      const intent = await stripe.setupIntents.create(
+        { customer: customerRef, usage: "off_session", allowed_payment_method_types: CARD_ONLY, metadata },
+        { idempotencyKey },
+      );
+      return { id: intent.id, clientSecret: intent.client_secret! };
+    },
+
+    async retrieveSetup(id): Promise<Setup | null> {
+      const intent = await setupIntent(id);
+      if (!intent) return null;
+      const method = typeof intent.payment_method === "object" ? intent.payment_method : null;
+      return {
+        id: intent.id,
+        status: SETUP_STATUSES.find((known) => known === intent.status) ?? "processing",
+        paymentMethodRef: typeof intent.payment_method === "string" ? intent.payment_method : (method?.id ?? null),
+        card: method?.card ? { brand: method.card.brand, last4: method.card.last4 } : null,
+        errorMessage: intent.last_setup_error?.message ?? null,
+      };
+    },
+
+    async cancelSetup(id, idempotencyKey) {
+      const intent = await setupIntent(id);
+      if (!intent || intent.status === "succeeded" || intent.status === "canceled") return;
+      await stripe.setupIntents.cancel(id, {}, { idempotencyKey });
+    },
+
+    async createCharge({ setupId, amountCents, description, idempotencyKey, metadata }) {
+      const setup = await setupIntent(setupId);
+      const method = setup && (typeof setup.payment_method === "string" ? setup.payment_method : setup.payment_method?.id);
+      const customer = setup && (typeof setup.customer === "string" ? setup.customer : setup.customer?.id);
+      if (!method || !customer) throw new Error(`Setup ${setupId} has no card to charge`);
+      const intent = await stripe.paymentIntents.create(
+        {
+          amount: amountCents,
+          currency: "eur",
+          customer,
+          payment_method: method,
+          allowed_payment_method_types: CARD_ONLY,
+          description,
+          metadata,
+        },
+        { idempotencyKey },
+      );
+      return { id: intent.id };
+    },
+
+    async confirmCharge(id, { offSession, idempotencyKey, returnUrl }) {
+      try {
+        const intent = await stripe.paymentIntents.confirm(
+          id,
+          offSession ? { off_session: true } : { return_url: returnUrl, use_stripe_sdk: true },
+          { idempotencyKey },
+        );
+        return chargeOf(intent);
+      } catch (error) {
+        // A decline is an answer, not a failure of the call: Stripe sends it as a card error.
+        if (error instanceof Stripe.errors.StripeCardError) {
+          const intent = error.payment_intent;
+          return intent ? { ...chargeOf(intent), status: "failed", errorMessage: error.message } : failed(id, error.message);
+        }
+        throw error;
+      }
+    },
+
+    async retrieveCharge(id) {
+      try {
+        return chargeOf(await stripe.paymentIntents.retrieve(id));
+      } catch (error) {
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) return null;
+        throw error;
+      }
+    },
+  };
+}
+
+function failed(id: string, message: string): Charge {
+  return { id, status: "failed", amountCents: 0, errorMessage: message, clientSecret: null };
+}
