@@ -18,6 +18,9 @@
 //      recursively), each gzipped with zlib's default level as the compression middleware would.
 //      1 KB = 1000 bytes. Budget: client JavaScript ≤ 120 KB gzip per public page.
 //   3. (PGlite) complete sign-ins per second.
+//   4. /my-products/ and the checkout page of an open order are loaded like the others; then a few
+//      whole purchases in a row (sandbox card): p50/p99 of 'Completa l'acquisto' and of the return
+//      to 'Ordine confermato'. (PGlite) The checkout page's client JavaScript, budget 180 KB gzip.
 // Exits 1 when any request failed (non-2xx, socket error, timeout) or a target or budget is missed.
 //
 // Environment:
@@ -37,20 +40,24 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
+import { measurePurchases, openCheckout, PURCHASES } from "./bench/checkout.ts";
 import { measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 
-/** Measured on every database; the commerce pages join this list. */
-const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/"];
+/** Measured on every database, with the checkout page of an open order (its address is the order's). */
+const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/", "/my-products/"];
 /** Measured on PGlite only: their data is editorial content, cached in memory. */
 const PUBLIC_URLS = ["/edu/", "/help-center/", "/healthz"];
 /** Loaded with a signed-in customer's cookie (a legal professional: every section shows). */
-const SIGNED_IN_URLS = new Set(["/dashboard/", "/profile/"]);
+const SIGNED_IN_URLS = new Set(["/dashboard/", "/profile/", "/my-products/"]);
+const isSignedIn = (url: string) => SIGNED_IN_URLS.has(url) || url.startsWith("/checkout/");
 const LANDING = "/landingpage/landing/";
 const NO_LOADER = "/attivaprodotto/";
 const PUBLIC_PAGES = ["/landingpage/landing/", "/landingpage/edu/", "/universita", "/edu/", "/help-center/", "/attivaprodotto/"];
 const NOT_FOUND_PAGE = "/does-not-exist";
 const DASHBOARD = "/dashboard/";
 const JS_BUDGET_KB = 120;
+/** The checkout may load more (its forms), up to the public budget + 60 KB, before Stripe.js. */
+const CHECKOUT_JS_BUDGET_KB = JS_BUDGET_KB + 60;
 const TARGET_RATIO = 0.5;
 const TARGET_P99_RATIO = 3;
 const SIGN_IN_CONCURRENCY = 4;
@@ -249,13 +256,13 @@ type Measured = { url: string; result: Result };
 
 /** Loads each URL in turn; the signed-in ones with the customer's cookie. */
 async function measure(origin: string, urls: readonly string[], cookie: string): Promise<Measured[]> {
-  const headersOf = (url: string): Record<string, string> => (SIGNED_IN_URLS.has(url) ? { cookie } : {});
+  const headersOf = (url: string): Record<string, string> => (isSignedIn(url) ? { cookie } : {});
   // Warming every URL before measuring any lets V8 optimise the rendering code they share, so the
   // first URL measured is not penalised.
   console.log(`\nWarm-up: ${WARMUP_SECONDS} s per URL`);
   for (const url of urls) checkResponses(`${url} (warm-up)`, await load(origin + url, WARMUP_SECONDS, headersOf(url)));
 
-  console.log(`Load: ${connections} connections, ${duration} s per URL (${[...SIGNED_IN_URLS].join(", ")} signed in)\n`);
+  console.log(`Load: ${connections} connections, ${duration} s per URL (${urls.filter(isSignedIn).join(", ")} signed in)\n`);
   const measured: Measured[] = [];
   for (const url of urls) {
     process.stdout.write(`  ${url} …`);
@@ -355,7 +362,7 @@ async function pageScripts(origin: string, pageUrl: string, html: string, cache:
   return [...seen].map((url) => cache.get(url)!);
 }
 
-async function pageWeights(origin: string) {
+async function pageWeights(origin: string, checkout: { url: string; cookie: string }) {
   console.log(`\nPage weight (gzip, 1 KB = 1000 bytes)\n`);
   const cache = new Map<string, Uint8Array>();
   const rows: string[][] = [];
@@ -374,6 +381,15 @@ async function pageWeights(origin: string) {
   table(["page", "status", "HTML KB", "JS files", "JS KB", `≤ ${JS_BUDGET_KB} KB`], rows);
   console.log(`\nclient JavaScript ≤ ${JS_BUDGET_KB} KB gzip per public page: ${overBudget ? "FAIL" : "PASS"}`);
   if (overBudget) failures.push(`a public page loads more than ${JS_BUDGET_KB} KB of gzipped JavaScript`);
+
+  const res = await fetch(origin + checkout.url, { headers: { cookie: checkout.cookie } });
+  const html = await res.text();
+  const js = (await pageScripts(origin, checkout.url, html, cache)).reduce((sum, body) => sum + gzipSize(body), 0);
+  const pass = res.status === 200 && js <= CHECKOUT_JS_BUDGET_KB * 1000;
+  console.log(
+    `checkout page (signed in): HTML ${kb(gzipSize(html))} KB, client JavaScript ${kb(js)} KB ≤ ${CHECKOUT_JS_BUDGET_KB} KB: ${pass ? "PASS" : "FAIL"}`,
+  );
+  if (!pass) failures.push(`the checkout page answered ${res.status} with ${kb(js)} KB of gzipped JavaScript`);
   console.log("(That no public page needs JavaScript to be read or navigated is verified by the browser tests, not here.)");
 }
 
@@ -396,6 +412,16 @@ async function signIns(publicOrigin: string) {
     `  ${result.signIns} sign-ins, ${result.perSecond.toFixed(1)}/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms, ${result.failures} failed`,
   );
   if (result.failures > 0 || result.signIns === 0) failures.push(`${result.failures} sign-ins failed`);
+}
+
+/** Whole purchases with the sandbox's good card, one after the other (README, "Payments"). */
+async function purchases(publicOrigin: string, cookie: string) {
+  const { submit, confirmation } = await measurePurchases(publicOrigin, cookie);
+  console.log(
+    `\nPurchases: ${PURCHASES} in a row (sandbox card, paper book with shipping)\n` +
+      `  'Completa l'acquisto' (checks, card set up and charged, payment written): p50 ${submit.p50.toFixed(0)} ms, p99 ${submit.p99.toFixed(0)} ms\n` +
+      `  return to 'Ordine confermato': p50 ${confirmation.p50.toFixed(0)} ms, p99 ${confirmation.p99.toFixed(0)} ms`,
+  );
 }
 
 /** A database of the bench's own on the PostgreSQL server of DATABASE_URL, dropped by `drop()`. */
@@ -427,12 +453,16 @@ async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
   console.log(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   try {
     // Signed-in pages need the public origin: the session cookie is set for it by the sign-in.
-    const cookie = await signedInProfessional(`http://localhost:${port}`);
-    const urls = database === "PGlite" ? [...MEASURED_URLS, ...PUBLIC_URLS] : MEASURED_URLS;
+    const publicOrigin = `http://localhost:${port}`;
+    const cookie = await signedInProfessional(publicOrigin);
+    const checkout = await openCheckout(publicOrigin, cookie, "abbonamentoedu");
+    const measuredUrls = [...MEASURED_URLS, checkout];
+    const urls = database === "PGlite" ? [...measuredUrls, ...PUBLIC_URLS] : measuredUrls;
     const measured = await measure(origin, urls, cookie);
+    await purchases(publicOrigin, cookie);
     if (database === "PGlite") {
-      await pageWeights(origin);
-      await signIns(`http://localhost:${port}`);
+      await pageWeights(origin, { url: checkout, cookie });
+      await signIns(publicOrigin);
     }
     return measured;
   } finally {

@@ -12,7 +12,11 @@ test("the EDU page shows both offers, the note and the FAQ", async ({ page }) =>
   await expect(edu.getByText("Pagamento mensile")).toBeVisible();
   await expect(edu.getByText("Rinnovo automatico dopo 6 mesi")).toBeVisible();
   await expect(edu.getByText("Disdici quando vuoi")).toBeVisible();
-  await expect(edu.getByRole("link", { name: "Acquista ora" })).toHaveAttribute("href", "/create-checkout/abbonamentoedu");
+  // A post (it opens an order); a signed-out visitor is sent to the login and back.
+  const buy = edu.getByRole("button", { name: "Acquista ora" });
+  await expect(buy).toBeVisible();
+  const form = edu.locator("form", { has: page.getByRole("button", { name: "Acquista ora" }) });
+  await expect(form).toHaveAttribute("action", "/create-checkout/abbonamentoedu/");
   await expect(offers.getByRole("heading", { name: "eBook+EDU" })).toBeVisible();
   await expect(page.getByRole("complementary", { name: "Informazioni" })).toContainText("rinnova automaticamente");
 

@@ -1,0 +1,79 @@
+// The checkout under `npm run bench`: an open order's page (loaded like any page), and whole
+// purchases with the sandbox gateway's good test card, one after the other: 'Completa
+// l'acquisto' (validation, the order's move to waitforpayment, the card set up and charged, the
+// payment and its grants written) and the return to 'Ordine confermato'.
+import { performance } from "node:perf_hooks";
+import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
+
+/** Below the customer's limit of 10 card payments an hour (server/security/rate-limits.ts). */
+export const PURCHASES = 8;
+/** A paper book of the demo catalogue: the purchase carries a shipping address too. */
+const PAPER_BOOK = `LB-${novalexIsbn(101)}`;
+
+const FORM = {
+  intent: "pay",
+  customer_firstname: "Bench",
+  customer_lastname: "Mark",
+  customer_email: "bench@example.it",
+  shipment_firstname: "Bench",
+  shipment_lastname: "Mark",
+  shipment_address: "Via Roma 1",
+  shipment_postcode: "00184",
+  shipment_city: "Roma",
+  shipment_province: "RM",
+  terms_sales: "1",
+  terms_cancel: "1",
+  paymenthub: "card",
+  cc_name: "Bench Mark",
+  cc_number: "4242 4242 4242 4242",
+  cc_exp: "12/34",
+  cc_csc: "123",
+};
+
+/** Opens (or finds) the customer's order for a product, as 'Acquista ora' does; its page's path. */
+export async function openCheckout(origin: string, cookie: string, productCode: string): Promise<string> {
+  const response = await fetch(`${origin}/create-checkout/${productCode}/`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+    body: "",
+  });
+  const location = response.headers.get("location");
+  await response.arrayBuffer();
+  if (response.status !== 302 || !location?.startsWith("/checkout/")) {
+    throw new Error(`create-checkout answered ${response.status} ${location ?? ""}`);
+  }
+  return location;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+export async function measurePurchases(origin: string, cookie: string) {
+  const submit: number[] = [];
+  const confirmation: number[] = [];
+  for (let i = 0; i < PURCHASES; i++) {
+    const page = await openCheckout(origin, cookie, PAPER_BOOK);
+    let started = performance.now();
+    const paid = await fetch(origin + page, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(FORM),
+    });
+    await paid.arrayBuffer();
+    submit.push(performance.now() - started);
+    const back = paid.headers.get("location");
+    if (paid.status !== 302 || !back?.includes("redirect_status=succeeded"))
+      throw new Error(`'Completa l'acquisto' answered ${paid.status} ${back ?? ""}`);
+    started = performance.now();
+    const html = await (await fetch(origin + back, { headers: { cookie } })).text();
+    confirmation.push(performance.now() - started);
+    if (!html.includes("Ordine confermato")) throw new Error("the return page does not say 'Ordine confermato'");
+  }
+  const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
+  return {
+    submit: { p50: percentile(sorted(submit), 50), p99: percentile(sorted(submit), 99) },
+    confirmation: { p50: percentile(sorted(confirmation), 50), p99: percentile(sorted(confirmation), 99) },
+  };
+}
