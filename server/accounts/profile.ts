@@ -23,6 +23,8 @@ import {
   universities,
   userInterests,
   users,
+  orders,
+  savedCheckoutDetails,
 } from "../db/schema.ts";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { personalKeys } from "../security/rate-limits.ts";
@@ -203,6 +205,13 @@ async function eraseAddressTraces(tx: Executor, userId: string, email: string | 
     );
   await tx.delete(rateLimits).where(inArray(rateLimits.key, personalKeys({ email, userId })));
   await tx.delete(emailChangeRequests).where(eq(emailChangeRequests.userId, userId));
+  // Orders stay for the accounts (ten years, by law), without the ways to reach the customer:
+  // the e-mail typed at checkout and the invoice's PEC. What the checkout kept for next time goes.
+  await tx.delete(savedCheckoutDetails).where(eq(savedCheckoutDetails.userId, userId));
+  await tx
+    .update(orders)
+    .set({ customerEmail: null, billing: sql`${orders.billing} - 'pec'` })
+    .where(eq(orders.userId, userId));
   if (email === null) return;
   // Another account's pending change to this address names it too.
   await tx.delete(emailChangeRequests).where(eq(emailChangeRequests.newEmail, email));

@@ -21,6 +21,7 @@ import {
   emailChangeRequests,
   mailOutbox,
   oidcPayloads,
+  orders,
   rateLimits,
   sessions,
   userInterests,
@@ -640,12 +641,38 @@ describe("account deletion", () => {
     await database.db
       .insert(oidcPayloads)
       .values({ id: `interaction-${user.id}`, type: "Interaction", payload: { params: { login_hint: email.toUpperCase() } } });
+    // A purchase with the address at checkout and as the invoice's PEC, kept for next time.
+    const opened = await services.checkout.open(user.id, "abbonamentoedu");
+    if (!opened.ok) throw new Error(opened.reason);
+    const address = {
+      firstname: "Maria",
+      lastname: "Rossi",
+      address: "Via Roma 1",
+      postcode: "00184",
+      city: "Roma",
+      province: "RM",
+      country: "IT" as const,
+    };
+    const started = await services.payments.start(user.id, opened.orderId, {
+      customer: { firstname: "Maria", lastname: "Rossi", email },
+      shipment: null,
+      shipmentSave: false,
+      billing: { isCompany: false, ssn: "RSSMRA85T10A562S", pec: email, addressAsShipment: false, address },
+      billingSave: true,
+      paymentHub: "card",
+    });
+    if (!started.ok) throw new Error(started.reason);
+    await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
+    expect(await services.payments.settleSetup(started.setupId)).toEqual({ state: "paid" });
     expect(await occurrences(email)).toEqual(
       expect.arrayContaining([
         "public.users.email",
         "public.mail_outbox.to",
         "public.audit_log.subject",
         "public.oidc_payloads.payload",
+        "public.orders.customer_email",
+        "public.orders.billing",
+        "public.saved_checkout_details.billing",
       ]),
     );
 
@@ -653,6 +680,9 @@ describe("account deletion", () => {
     expect(response.headers.get("Location")).toBe("/profile/delete-user/?show=deleted");
 
     expect(await occurrences(email)).toEqual([]);
+    // The order stays for the accounts, with its tax code and its payment.
+    const [order] = await database.db.select().from(orders).where(eq(orders.id, opened.orderId));
+    expect(order).toMatchObject({ status: "payed", customerEmail: null, billing: { ssn: "RSSMRA85T10A562S" } });
     // Nor a key derived from it: the rate-limit counters of the address are gone too.
     const keys = (await database.db.select({ key: rateLimits.key }).from(rateLimits)).map((r) => r.key);
     expect(keys.filter((key) => key.endsWith(emailKey(email)) || key.includes(user.id))).toEqual([]);
