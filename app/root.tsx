@@ -35,7 +35,7 @@ export const middleware: Route.MiddlewareFunction[] = [formGuardMiddleware, toas
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { links, salesEmail, storefrontLogoutUrl } = context.get(settingsContext);
+  const { links, salesEmail, storefrontLogoutUrl, seller } = context.get(settingsContext);
   const current = await currentUser(request, context);
   const url = new URL(request.url);
   // The activation modal is for signed-in customers: anyone else signs in first and comes back
@@ -46,7 +46,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     links,
     // The same for everyone: rendered once (links is one object for the server's lifetime).
-    footer: prerender(context, { name: "piede", source: links, render: () => <FooterContent links={links} /> }),
+    footer: prerender(context, { name: "piede", source: links, render: () => <FooterContent links={links} seller={seller} /> }),
     salesEmail,
     storefrontLogoutUrl,
     requestId: context.get(requestContext).id,

@@ -245,5 +245,6 @@ export function publicSettingsOf(config: Config): PublicSettings {
     publicOrigin: config.publicOrigin,
     storefrontLogoutUrl: config.storefrontLogoutUrl,
     socialLogin: config.socialLogin !== null,
+    seller: { name: config.seller.name, vat: config.seller.vat },
   };
 }

@@ -39,6 +39,8 @@ export type PublicSettings = {
   storefrontLogoutUrl: string;
   /** Whether the social login link is shown. */
   socialLogin: boolean;
+  /** The publisher as the footer and receipts name it. */
+  seller: { name: string; vat: string };
 };
 
 export const settingsContext = createContext<PublicSettings>();

@@ -74,7 +74,7 @@ export const FOOTER_CLASS = "mt-16 bg-brand-dark text-sm text-white";
  * What the footer holds: the same for every visitor, so it is rendered once on the server and
  * the browser never renders it again (see lib/prerendered.tsx).
  */
-export function FooterContent({ links }: { links: PublicSettings["links"] }) {
+export function FooterContent({ links, seller }: { links: PublicSettings["links"]; seller: PublicSettings["seller"] }) {
   const legal: FooterLink[] = [
     { label: "Termini e condizioni", href: `${links.shop}/condizioni-di-vendita` },
     { label: "Privacy", href: `${links.shop}/privacy` },
@@ -102,7 +102,9 @@ export function FooterContent({ links }: { links: PublicSettings["links"] }) {
       </div>
       <div className="border-t border-white/20">
         <div className="mx-auto flex max-w-7xl flex-col gap-4 px-4 py-6 md:flex-row md:items-center md:justify-between">
-          <p className="text-white/80">© 2024 Novalex Editore S.p.A. · P. IVA 01234567890 · Tutti i diritti riservati</p>
+          <p className="text-white/80">
+            © 2024 {seller.name} · P. IVA {seller.vat} · Tutti i diritti riservati
+          </p>
           <nav aria-label="Note legali">
             <ul className="flex flex-wrap gap-4">
               {legal.map((item) => (

@@ -66,6 +66,8 @@ test("the footer has its four columns, legal and social links and the 2024 copyr
   await expect(footer.getByRole("link", { name: "Cookie" })).toBeVisible();
   await expect(footer.getByRole("navigation", { name: "Social" }).getByRole("link")).toHaveCount(4);
   await expect(footer.getByText(/© 2024/)).toBeVisible();
+  // The seller of the receipts (configuration), with a Partita IVA whose check digit holds.
+  await expect(footer.getByText("© 2024 Novalex Editore S.r.l. · P. IVA 06363391001 · Tutti i diritti riservati")).toBeVisible();
 });
 
 test.describe("on a phone", () => {
