@@ -1,0 +1,143 @@
+// The payment process killed in the middle of a card charge (SIGKILL, another process), then the
+// portal restarted: the order must end paid, with its access and one charge, or unpaid without a
+// charge; never charged twice, never charged without being recorded.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { count, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCheckout } from "../../server/commerce/checkout.ts";
+import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import { entitlements, orders, payments, sandboxGatewayObjects, users } from "../../server/db/schema.ts";
+import { seedDatabase } from "../../server/db/seed/index.ts";
+import { createLogger } from "../../server/logger.ts";
+import { createMailService } from "../../server/mail/service.ts";
+import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
+import { createPayments } from "../../server/payments/service.ts";
+import { createRateLimits } from "../../server/security/rate-limits.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { testConfig } from "../support/config.ts";
+
+/** Where the other process finds the database: PostgreSQL's URL, or a PGlite folder on disk. */
+let location: string;
+let postgres: TestDatabase | undefined;
+let pgliteDir: string | undefined;
+
+beforeAll(async () => {
+  if (process.env.TEST_DATABASE === "postgres") {
+    postgres = await createTestDatabase();
+    location = postgres.url!;
+  } else {
+    // PGlite admits one process at a time: each side opens the folder only while it works.
+    pgliteDir = mkdtempSync(path.join(tmpdir(), "portal-crash-"));
+    location = pgliteDir;
+    const handle = await openDatabase({ dataDir: pgliteDir });
+    await handle.migrate(handle.db);
+    await seedDatabase(handle.db, testConfig().links);
+    await handle.close();
+  }
+});
+afterAll(async () => {
+  await postgres?.destroy();
+  if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+});
+
+async function withDatabase<T>(work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
+  const handle = postgres ? await openDatabase({ url: location, poolMax: 2 }) : await openDatabase({ dataDir: location });
+  try {
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+function portalServices(database: DatabaseHandle, now: () => Date = () => new Date()) {
+  const log = createLogger("silent");
+  const rateLimits = createRateLimits(database.db, { clearExpiredByTimeout: false });
+  const sandbox = createSandboxGateway(database.db, now);
+  const mail = createMailService({ db: database.db, smtpUrl: undefined, from: "portale@example.it", log, now });
+  return {
+    checkout: createCheckout({ db: database.db, rateLimits, now }),
+    sandbox,
+    payments: createPayments({
+      db: database.db,
+      gateway: sandbox.gateway,
+      rateLimits,
+      mail,
+      publicOrigin: "http://localhost:3000",
+      log,
+      now,
+    }),
+  };
+}
+
+/** A customer's order whose card is set up and waits to be charged. */
+async function cardReadyToCharge(): Promise<{ orderId: string; setupId: string }> {
+  return withDatabase(async (database) => {
+    const { checkout, sandbox, payments: pay } = portalServices(database);
+    const [user] = await database.db
+      .insert(users)
+      .values({ email: `crash.${Math.random().toString(36).slice(2)}@example.it` })
+      .returning({ id: users.id });
+    const opened = await checkout.open(user!.id, "abbonamentoedu");
+    if (!opened.ok) throw new Error(opened.reason);
+    const started = await pay.start(user!.id, opened.orderId, {
+      customer: { firstname: "Maria", lastname: "Rossi", email: "maria@example.it" },
+      shipment: null,
+      shipmentSave: false,
+      billing: null,
+      billingSave: false,
+      paymentHub: "card",
+    });
+    if (!started.ok) throw new Error(started.reason);
+    await sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
+    return { orderId: opened.orderId, setupId: started.setupId };
+  });
+}
+
+function settleAndDie(setupId: string, point: "after-create" | "after-confirm"): Promise<NodeJS.Signals | number | null> {
+  const script = path.join(import.meta.dirname, "../support/settle-and-die.ts");
+  const child = spawn(process.execPath, [script, location, setupId, point], { stdio: ["ignore", "ignore", "inherit"] });
+  return new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+}
+
+/** What the database and the gateway hold for the order. */
+async function outcome(database: DatabaseHandle, orderId: string) {
+  const [order] = await database.db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
+  const [paid] = await database.db.select({ n: count() }).from(payments).where(eq(payments.orderId, orderId));
+  const [granted] = await database.db.select({ n: count() }).from(entitlements).where(eq(entitlements.orderId, orderId));
+  const charges = (await database.db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge"))).filter(
+    (row) => (row.data as { metadata: { order_id: string } }).metadata.order_id === orderId,
+  );
+  const succeeded = charges.filter((row) => (row.data as { status: string }).status === "succeeded").length;
+  return { status: order!.status, payments: paid!.n, entitlements: granted!.n, succeededCharges: succeeded };
+}
+
+describe("a payment process killed during a charge", () => {
+  it.each(["after-create", "after-confirm"] as const)(
+    "killed %s: after the restart the order is paid once, with its access",
+    async (point) => {
+      const { orderId, setupId } = await cardReadyToCharge();
+      expect(await settleAndDie(setupId, point)).toBe("SIGKILL");
+
+      await withDatabase(async (database) => {
+        const before = await outcome(database, orderId);
+        // Killed between the charge and the commit: the money moved, the database does not know yet.
+        expect(before).toMatchObject({ status: "waitforpayment", payments: 0, entitlements: 0 });
+        expect(before.succeededCharges).toBe(point === "after-confirm" ? 1 : 0);
+
+        // The restarted portal: within the dead process's lease nothing is done twice; after it,
+        // the reconciler finishes the charge with the same keys.
+        expect(await portalServices(database).payments.reconcile()).toBe(0);
+        const later = () => new Date(Date.now() + 61_000);
+        expect(await portalServices(database, later).payments.reconcile()).toBe(1);
+        expect(await outcome(database, orderId)).toEqual({ status: "payed", payments: 1, entitlements: 1, succeededCharges: 1 });
+        // And again: nothing more.
+        expect(await portalServices(database, later).payments.reconcile()).toBe(0);
+        expect(await outcome(database, orderId)).toEqual({ status: "payed", payments: 1, entitlements: 1, succeededCharges: 1 });
+      });
+    },
+    60_000,
+  );
+});
