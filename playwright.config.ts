@@ -14,6 +14,29 @@ process.env.E2E_MAIL_DIR ??= mkdtempSync(path.join(tmpdir(), "portal-e2e-mail-")
 process.env.E2E_SMTP_PORT ??= String(port + 9);
 export const baseURL = `http://localhost:${port}`;
 
+// A second portal with Stripe configured, its API a local stand-in of Stripe's (started by
+// tests/e2e/global-setup.ts; the browser reaches Stripe's origins through it, stripe-support.ts).
+// Only the checkout-stripe specs run against it, in the stripe-js and stripe-no-js projects.
+const stripePort = port + 1;
+process.env.E2E_STRIPE_API_PORT ??= String(port + 8);
+const stripeDataDir = (process.env.E2E_STRIPE_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "portal-e2e-stripe-")));
+const stripeBaseURL = `http://localhost:${stripePort}`;
+const STRIPE_SPECS = /checkout-stripe(\.js|\.nojs)?\.spec\.ts$/;
+
+/** What both e2e servers run with. */
+const serverEnv = {
+  NODE_ENV: "production",
+  DATABASE_URL: "",
+  SESSION_SECRET: "e2e-session-secret-0123456789-0123456789-abcdef",
+  OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789-0123456789",
+  OIDC_COOKIE_KEYS: "e2e-oidc-cookie-key-0123456789-0123456789-abc",
+  ACTIVATION_CODE_KEY: "e2e-activation-code-key-0123456789-0123456789",
+  LOG_LEVEL: "warn",
+  // Tests speak through a pretend proxy, one client address each (see identity-support.ts).
+  TRUST_PROXY: "true",
+  SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+};
+
 const chromium = {
   ...devices["Desktop Chrome"],
   launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS },
@@ -28,31 +51,54 @@ export default defineConfig({
   use: { baseURL, locale: "it-IT", timezoneId: "Europe/Rome", trace: "retain-on-failure" },
   projects: [
     // *.js.spec.ts test enhancements and run only with JavaScript; *.nojs.spec.ts only without.
-    { name: "js", use: { ...chromium, javaScriptEnabled: true }, testIgnore: /\.nojs\.spec\.ts$/ },
-    { name: "no-js", use: { ...chromium, javaScriptEnabled: false }, testIgnore: /\.js\.spec\.ts$/ },
+    { name: "js", use: { ...chromium, javaScriptEnabled: true }, testIgnore: [/\.nojs\.spec\.ts$/, STRIPE_SPECS] },
+    { name: "no-js", use: { ...chromium, javaScriptEnabled: false }, testIgnore: [/\.js\.spec\.ts$/, STRIPE_SPECS] },
+    {
+      name: "stripe-js",
+      use: { ...chromium, javaScriptEnabled: true, baseURL: stripeBaseURL },
+      testMatch: STRIPE_SPECS,
+      testIgnore: /\.nojs\.spec\.ts$/,
+    },
+    {
+      name: "stripe-no-js",
+      use: { ...chromium, javaScriptEnabled: false, baseURL: stripeBaseURL },
+      testMatch: STRIPE_SPECS,
+      testIgnore: /\.js\.spec\.ts$/,
+    },
   ],
   globalSetup: "./tests/e2e/global-setup.ts",
-  webServer: {
-    // The database is prepared with the tests' fixtures first (activation codes, customers).
-    command: "node tests/e2e/prepare-server.ts && node server/main.ts",
-    url: `${baseURL}/readyz`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "ignore",
-    stderr: "pipe",
-    env: {
-      NODE_ENV: "production",
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: "",
-      SESSION_SECRET: "e2e-session-secret-0123456789-0123456789-abcdef",
-      OIDC_CLIENT_SECRET: "e2e-oidc-client-secret-0123456789-0123456789",
-      OIDC_COOKIE_KEYS: "e2e-oidc-cookie-key-0123456789-0123456789-abc",
-      ACTIVATION_CODE_KEY: "e2e-activation-code-key-0123456789-0123456789",
-      LOG_LEVEL: "warn",
-      // Tests speak through a pretend proxy, one client address each (see identity-support.ts).
-      TRUST_PROXY: "true",
-      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+  webServer: [
+    {
+      // The database is prepared with the tests' fixtures first (activation codes, customers).
+      command: "node tests/e2e/prepare-server.ts && node server/main.ts",
+      url: `${baseURL}/readyz`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: {
+        ...serverEnv,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+      },
     },
-  },
+    {
+      // Migrates and seeds its own database at start; the tests there make their own customers.
+      command: "node server/main.ts",
+      url: `${stripeBaseURL}/readyz`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "ignore",
+      stderr: "pipe",
+      env: {
+        ...serverEnv,
+        PORT: String(stripePort),
+        DATA_DIR: stripeDataDir,
+        STRIPE_SECRET_KEY: "sk_test_fake",
+        STRIPE_PUBLISHABLE_KEY: "pk_test_fake",
+        STRIPE_WEBHOOK_SECRET: "whsec_fake_0123456789",
+        STRIPE_API_BASE: `http://127.0.0.1:${process.env.E2E_STRIPE_API_PORT}`,
+      },
+    },
+  ],
 });

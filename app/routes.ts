@@ -46,6 +46,8 @@ export default [
   route("checkout/:order", "routes/checkout.tsx"),
   // The sandbox gateway's 3-D Secure page (the embedded default, no keys).
   route("pagamenti/prova/3ds/:setup", "routes/sandbox-3ds.tsx"),
+  // Stripe's hosted card page (the card step without JavaScript) returns here.
+  route("pagamenti/carta/ritorno", "routes/stripe-card-return.tsx"),
   // Opened from a mail, signed in or not.
   route("profile/confirm-email/:token", "routes/profile.confirm-email.tsx"),
 

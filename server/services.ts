@@ -31,6 +31,7 @@ import { createCheckout } from "./commerce/checkout.ts";
 import { createMailService } from "./mail/service.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
+import { createStripeCardStep } from "./payments/stripe-card-step.ts";
 import { createStripeGateway, stripeClient } from "./payments/stripe-gateway.ts";
 import { createStripeWebhooks } from "./payments/stripe-webhooks.ts";
 import { createRateLimits } from "./security/rate-limits.ts";
@@ -71,9 +72,21 @@ export async function createServices({ config, database, log, now = systemClock 
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
-  const stripeWebhooks =
+  const stripeCardStep =
     stripe && config.stripe
-      ? createStripeWebhooks({ db, stripe, webhookSecret: config.stripe.webhookSecret, payments, log, now })
+      ? createStripeCardStep({ db, stripe, publishableKey: config.stripe.publishableKey, payments, log })
+      : null;
+  const stripeWebhooks =
+    stripe && config.stripe && stripeCardStep
+      ? createStripeWebhooks({
+          db,
+          stripe,
+          webhookSecret: config.stripe.webhookSecret,
+          payments,
+          adoptHostedSetup: stripeCardStep.adoptFromWebhook,
+          log,
+          now,
+        })
       : null;
   // Charges a dead instance left half done and card steps nobody checked: every instance runs
   // it, and settlement's claims make the work happen once.
@@ -129,6 +142,8 @@ export async function createServices({ config, database, log, now = systemClock 
     sandbox,
     /** Stripe's notifications (server/http/app.ts routes them); null without Stripe. */
     stripeWebhooks,
+    /** The customer's side of Stripe's card step (Stripe.js's key and secret, the hosted page); null without Stripe. */
+    stripeCardStep,
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },
     /** Stops the background work of the services (before the database closes). */

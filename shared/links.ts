@@ -33,3 +33,9 @@ export function receiptPath(orderCode: string, paymentCode?: string): string {
 export function checkoutOrderPath(orderId: string): string {
   return `/checkout/${encodeURIComponent(orderId)}/`;
 }
+
+/**
+ * Where Stripe's hosted card page (the card step without JavaScript) sends the customer back:
+ * Stripe puts the Checkout Session's id in place of `{CHECKOUT_SESSION_ID}`.
+ */
+export const STRIPE_CARD_PAGE_RETURN_PATH = "/pagamenti/carta/ritorno/";

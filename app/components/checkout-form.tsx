@@ -179,12 +179,18 @@ const INSTALMENTS = 3;
 /** The four payment methods as radio buttons, each with its panel; only the card completes a purchase. */
 export function PaymentMethods({
   hub,
+  resetKey,
   orderCode,
   amountCents,
   cardPanel,
   error,
 }: {
   hub: string;
+  /**
+   * Changes when a refused form comes back: the radio buttons take the choice it holds again; the
+   * card panel (Stripe's widget, with what the customer typed in it) stays as it is.
+   */
+  resetKey: string;
   orderCode: string;
   /** Total plus shipping: what the bank transfer asks for (spec §2). */
   amountCents: number;
@@ -198,7 +204,14 @@ export function PaymentMethods({
         {HUBS.map((h) => (
           <div key={h.value} className="rounded-md border border-line p-3">
             <label className="flex items-center gap-2 font-semibold">
-              <input type="radio" name="paymenthub" value={h.value} id={`hub-${h.value}`} defaultChecked={hub === h.value} />
+              <input
+                key={resetKey}
+                type="radio"
+                name="paymenthub"
+                value={h.value}
+                id={`hub-${h.value}`}
+                defaultChecked={hub === h.value}
+              />
               {h.label}
             </label>
             <div className={`checkout-hub-panel checkout-hub-${h.value} mt-3 text-sm`}>

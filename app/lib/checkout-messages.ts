@@ -41,6 +41,10 @@ export const CHECKOUT_MESSAGES = {
   cardProviderNotReady: "Il sistema di pagamento con carta non è pronto: attendi qualche secondo e riprova",
   cardElementNotReady: "Il modulo della carta non è pronto: attendi qualche secondo e riprova",
   cardProviderFailed: "Non è stato possibile caricare il sistema di pagamento con carta: ricarica la pagina",
+  cardWidgetLoading: "Caricamento del modulo della carta…",
+  // Without JavaScript, Stripe's card step is its hosted page.
+  cardOnStripePage:
+    "Dopo 'Completa l'acquisto' inserirai i dati della carta nella pagina di pagamento sicura di Stripe, che ti riporterà qui.",
   // The sandbox's own card form.
   cardNameMissing: "Manca il titolare della carta",
   cardNumberMissing: "Manca il numero della carta",

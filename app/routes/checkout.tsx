@@ -4,12 +4,29 @@
 // card step returns here with the gateway's parameters (setup_intent, redirect_status), which
 // are only hints: the loader reads the setup and the attempt. A paid order shows 'Ordine
 // confermato'; a closed one 'Ordine annullato/scaduto o interrotto'.
-import { useEffect, useRef, useState } from "react";
-import { Form, Link, redirect, useFetcher, useNavigation, useRevalidator } from "react-router";
+//
+// The card step is the gateway's. The sandbox takes the card in this form. Stripe takes it in its
+// Payment Element (components/stripe-card-panel.tsx, loaded after hydration): the page posts the
+// form, the action answers the SetupIntent's client secret, and Stripe.js confirms the card and
+// returns here. Without JavaScript (or before hydration) the action sends the customer to
+// Stripe's hosted card page, which returns through /pagamenti/carta/ritorno/ (stripe-card-return.tsx).
+import { Fragment, lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
+import {
+  Form,
+  Link,
+  redirect,
+  useFetcher,
+  useNavigation,
+  useRevalidator,
+  useSubmit,
+  type ShouldRevalidateFunctionArgs,
+} from "react-router";
 import type { Route } from "./+types/checkout";
-import { servicesContext } from "../../shared/context.ts";
-import { checkoutOrderPath, receiptPath } from "../../shared/links.ts";
+import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
+import { checkoutOrderPath, receiptPath, STRIPE_CARD_PAGE_RETURN_PATH } from "../../shared/links.ts";
 import type { SettleResult } from "../../server/payments/service";
+import type { CardStep, CardWidget, CardWidgetState } from "../lib/card-widget";
+import { useHydrated } from "../lib/use-hydrated";
 import { AddressFields, BillingFields, CheckboxField, PaymentMethods, SandboxCardFields } from "../components/checkout-form";
 import { CheckoutSummary } from "../components/checkout-summary";
 import { requireUser } from "../lib/auth.server";
@@ -26,11 +43,20 @@ const PAYMENT_CHECK_INTERVAL_MS = 2000;
 /** Spec §9: a processing card step reloads the page after 1 000 ms. */
 const PROCESSING_RELOAD_MS = 1000;
 
-type Notice = { title: string; text: string; detail?: string | null };
+type Notice = { title: string; text: string; detail?: string | null; seq?: number };
+
+/** The card widget's three messages (spec §5: after every other check). */
+const WIDGET_MESSAGES: Record<Exclude<CardWidgetState, "ready">, string> = {
+  provider_loading: M.cardProviderNotReady,
+  element_loading: M.cardElementNotReady,
+  failed: M.cardProviderFailed,
+};
+const isWidgetState = (value: unknown): value is CardWidgetState =>
+  value === "ready" || (typeof value === "string" && value in WIDGET_MESSAGES);
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
-  const { checkout, payments } = context.get(servicesContext);
+  const { checkout, payments, stripeCardStep } = context.get(servicesContext);
   const order = await checkout.view(user.id, params.order);
   if (!order) throw redirect("/");
 
@@ -39,11 +65,17 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const setupId = url.searchParams.get("setup_intent");
   let returned: { redirectStatus: string; setupStatus: string } | null = null;
   let notice: Notice | null = null;
+  /**
+   * The card step of the order's open attempt is done at the gateway (Stripe's, read now), though
+   * nothing has checked it yet: the page verifies the payment rather than ask for a card.
+   */
+  let cardStepDone = false;
   if (setupId && order.status !== "payed") {
     const setup = await payments.setupState(user.id, order.id, setupId);
     if (setup) {
       returned = { redirectStatus: url.searchParams.get("redirect_status") ?? "", setupStatus: setup.status };
       const attempt = order.attempt?.setupId === setupId ? order.attempt : null;
+      cardStepDone = attempt?.status === "awaiting_customer" && (setup.status === "succeeded" || setup.status === "processing");
       if (attempt?.status === "failed") notice = { title: M.errorTitle, text: M.cardPaymentFailed, detail: attempt.errorMessage };
       else if (attempt?.status === "canceled" || setup.status === "canceled")
         notice = { title: M.errorTitle, text: M.cardPaymentCancelled };
@@ -55,7 +87,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     order,
     returned,
     notice,
+    cardStepDone,
     sandbox: payments.gatewayName === "sandbox",
+    /** Stripe.js's publishable key (public by design); null with the sandbox. */
+    stripeKey: stripeCardStep?.publishableKey ?? null,
   };
 }
 
@@ -94,8 +129,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 
   async function pay() {
-    const { payments, sandbox } = services;
+    const { payments, sandbox, stripeCardStep } = services;
     const now = new Date();
+    // With JavaScript, Stripe's card widget is in the page, and the page tells where it stands.
+    const widget = stripeCardStep && form.get("card_step") === "elements" ? form.get("card_state") : null;
     const refuseWith = (reply: FormReply<string>, status = 400) => {
       const first = Object.values(reply.fieldErrors ?? {})[0];
       return refuse<string>(
@@ -104,11 +141,22 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       );
     };
 
+    /** Spec §5's last checks: the card widget is not ready, or failed to load. */
+    const refuseWidget = (state: FormDataEntryValue, values?: FormReply<string>["values"]) =>
+      refuseWith({
+        alert: {
+          title: M.errorTitle,
+          text: isWidgetState(state) && state !== "ready" ? WIDGET_MESSAGES[state] : M.cardProviderNotReady,
+        },
+        values,
+      });
+
     let setupId: string;
     if (order!.status === "new") {
       const schema = checkoutSchema({ needsShipment: order!.hasShipment, sandboxCard: sandbox !== null, now });
       const parsed = await parseForm(form, schema);
       if (!parsed.ok) return refuseWith(parsed.reply);
+      if (widget !== null && widget !== "ready") return refuseWidget(widget, parsed.values);
       const started = await payments.start(
         user.id,
         order!.id,
@@ -131,12 +179,37 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       // The card step waits for another card (declined at setup, authentication failed).
       const pending = await payments.pendingSetup(user.id, order!.id);
       if (!pending) throw redirect(page);
-      const parsed = await parseForm(form, cardSchema(now));
-      if (!parsed.ok) return refuseWith(parsed.reply);
+      if (sandbox) {
+        const parsed = await parseForm(form, cardSchema(now));
+        if (!parsed.ok) return refuseWith(parsed.reply);
+      } else if (widget !== null && widget !== "ready") {
+        return refuseWidget(widget);
+      }
       setupId = pending;
     }
 
-    // Stripe's card step runs in the browser (a later change); the sandbox takes the card here.
+    if (stripeCardStep) {
+      const { publicOrigin } = context.get(settingsContext);
+      const checkoutUrl = `${publicOrigin}${checkoutOrderPath(order!.id)}`;
+      let next: { cardStep: CardStep } | string;
+      try {
+        next =
+          widget !== null
+            ? // Stripe.js confirms the card in the page, then comes back to the checkout address.
+              { cardStep: { clientSecret: await stripeCardStep.clientSecret(setupId), returnUrl: checkoutUrl } }
+            : // Without JavaScript: Stripe's hosted card page, which returns through the portal.
+              await stripeCardStep.hostedPage(setupId, {
+                successUrl: `${publicOrigin}${STRIPE_CARD_PAGE_RETURN_PATH}?session_id={CHECKOUT_SESSION_ID}`,
+                cancelUrl: checkoutUrl,
+              });
+      } catch (err) {
+        // The order waits for its card step: the customer can try again (or give up) from the page.
+        context.get(requestContext).log.error({ err, orderId: order!.id }, "stripe's card step could not be opened");
+        return refuseWith({ alert: { title: M.errorTitle, text: M.gatewayUnavailable } }, 503);
+      }
+      if (typeof next === "string") throw redirect(next, 303);
+      return next;
+    }
     if (!sandbox) throw redirect(page);
     const card = await sandbox.confirmCard(setupId, String(form.get("cc_number") ?? ""));
     if (card.status === "requires_action") throw redirect(`/pagamenti/prova/3ds/${encodeURIComponent(setupId)}/`);
@@ -150,7 +223,13 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+
+export function shouldRevalidate(args: ShouldRevalidateFunctionArgs) {
+  // Stripe.js confirms the card with the page as it is: the order's new state would move the widget.
+  const result: unknown = args.actionResult;
+  if (typeof result === "object" && result !== null && "cardStep" in result) return false;
+  return revalidateUnlessNetworkFailed(args);
+}
 
 export default function Checkout({ loaderData, actionData }: Route.ComponentProps) {
   const { order } = loaderData;
@@ -221,26 +300,54 @@ function ErrorDialog({ notice }: { notice: Notice }) {
 }
 
 type Data = Route.ComponentProps["loaderData"];
+type ActionData = Route.ComponentProps["actionData"];
 
-function CheckoutForm({ data: loaded, actionData }: { data: Data; actionData: Route.ComponentProps["actionData"] }) {
-  const { order, sandbox } = loaded;
-  // The payment checks and resets answer fetchers; the page's own action data is a form's reply.
-  const reply = readReply<string>(actionData && ("check" in actionData || "reset" in actionData) ? undefined : actionData);
+const LazyStripeCardPanel = lazy(() => import("../components/stripe-card-panel"));
+
+/**
+ * Stripe's card widget, or what stands for it: before hydration and without JavaScript the card
+ * is taken on Stripe's hosted page, after 'Completa l'acquisto'.
+ */
+function StripeCardSlot({ publishableKey, onWidget }: { publishableKey: string; onWidget: (widget: CardWidget | null) => void }) {
+  const hydrated = useHydrated();
+  if (!hydrated) return <p>{M.cardOnStripePage}</p>;
+  return (
+    <Suspense fallback={<p className="text-muted">{M.cardWidgetLoading}</p>}>
+      <LazyStripeCardPanel publishableKey={publishableKey} onWidget={onWidget} />
+    </Suspense>
+  );
+}
+
+function CheckoutForm({ data: loaded, actionData }: { data: Data; actionData: ActionData }) {
+  const { order, sandbox, stripeKey } = loaded;
+  // The payment checks and resets answer fetchers, and Stripe's card step the page's card widget;
+  // the rest of the page's action data is a form's reply.
+  const reply = readReply<string>(
+    actionData && ("check" in actionData || "reset" in actionData || "cardStep" in actionData) ? undefined : actionData,
+  );
   const editable = order.status === "new";
   const attempt = order.attempt;
-  const waitsForCard = order.status === "waitforpayment" && attempt?.status === "awaiting_customer";
+  const waitsForCard = order.status === "waitforpayment" && attempt?.status === "awaiting_customer" && !loaded.cardStepDone;
   const verifying = order.status === "waitforpayment" && !waitsForCard;
   const clientNotice = useClientPaymentFlow(loaded);
+  const card = useStripeCardStep(stripeKey, actionData);
   const notice: Notice | null =
-    clientNotice ?? (reply.alert ? { title: reply.alert.title, text: reply.alert.text ?? "" } : loaded.notice);
+    clientNotice ?? card.notice ?? (reply.alert ? { title: reply.alert.title, text: reply.alert.text ?? "" } : loaded.notice);
   // Spec §4: a second submit is blocked while one is in progress.
-  const submitting = useNavigation().state !== "idle";
+  const submitting = useNavigation().state !== "idle" || card.busy;
+  // What was typed comes back with a refusal: the fields take it (a new key), the card widget stays.
+  const typed = JSON.stringify(reply.values ?? null);
+  const cardFields = sandbox ? (
+    <SandboxCardFields key={typed} reply={reply} />
+  ) : stripeKey ? (
+    <StripeCardSlot publishableKey={stripeKey} onWidget={card.onWidget} />
+  ) : null;
 
   return (
     <>
       <h1 className="font-serif text-3xl font-bold text-brand">Checkout</h1>
       <p className="mt-1 text-sm text-muted">Ordine n° {order.orderCode}</p>
-      {notice && <ErrorDialog key={`${notice.text}${reply.values ? JSON.stringify(reply.values) : ""}`} notice={notice} />}
+      {notice && <ErrorDialog key={`${notice.text}${notice.seq ?? ""}${typed}`} notice={notice} />}
       {verifying && <VerifyingPayment />}
 
       <div className="mt-6 grid gap-8 lg:grid-cols-[1fr_22rem]">
@@ -251,59 +358,60 @@ function CheckoutForm({ data: loaded, actionData }: { data: Data; actionData: Ro
           className="space-y-6"
           onSubmit={(event) => {
             if (submitting) event.preventDefault();
+            else card.onSubmit(event);
           }}
-          key={JSON.stringify(reply.values ?? null)}
         >
           <fieldset disabled={!editable} className="space-y-6">
-            <fieldset className="card grid gap-4 p-5 sm:grid-cols-2">
-              <legend className="px-1 font-serif text-lg font-bold text-brand">I tuoi dati</legend>
-              <TextField
-                label="Nome"
-                autoComplete="given-name"
-                {...reply.field("customer_firstname", order.customer.firstname)}
-              />
-              <TextField
-                label="Cognome"
-                autoComplete="family-name"
-                {...reply.field("customer_lastname", order.customer.lastname)}
-              />
-              <div className="sm:col-span-2">
+            <Fragment key={`data ${typed}`}>
+              <fieldset className="card grid gap-4 p-5 sm:grid-cols-2">
+                <legend className="px-1 font-serif text-lg font-bold text-brand">I tuoi dati</legend>
                 <TextField
-                  label="Email"
-                  type="email"
-                  autoComplete="email"
-                  {...reply.field("customer_email", order.customer.email)}
+                  label="Nome"
+                  autoComplete="given-name"
+                  {...reply.field("customer_firstname", order.customer.firstname)}
                 />
-              </div>
-            </fieldset>
-
-            {order.hasShipment && (
-              <fieldset className="card space-y-4 p-5">
-                <legend className="px-1 font-serif text-lg font-bold text-brand">Spedizione</legend>
-                <AddressFields prefix="shipment" section="shipping" address={order.shipment} reply={reply} />
-                <CheckboxField
-                  name="shipment_save"
-                  defaultChecked={reply.values ? reply.value("shipment_save") !== undefined : order.shipmentSave}
-                >
-                  Salva l'indirizzo per i prossimi acquisti
-                </CheckboxField>
+                <TextField
+                  label="Cognome"
+                  autoComplete="family-name"
+                  {...reply.field("customer_lastname", order.customer.lastname)}
+                />
+                <div className="sm:col-span-2">
+                  <TextField
+                    label="Email"
+                    type="email"
+                    autoComplete="email"
+                    {...reply.field("customer_email", order.customer.email)}
+                  />
+                </div>
               </fieldset>
-            )}
 
-            <BillingFields billing={order.billing} save={order.billingSave} hasShipment={order.hasShipment} reply={reply} />
+              {order.hasShipment && (
+                <fieldset className="card space-y-4 p-5">
+                  <legend className="px-1 font-serif text-lg font-bold text-brand">Spedizione</legend>
+                  <AddressFields prefix="shipment" section="shipping" address={order.shipment} reply={reply} />
+                  <CheckboxField
+                    name="shipment_save"
+                    defaultChecked={reply.values ? reply.value("shipment_save") !== undefined : order.shipmentSave}
+                  >
+                    Salva l'indirizzo per i prossimi acquisti
+                  </CheckboxField>
+                </fieldset>
+              )}
+
+              <BillingFields billing={order.billing} save={order.billingSave} hasShipment={order.hasShipment} reply={reply} />
+            </Fragment>
 
             <PaymentMethods
               hub={reply.value("paymenthub") ?? order.paymentHub ?? "card"}
+              resetKey={typed}
               orderCode={order.orderCode}
               amountCents={order.totalCents + order.shipmentPriceCents}
               error={reply.error("paymenthub")}
-              cardPanel={
-                // While the card step waits for another card, its fields are below, outside the locked data.
-                waitsForCard ? null : sandbox ? <SandboxCardFields reply={reply} /> : <p>{M.cardProviderNotReady}</p>
-              }
+              // While the card step waits for another card, its fields are below, outside the locked data.
+              cardPanel={waitsForCard ? null : cardFields}
             />
 
-            <div className="card space-y-3 p-5">
+            <div className="card space-y-3 p-5" key={`terms ${typed}`}>
               <CheckboxField
                 name="terms_sales"
                 defaultChecked={reply.values ? reply.value("terms_sales") !== undefined : false}
@@ -328,7 +436,7 @@ function CheckoutForm({ data: loaded, actionData }: { data: Data; actionData: Ro
             <div className="card space-y-4 p-5">
               <h2 className="font-serif text-lg font-bold text-brand">Carta di Credito</h2>
               <p className="text-sm">Il pagamento non è stato completato: puoi riprovare con un'altra carta.</p>
-              {sandbox && <SandboxCardFields reply={reply} />}
+              {cardFields}
             </div>
           )}
 
@@ -359,6 +467,77 @@ function CheckoutForm({ data: loaded, actionData }: { data: Data; actionData: Ro
   );
 }
 
+/**
+ * 'Completa l'acquisto' with Stripe's card widget (spec §4): the widget's own checks first
+ * (elements.submit(), which Stripe wants before any other work), then the form goes to the action
+ * with where the widget stands; the action checks the data (§5's messages, the widget's last) and
+ * starts the payment, answering the client secret; Stripe.js confirms the card and leaves for the
+ * checkout's return address. What Stripe.js refuses (a declined card, a failed check) shows in
+ * the dialog 'Errore' with its message, and the page then shows the card step waiting.
+ */
+function useStripeCardStep(stripeKey: string | null, actionData: ActionData) {
+  const widget = useRef<CardWidget | null>(null);
+  const onWidget = useCallback((next: CardWidget | null) => {
+    widget.current = next;
+  }, []);
+  const submit = useSubmit();
+  const revalidator = useRevalidator();
+  const [checking, setChecking] = useState(false);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const [settled, setSettled] = useState<CardStep | null>(null);
+  const seq = useRef(0);
+  const step = actionData && "cardStep" in actionData ? actionData.cardStep : null;
+
+  // One confirmation per answer of the action, whatever renders meanwhile.
+  const confirming = useRef<CardStep | null>(null);
+  useEffect(() => {
+    if (!step || confirming.current === step) return;
+    confirming.current = step;
+    const confirm = widget.current
+      ? widget.current.confirm(step.clientSecret, step.returnUrl)
+      : Promise.resolve(M.cardElementNotReady);
+    void confirm.then((message) => {
+      setSettled(step);
+      setNotice({ title: M.errorTitle, text: message, seq: ++seq.current });
+      // The card step now waits for another card: the page shows it so.
+      void revalidator.revalidate();
+    });
+  }, [step, revalidator]);
+
+  async function payWithWidget(data: FormData) {
+    const current = widget.current;
+    const state: CardWidgetState = current?.state() ?? "provider_loading";
+    // Another payment method chosen: the server refuses it before anything of the card matters.
+    // (While the card step waits for another card, the method is locked and not posted.)
+    const hub = data.get("paymenthub");
+    if (current && state === "ready" && (hub === null || hub === "card")) {
+      setChecking(true);
+      const problem = await current.submit();
+      setChecking(false);
+      if (problem) {
+        setNotice({ title: M.errorTitle, text: problem, seq: ++seq.current });
+        return;
+      }
+    }
+    data.set("card_step", "elements");
+    data.set("card_state", state);
+    await submit(data, { method: "post" });
+  }
+
+  return {
+    notice,
+    busy: checking || (step !== null && settled !== step),
+    onWidget,
+    onSubmit(event: React.FormEvent<HTMLFormElement>) {
+      if (!stripeKey) return; // The sandbox's card fields go with the form.
+      const submitter = (event.nativeEvent as SubmitEvent).submitter;
+      event.preventDefault();
+      setNotice(null);
+      void payWithWidget(new FormData(event.currentTarget, submitter));
+    },
+  };
+}
+
 /** The payment is being verified: a check the customer can ask for, and a plain reload link. */
 function VerifyingPayment() {
   return (
@@ -382,16 +561,19 @@ function VerifyingPayment() {
 /**
  * With JavaScript, the return of the card step goes as spec §4 says: succeeded → up to 3 checks
  * 2 s apart, then the paid order, or a reset and 'Card Payment Failed'; processing → a reload
- * after 1 s. Without JavaScript the server has settled what it could before answering, and the
- * page offers a check and a reload link.
+ * after 1 s. A charge the bank asks the customer to authenticate (Stripe) is completed with
+ * stripe.handleNextAction, then checked again. Without JavaScript the server has settled what it
+ * could before answering, and the page offers a check and a reload link.
  */
 function useClientPaymentFlow(loaded: Data): Notice | null {
   const [notice, setNotice] = useState<Notice | null>(null);
   const fetcher = useFetcher<{ check?: SettleResult }>();
   const revalidator = useRevalidator();
   const checks = useRef(0);
-  const { returned, order } = loaded;
-  const waiting = order.status === "waitforpayment" && order.attempt?.status !== "awaiting_customer";
+  /** The charge's authentication: asked for once per page, and no check while it runs. */
+  const authentication = useRef<"none" | "running" | "done">("none");
+  const { returned, order, stripeKey, cardStepDone } = loaded;
+  const waiting = order.status === "waitforpayment" && (order.attempt?.status !== "awaiting_customer" || cardStepDone);
 
   useEffect(() => {
     if (!returned || !waiting) return;
@@ -399,10 +581,27 @@ function useClientPaymentFlow(loaded: Data): Notice | null {
       const timer = setTimeout(() => void revalidator.revalidate(), PROCESSING_RELOAD_MS);
       return () => clearTimeout(timer);
     }
-    if (returned.setupStatus !== "succeeded" || fetcher.state !== "idle") return;
+    if (returned.setupStatus !== "succeeded" || fetcher.state !== "idle" || authentication.current === "running") return;
     const result = fetcher.data?.check;
+    if (result?.state === "requires_action" && authentication.current === "none" && stripeKey) {
+      authentication.current = "running";
+      const { clientSecret } = result;
+      void import("../components/stripe-card-panel")
+        .then(({ completeNextAction }) => completeNextAction(stripeKey, clientSecret))
+        .catch(() => M.cardProviderFailed)
+        .then((problem) => {
+          authentication.current = "done";
+          // Stripe.js could not ask: the dialog says so. A refused authentication is the charge's
+          // answer, which the next check reads ('Card Payment Failed' with the bank's reason).
+          if (problem === M.cardProviderFailed || problem === M.cardProviderNotReady)
+            setNotice({ title: M.errorTitle, text: problem });
+          checks.current = 0;
+          fetcher.submit({ intent: "check", mode: "fetch" }, { method: "post" });
+        });
+      return;
+    }
     // Paid, or ended for good (declined, cancelled): the page shows it, with its dialog.
-    if (result && result.state !== "pending" && result.state !== "requires_customer") {
+    if (result && result.state !== "pending" && result.state !== "requires_customer" && result.state !== "requires_action") {
       void revalidator.revalidate();
       return;
     }
@@ -419,7 +618,7 @@ function useClientPaymentFlow(loaded: Data): Notice | null {
       checks.current === 0 ? 0 : PAYMENT_CHECK_INTERVAL_MS,
     );
     return () => clearTimeout(timer);
-  }, [returned, waiting, fetcher, revalidator]);
+  }, [returned, waiting, fetcher, revalidator, stripeKey]);
 
   return notice;
 }

@@ -1,12 +1,19 @@
 // What the request log (pino-http) keeps of URLs. The identity routes carry codes, tokens, states
 // and sometimes e-mail addresses in their query strings (the provider's /oidc/*, the sign-in
 // callback /oauthcb, the login screen /accedi/*), in requests and in the redirects that lead
-// there: those query strings never reach a log line.
+// there: those query strings never reach a log line. Stripe.js comes back to the checkout with
+// the SetupIntent's client secret in the address (setup_intent_client_secret): its value never
+// reaches a log line either, in the request's address or in a later request's Referer.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 
 const IDENTITY_ROUTE = /^\/(?:oidc|oauthcb|accedi)(?:[/._-]|$)/;
+/** Stripe.js's return parameters that hold an intent's client secret. */
+const CLIENT_SECRET_PARAM = /([?&](?:setup_intent|payment_intent)_client_secret=)[^&#]*/g;
 
-/** `url` (a path or an absolute address) with its query and fragment replaced when it is an identity route's. */
+/**
+ * `url` (a path or an absolute address) with its query and fragment replaced when it is an
+ * identity route's, and with a client secret's value replaced anywhere.
+ */
 export function redactUrl<T extends string | undefined>(url: T): T {
   if (!url) return url;
   const cut = url.search(/[?#]/);
@@ -17,7 +24,8 @@ export function redactUrl<T extends string | undefined>(url: T): T {
   } catch {
     pathname = "/oidc"; // unreadable: treat it as sensitive
   }
-  return (IDENTITY_ROUTE.test(pathname) ? `${url.slice(0, cut)}?[redacted]` : url) as T;
+  if (IDENTITY_ROUTE.test(pathname)) return `${url.slice(0, cut)}?[redacted]` as T;
+  return url.replace(CLIENT_SECRET_PARAM, "$1[redacted]") as T;
 }
 
 type SerializedRequest = { url?: string; query?: unknown; headers?: IncomingHttpHeaders };

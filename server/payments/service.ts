@@ -501,6 +501,47 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       return attempt ? settleAttempt(attempt.id) : null;
     },
 
+    /**
+     * Stripe's hosted card page (the card step without JavaScript, stripe-card-step.ts) confirms
+     * a SetupIntent of its own, not the one `start` made: the attempt, while it still waits for
+     * the customer, takes that one as its setup, so that the return page, the checks and the
+     * webhooks find it. `userId` null: the caller read the attempt from Stripe's signed data (a
+     * webhook). Repeating it changes nothing. Returns the order and the setup it replaced (to be
+     * cancelled at the gateway), or null when the attempt is not the customer's or no longer waits.
+     */
+    async adoptSetup(
+      userId: string | null,
+      attemptId: string,
+      setupId: string,
+    ): Promise<{ orderId: string; replaced: string | null } | null> {
+      if (!isUuid(attemptId)) return null;
+      const read = async () => {
+        const [row] = await db
+          .select({ orderId: paymentAttempts.orderId, setupId: paymentAttempts.setupId, userId: orders.userId })
+          .from(paymentAttempts)
+          .innerJoin(orders, eq(orders.id, paymentAttempts.orderId))
+          .where(eq(paymentAttempts.id, attemptId));
+        return row && (userId === null || row.userId === userId) ? row : null;
+      };
+      const row = await read();
+      if (!row) return null;
+      if (row.setupId === setupId) return { orderId: row.orderId, replaced: null };
+      const moved = await db
+        .update(paymentAttempts)
+        .set({ setupId, updatedAt: now() })
+        .where(
+          and(
+            eq(paymentAttempts.id, attemptId),
+            eq(paymentAttempts.status, "awaiting_customer"),
+            row.setupId === null ? sql`${paymentAttempts.setupId} is null` : eq(paymentAttempts.setupId, row.setupId),
+          ),
+        )
+        .returning({ id: paymentAttempts.id });
+      if (moved.length > 0) return { orderId: row.orderId, replaced: row.setupId };
+      // The return page and a webhook at once: the other one adopted it.
+      return (await read())?.setupId === setupId ? { orderId: row.orderId, replaced: null } : null;
+    },
+
     /** The customer's order a card setup belongs to (the sandbox's 3-D Secure page), or null. */
     async orderOfSetup(userId: string, setupId: string): Promise<string | null> {
       const [row] = await db

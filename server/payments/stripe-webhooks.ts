@@ -22,6 +22,7 @@ export function createStripeWebhooks({
   stripe,
   webhookSecret,
   payments,
+  adoptHostedSetup,
   log,
   now = systemClock,
 }: {
@@ -29,12 +30,22 @@ export function createStripeWebhooks({
   stripe: Stripe;
   webhookSecret: string;
   payments: Settlement;
+  /** The attempt named in a SetupIntent's metadata takes it (stripe-card-step.ts). */
+  adoptHostedSetup: (attemptId: string, setupId: string) => Promise<unknown>;
   log: Logger;
   now?: Clock;
 }) {
   async function apply(event: Stripe.Event) {
     switch (event.type) {
       case "setup_intent.succeeded":
+        // A SetupIntent of Stripe's hosted card page names the attempt it was made for (our
+        // metadata, in a signed event): the attempt adopts it, so a customer who never came back
+        // from the page is charged all the same. For the attempt's own setup it changes nothing.
+        if (event.data.object.metadata?.attempt_id) {
+          await adoptHostedSetup(event.data.object.metadata.attempt_id, event.data.object.id);
+        }
+        await payments.settleSetup(event.data.object.id);
+        break;
       case "setup_intent.setup_failed":
       case "setup_intent.canceled":
         await payments.settleSetup(event.data.object.id);

@@ -5,48 +5,89 @@
 // answer; other parameters are an error). It answers only the calls the portal makes; anything
 // else is a 404 in Stripe's shape, so an unplanned call fails loudly. It can also sign and send
 // webhook events the way Stripe does.
+//
+// For the browser tests it also stands in for Stripe's other origins (the tests route them here):
+// js.stripe.com's script (a fake Stripe.js, fake-stripe-js.ts), the calls Stripe.js makes to
+// api.stripe.com with the publishable key and an intent's client secret, and checkout.stripe.com's
+// hosted page of a Checkout Session in setup mode ('Paga' and 'Annulla', back to the session's
+// success_url or cancel_url). Every answer allows any origin (CORS), as Stripe's API does.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
+import { fakeStripeJsSource } from "./fake-stripe-js.ts";
 
 /** Stripe's test payment methods the tests use, and what each does. */
 const TEST_METHODS = {
   pm_card_visa: { last4: "4242", behaviour: "succeeds" },
+  pm_card_chargeDeclined: { last4: "0002", behaviour: "setup_declined" },
   pm_card_visa_chargeDeclinedInsufficientFunds: { last4: "9995", behaviour: "declined" },
   pm_card_authenticationRequiredOnSetup: { last4: "3155", behaviour: "setup_authentication" },
   pm_card_authenticationRequired: { last4: "3184", behaviour: "charge_authentication" },
 } as const;
 export type TestMethod = keyof typeof TEST_METHODS;
 
+/**
+ * Stripe's test card numbers, as the customer types them in Stripe.js or on the hosted page:
+ * 4242… paid; 0002 declined when the card is set up; 9995 declined when charged (insufficient
+ * funds); 3155 3-D Secure when the card is set up; 3184 3-D Secure on the charge.
+ */
+const TEST_CARDS: Record<string, TestMethod> = {
+  "4242424242424242": "pm_card_visa",
+  "4000000000000002": "pm_card_chargeDeclined",
+  "4000000000009995": "pm_card_visa_chargeDeclinedInsufficientFunds",
+  "4000002500003155": "pm_card_authenticationRequiredOnSetup",
+  "4000002760003184": "pm_card_authenticationRequired",
+};
+
+/** Stripe's messages for the customer (Stripe.js shows them in the page's language). */
+const MESSAGES = {
+  declinedAtSetup: "La carta è stata rifiutata.",
+  insufficientFunds: "La carta non ha fondi sufficienti.",
+  setupAuthenticationFailed: "Autenticazione non riuscita.",
+  chargeAuthenticationFailed: "Non è stato possibile autenticare il pagamento.",
+  invalidNumber: "Il numero della carta non è valido.",
+} as const;
+
 type Json = Record<string, unknown>;
 type Answer = { status: number; body: Json };
+type Credentials = { kind: "secret" } | { kind: "publishable"; clientSecret: string } | null;
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(10).toString("hex")}`;
 
-/** `a[b]=1&c[0]=x` → { a: { b: "1" }, c: ["x"] } (Stripe's form encoding, one level deep is enough here). */
+/** `a[b][c]=1&d[0]=x&e[]=y` → { a: { b: { c: "1" } }, d: ["x"], e: ["y"] } (Stripe's form encoding). */
 function parseForm(text: string): Json {
   const result: Json = {};
   for (const [key, value] of new URLSearchParams(text)) {
-    const nested = /^([^[]+)\[([^\]]*)\]$/.exec(key);
-    if (!nested) {
-      result[key] = value;
-      continue;
+    const parts = key.split("[").map((part, i) => (i === 0 ? part : part.replace(/\]$/, "")));
+    let target: Record<string, unknown> | unknown[] = result;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const slot: string | number = Array.isArray(target) ? (part === "" ? target.length : Number(part)) : part;
+      const container = target as Record<string | number, unknown>;
+      if (i === parts.length - 1) {
+        container[slot] = value;
+        break;
+      }
+      container[slot] ??= /^\d*$/.test(parts[i + 1]!) ? [] : {};
+      target = container[slot] as Record<string, unknown> | unknown[];
     }
-    const name = nested[1]!;
-    const inner = nested[2]!;
-    if (/^\d+$/.test(inner)) ((result[name] ??= []) as unknown[]).push(value);
-    else ((result[name] ??= {}) as Json)[inner] = value;
   }
   return result;
 }
 
+const html = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
 export type FakeStripe = Awaited<ReturnType<typeof startFakeStripe>>;
 
-export async function startFakeStripe() {
+export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
+  const secretKey = "sk_test_fake";
+  const publishableKey = "pk_test_fake";
   const customers = new Map<string, Json>();
   const setupIntents = new Map<string, Json & { method: TestMethod | null }>();
   const paymentIntents = new Map<string, Json & { method: TestMethod; confirmed: boolean }>();
+  const checkoutSessions = new Map<string, Json & { setupIntentData: Json }>();
   const idempotency = new Map<string, { params: string; answer: Answer }>();
   /** Every request, for assertions: method, path, idempotency key. */
   const requests: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
@@ -74,8 +115,34 @@ export async function startFakeStripe() {
     return { ...rest, payment_method: method };
   };
 
-  function route(method: string, path: string, params: Json, query: URLSearchParams): Answer {
+  /** Who calls: the portal's server (the secret key), or Stripe.js (the publishable key and a client secret). */
+  function credentials(req: IncomingMessage, params: Json, query: URLSearchParams): Credentials {
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (bearer === secretKey) return { kind: "secret" };
+    const key = params.key ?? query.get("key");
+    if (key === publishableKey) {
+      return { kind: "publishable", clientSecret: String(params.client_secret ?? query.get("client_secret") ?? "") };
+    }
+    return null;
+  }
+
+  /** What the publishable key may do: read and confirm an intent whose client secret it holds. */
+  const BROWSER_CALL = /^\/v1\/(setup_intents|payment_intents)\/([^/]+)(\/confirm|\/authenticate)?$/;
+
+  function route(method: string, path: string, params: Json, query: URLSearchParams, auth: Credentials): Answer {
     let match: RegExpExecArray | null;
+    if (!auth) return error(401, "invalid_request_error", "Invalid API Key provided.");
+    if (auth.kind === "publishable") {
+      match = BROWSER_CALL.exec(path);
+      const intent = match && (match[1] === "setup_intents" ? setupIntents : paymentIntents).get(match[2]!);
+      const browserCall = match && (method === "GET" ? !match[3] : method === "POST" && match[3] !== undefined);
+      if (!browserCall) return error(403, "invalid_request_error", "This API call cannot be made with a publishable API key.");
+      if (!intent || intent.client_secret !== auth.clientSecret)
+        return error(404, "invalid_request_error", `No such ${match![1]!.slice(0, -1)}`, { code: "resource_missing" });
+    } else if (path.endsWith("/authenticate")) {
+      // The bank's authentication page answers the customer, never the merchant.
+      return error(404, "invalid_request_error", `Unrecognized request URL (${method}: ${path})`);
+    }
     if (method === "POST" && path === "/v1/customers") {
       const customer = {
         id: newId("cus"),
@@ -106,7 +173,7 @@ export async function startFakeStripe() {
       setupIntents.set(id, intent);
       return { status: 200, body: setupView(intent, false) };
     }
-    if ((match = /^\/v1\/setup_intents\/([^/]+)(\/confirm|\/cancel)?$/.exec(path))) {
+    if ((match = /^\/v1\/setup_intents\/([^/]+)(\/confirm|\/cancel|\/authenticate)?$/.exec(path))) {
       const intent = setupIntents.get(match[1]!);
       if (!intent) return error(404, "invalid_request_error", "No such setup_intent", { code: "resource_missing" });
       const expanded = [...query].some(([name, value]) => /^expand\[\d*\]$/.test(name) && value === "payment_method");
@@ -119,8 +186,38 @@ export async function startFakeStripe() {
       if (match[2] === "/confirm") {
         const pm = String(params.payment_method) as TestMethod;
         if (!(pm in TEST_METHODS)) return error(400, "invalid_request_error", "No such PaymentMethod");
+        if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation")
+          return error(400, "invalid_request_error", `This SetupIntent's status is ${String(intent.status)}`, {
+            code: "setup_intent_unexpected_state",
+          });
+        if (TEST_METHODS[pm].behaviour === "setup_declined") {
+          intent.method = null;
+          intent.status = "requires_payment_method";
+          intent.last_setup_error = { type: "card_error", code: "card_declined", message: MESSAGES.declinedAtSetup };
+          return error(402, "card_error", MESSAGES.declinedAtSetup, {
+            code: "card_declined",
+            decline_code: "generic_decline",
+            setup_intent: setupView(intent, false),
+          });
+        }
         intent.method = pm;
+        intent.last_setup_error = null;
         intent.status = TEST_METHODS[pm].behaviour === "setup_authentication" ? "requires_action" : "succeeded";
+        return { status: 200, body: setupView(intent, false) };
+      }
+      if (match[2] === "/authenticate" && method === "POST") {
+        // The bank's 3-D Secure page of the card step (Stripe.js shows it in a frame).
+        if (intent.status !== "requires_action") return error(400, "invalid_request_error", "This SetupIntent waits for nothing");
+        if (params.result === "approve") intent.status = "succeeded";
+        else {
+          intent.method = null;
+          intent.status = "requires_payment_method";
+          intent.last_setup_error = {
+            type: "card_error",
+            code: "setup_intent_authentication_failure",
+            message: MESSAGES.setupAuthenticationFailed,
+          };
+        }
         return { status: 200, body: setupView(intent, false) };
       }
     }
@@ -147,10 +244,27 @@ export async function startFakeStripe() {
       paymentIntents.set(id, intent);
       return { status: 200, body: paymentView(intent) };
     }
-    if ((match = /^\/v1\/payment_intents\/([^/]+)(\/confirm)?$/.exec(path))) {
+    if ((match = /^\/v1\/payment_intents\/([^/]+)(\/confirm|\/authenticate)?$/.exec(path))) {
       const intent = paymentIntents.get(match[1]!);
       if (!intent) return error(404, "invalid_request_error", "No such payment_intent", { code: "resource_missing" });
       if (method === "GET") return { status: 200, body: paymentView(intent) };
+      if (match[2] === "/authenticate") {
+        // The bank's 3-D Secure page of a charge (Stripe.js's handleNextAction shows it).
+        if (intent.status !== "requires_action")
+          return error(400, "invalid_request_error", "This PaymentIntent waits for nothing");
+        if (params.result === "approve") {
+          intent.status = "succeeded";
+          succeededCharges.push(String(intent.id));
+        } else {
+          intent.status = "requires_payment_method";
+          intent.last_payment_error = {
+            type: "card_error",
+            code: "payment_intent_authentication_failure",
+            message: MESSAGES.chargeAuthenticationFailed,
+          };
+        }
+        return { status: 200, body: paymentView(intent) };
+      }
       if (intent.status === "succeeded")
         return error(400, "invalid_request_error", "This PaymentIntent has already succeeded", {
           code: "payment_intent_unexpected_state",
@@ -162,9 +276,9 @@ export async function startFakeStripe() {
           type: "card_error",
           code: "card_declined",
           decline_code: "insufficient_funds",
-          message: "La carta non ha fondi sufficienti.",
+          message: MESSAGES.insufficientFunds,
         };
-        return error(402, "card_error", "La carta non ha fondi sufficienti.", {
+        return error(402, "card_error", MESSAGES.insufficientFunds, {
           code: "card_declined",
           decline_code: "insufficient_funds",
           payment_intent: paymentView(intent),
@@ -190,7 +304,92 @@ export async function startFakeStripe() {
       succeededCharges.push(String(intent.id));
       return { status: 200, body: paymentView(intent) };
     }
+    if (method === "POST" && path === "/v1/checkout/sessions") {
+      if (params.mode !== "setup") return error(400, "invalid_request_error", "The fake answers only sessions in setup mode");
+      if (!customers.has(String(params.customer))) return error(400, "invalid_request_error", "No such customer");
+      if (typeof params.success_url !== "string" || typeof params.cancel_url !== "string")
+        return error(400, "invalid_request_error", "Missing success_url or cancel_url");
+      const id = newId("cs_test");
+      const session = {
+        id,
+        object: "checkout.session",
+        mode: "setup",
+        status: "open",
+        currency: params.currency,
+        customer: params.customer,
+        locale: params.locale ?? null,
+        success_url: params.success_url,
+        cancel_url: params.cancel_url,
+        url: `https://checkout.stripe.com/c/pay/${id}`,
+        setup_intent: null as string | null,
+        metadata: params.metadata ?? {},
+        setupIntentData: (params.setup_intent_data ?? {}) as Json,
+      };
+      checkoutSessions.set(id, session);
+      return { status: 200, body: sessionView(session, false) };
+    }
+    if ((match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path)) && method === "GET") {
+      const session = checkoutSessions.get(match[1]!);
+      if (!session) return error(404, "invalid_request_error", "No such checkout.session", { code: "resource_missing" });
+      const expanded = [...query].some(([name, value]) => /^expand\[\d*\]$/.test(name) && value === "setup_intent");
+      return { status: 200, body: sessionView(session, expanded) };
+    }
     return error(404, "invalid_request_error", `Unrecognized request URL (${method}: ${path})`);
+  }
+
+  function sessionView(session: Json & { setupIntentData: Json }, expand: boolean): Json {
+    const { setupIntentData: _data, ...rest } = session;
+    const intent = typeof session.setup_intent === "string" ? setupIntents.get(session.setup_intent) : undefined;
+    return {
+      ...rest,
+      url: session.status === "open" ? session.url : null,
+      setup_intent: expand && intent ? setupView(intent, false) : session.setup_intent,
+    };
+  }
+
+  /** checkout.stripe.com's page of a session: the card, 'Paga' and 'Annulla'. */
+  function hostedPage(id: string, problem: string | null = null): { status: number; html: string } {
+    const session = checkoutSessions.get(id);
+    const body =
+      session?.status !== "open"
+        ? `<h1>Sessione non disponibile</h1><p>Questa pagina di pagamento è scaduta o è già stata usata.</p>`
+        : `<h1>Novalex Editore</h1>
+<p>Pagina di pagamento di Stripe (di prova): la carta viene salvata per l'addebito dell'ordine.</p>
+${problem ? `<p role="alert">${html(problem)}</p>` : ""}
+<form method="post" action="/c/pay/${html(id)}">
+<p><label for="card">Numero carta</label> <input id="card" name="card" inputmode="numeric" autocomplete="cc-number" value="4242 4242 4242 4242"></p>
+<p><button type="submit" name="action" value="pay">Paga</button> <button type="submit" name="action" value="cancel">Annulla</button></p>
+</form>`;
+    return {
+      status: session ? 200 : 404,
+      html: `<!doctype html><html lang="it"><head><meta charset="utf-8"><title>Pagamento · Stripe (prova)</title></head><body><main>${body}</main></body></html>`,
+    };
+  }
+
+  /** The customer's choice on the hosted page: where the browser goes next, or the page again. */
+  function payHostedPage(id: string, form: Json): { location: string } | { status: number; html: string } {
+    const session = checkoutSessions.get(id);
+    if (session?.status !== "open") return hostedPage(id);
+    if (form.action === "cancel") return { location: String(session.cancel_url) };
+    const method = TEST_CARDS[String(form.card ?? "").replace(/\D/g, "")];
+    if (!method) return { ...hostedPage(id, MESSAGES.invalidNumber), status: 402 };
+    if (TEST_METHODS[method].behaviour === "setup_declined") return { ...hostedPage(id, MESSAGES.declinedAtSetup), status: 402 };
+    // The session's own SetupIntent, confirmed by the page (its 3-D Secure passes).
+    const setupId = newId("seti");
+    setupIntents.set(setupId, {
+      id: setupId,
+      object: "setup_intent",
+      status: "succeeded",
+      client_secret: `${setupId}_secret_${randomBytes(6).toString("hex")}`,
+      customer: session.customer,
+      usage: "off_session",
+      metadata: session.setupIntentData.metadata ?? {},
+      last_setup_error: null,
+      method,
+    });
+    session.status = "complete";
+    session.setup_intent = setupId;
+    return { location: String(session.success_url).replace("{CHECKOUT_SESSION_ID}", id) };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -200,6 +399,31 @@ export async function startFakeStripe() {
     const text = Buffer.concat(chunks).toString();
     const key = req.headers["idempotency-key"] as string | undefined;
     requests.push({ method: req.method ?? "", path: url.pathname, idempotencyKey: key });
+    const cors = { "access-control-allow-origin": "*" };
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        ...cors,
+        "access-control-allow-methods": "GET, POST",
+        "access-control-allow-headers": "content-type",
+      });
+      res.end();
+      return;
+    }
+    // js.stripe.com: the fake Stripe.js, whatever the release train in the address.
+    if (req.method === "GET" && /^\/[a-z0-9]+\/stripe\.js$/.test(url.pathname)) {
+      res.writeHead(200, { ...cors, "content-type": "text/javascript; charset=utf-8" });
+      res.end(fakeStripeJsSource(TEST_CARDS));
+      return;
+    }
+    // checkout.stripe.com: a session's hosted page.
+    const page = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
+    if (page) {
+      const next = req.method === "POST" ? payHostedPage(page[1]!, parseForm(text)) : hostedPage(page[1]!);
+      if ("location" in next) res.writeHead(303, { location: next.location });
+      else res.writeHead(next.status, { "content-type": "text/html; charset=utf-8" });
+      res.end("location" in next ? "" : next.html);
+      return;
+    }
     let answer: Answer;
     if (failing.count > 0 && failing.path.test(url.pathname)) {
       failing.count--;
@@ -215,11 +439,12 @@ export async function startFakeStripe() {
               "Keys for idempotent requests can only be used with the same parameters they were first used with.",
             );
     } else {
-      answer = route(req.method ?? "GET", url.pathname, parseForm(text), url.searchParams);
+      const params = parseForm(text);
+      answer = route(req.method ?? "GET", url.pathname, params, url.searchParams, credentials(req, params, url.searchParams));
       if (req.method === "POST" && key && answer.status < 500)
         idempotency.set(key, { params: `${url.pathname}?${text}`, answer });
     }
-    res.writeHead(answer.status, { "content-type": "application/json", "request-id": newId("req") });
+    res.writeHead(answer.status, { ...cors, "content-type": "application/json", "request-id": newId("req") });
     res.end(JSON.stringify(answer.body));
   }
 
@@ -229,17 +454,18 @@ export async function startFakeStripe() {
       res.end(String(err));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const address = server.address() as AddressInfo;
 
   return {
-    apiBase: `http://127.0.0.1:${port}`,
-    secretKey: "sk_test_fake",
-    publishableKey: "pk_test_fake",
+    apiBase: `http://127.0.0.1:${address.port}`,
+    secretKey,
+    publishableKey,
     webhookSecret: "whsec_fake_0123456789",
     requests,
     succeededCharges,
     setupIntent: (id: string) => setupIntents.get(id),
+    checkoutSession: (id: string) => checkoutSessions.get(id),
     paymentIntent: (id: string) => paymentIntents.get(id),
     /** The next `count` calls to a matching path answer 500 (Stripe's side failing), doing nothing. */
     failNextCalls(count: number, path = /./) {
@@ -284,6 +510,11 @@ export async function startFakeStripe() {
       });
       return { id, payload, signature };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The portal's SDK keeps its connections open.
+        server.closeAllConnections();
+      }),
   };
 }

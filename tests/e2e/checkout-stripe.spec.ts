@@ -1,0 +1,29 @@
+// The checkout with Stripe configured, with and without JavaScript (the stripe-js and stripe-no-js
+// projects): axe on the page, its card panel as each browser gets it. The card step itself:
+// checkout-stripe.js.spec.ts (Stripe.js) and checkout-stripe.nojs.spec.ts (the hosted page).
+import { expect, test } from "@playwright/test";
+import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages.ts";
+import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
+import { openEduCheckout, routeStripeToFake } from "./stripe-support";
+import { expectAccessible } from "./support";
+
+giveEachTestItsOwnAddress();
+
+test("the checkout page with Stripe is accessible, its card panel Stripe's widget or its hosted page", async ({
+  page,
+  context,
+}) => {
+  await routeStripeToFake(context);
+  await registerAndSignIn(page, newEmail("stripe-axe"));
+  await completeFirstAccess(page, "Studente");
+  await openEduCheckout(page);
+  if (test.info().project.use.javaScriptEnabled === false) {
+    await expect(page.getByText(M.cardOnStripePage)).toBeVisible();
+    // No card field of the portal's own: the card is typed on Stripe's page.
+    await expect(page.locator("input[autocomplete='cc-number']")).toHaveCount(0);
+  } else {
+    await expect(page.getByLabel("Numero carta")).toBeVisible();
+    await expect(page.getByText(M.cardOnStripePage)).toHaveCount(0);
+  }
+  await expectAccessible(page);
+});
