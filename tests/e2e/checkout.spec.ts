@@ -23,6 +23,8 @@ async function openEduCheckout(page: Page) {
   await page.getByRole("button", { name: "Acquista ora" }).first().click();
   await expect(page).toHaveURL(/\/checkout\/[0-9a-f-]{36}\/$/);
   await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
+  // With JavaScript, the boxes are ticked once the page's scripts have run.
+  await page.waitForLoadState("networkidle");
 }
 
 async function fillCard(page: Page, number: string) {
