@@ -98,8 +98,38 @@ test("the validation messages come in the spec's order, in the dialog 'Errore'",
   await page.getByLabel("Codice Fiscale").fill("RSSMRA85T10A562T");
   await complete(page);
   await expect(errorDialog(page)).toContainText("Il Codice Fiscale non è valido");
+  await page.getByLabel("Codice Fiscale").fill("");
+  await complete(page);
+  await expect(errorDialog(page)).toContainText("Manca il Codice Fiscale");
+
+  // A company's invoice, then its address, in §5's order; the card comes after them.
+  const billing = page.getByRole("group", { name: "Fatturazione" });
+  await billing.getByLabel("Azienda o professionista").check();
+  const billingSteps: [() => Promise<void>, string][] = [
+    [async () => {}, "Manca la Ragione Sociale"],
+    [() => billing.getByLabel("Ragione Sociale").fill("Studio Legale Bianchi"), "Manca la Partita IVA"],
+    [() => billing.getByLabel("Partita IVA").fill("12345678903"), "La Partita IVA non è valida"],
+    [() => billing.getByLabel("Partita IVA").fill("06363391001"), "Manca il Codice Univoco SDI"],
+    [() => billing.getByLabel("Codice Univoco SDI").fill("M5UXCR"), "Il Codice Univoco SDI non è valido"],
+    [() => billing.getByLabel("Codice Univoco SDI").fill("M5UXCR1"), "Manca il Nome nell indirizzo di fatturazione"],
+    [() => billing.getByLabel("Nome", { exact: true }).fill("Lucia"), "Manca il Cognome nell indirizzo di fatturazione"],
+    [() => billing.getByLabel("Cognome", { exact: true }).fill("Bianchi"), "Manca l Indirizzo nell indirizzo di fatturazione"],
+    [
+      () => billing.getByLabel("Indirizzo (via e numero civico)").fill("Via Roma 1"),
+      "Manca il CAP nell indirizzo di fatturazione",
+    ],
+    [() => billing.getByLabel("CAP").fill("00184"), "Manca la Città nell indirizzo di fatturazione"],
+    [() => billing.getByLabel("Città").fill("Roma"), "Manca la Provincia nell indirizzo di fatturazione"],
+    [() => billing.getByLabel("Provincia (sigla)").fill("XX"), "La provincia non è valida"],
+    [() => billing.getByLabel("Provincia (sigla)").fill("RM"), "Manca il titolare della carta"],
+  ];
+  for (const [step, message] of billingSteps) {
+    await step();
+    await complete(page);
+    await expect(errorDialog(page)).toContainText(message);
+  }
+
   // Another method than the card cannot complete a purchase.
-  await page.getByLabel("Voglio la fattura").uncheck();
   await page.getByRole("radio", { name: "Bonifico bancario" }).check();
   await complete(page);
   await expect(errorDialog(page)).toContainText("Modalità di pagamento non supportata");

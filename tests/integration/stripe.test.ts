@@ -9,6 +9,7 @@ import { gatewayEvents, orders, paymentCustomers, payments } from "../../server/
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
+import { createStripeGateway, stripeClient } from "../../server/payments/stripe-gateway.ts";
 import { startPortal, type Portal } from "../support/http-app.ts";
 
 let database: TestDatabase;
@@ -131,6 +132,45 @@ describe("the Stripe gateway", () => {
     expect(await portal.services.payments.check(userId, orderId)).toEqual({ state: "paid" });
     expect(chargesOf(orderId)).toHaveLength(1);
     expect(await paymentRows(orderId)).toBe(1);
+  });
+});
+
+describe("an off-session charge of a saved card (the subscription's months after the first)", () => {
+  /** The port itself, on the same stand-in: what the subscription's charges will call. */
+  const gateway = () => createStripeGateway(database.db, stripeClient({ secretKey: stripe.secretKey, apiBase: stripe.apiBase }));
+
+  it("charges the card set up at checkout without the customer, once per key", async () => {
+    const { setupId } = await startedPayment();
+    stripe.confirmSetup(setupId, "pm_card_visa");
+    const input = { setupId, amountCents: 450, description: "EDU, mese 2", idempotencyKey: `test:${setupId}:2`, metadata: {} };
+    const { id } = await gateway().createCharge(input);
+    expect((await gateway().createCharge(input)).id).toBe(id);
+    const charged = await gateway().confirmCharge(id, { offSession: true, idempotencyKey: `test:${setupId}:2:confirm` });
+    expect(charged).toMatchObject({ id, status: "succeeded", amountCents: 450 });
+    // The same confirmation again is Stripe's replay of the first answer: no second charge.
+    expect(await gateway().confirmCharge(id, { offSession: true, idempotencyKey: `test:${setupId}:2:confirm` })).toMatchObject({
+      status: "succeeded",
+    });
+    expect(stripe.succeededCharges.filter((charge) => charge === id)).toHaveLength(1);
+    expect(stripe.requests.find((r) => r.path === `/v1/payment_intents/${id}/confirm`)?.idempotencyKey).toBe(
+      `test:${setupId}:2:confirm`,
+    );
+  });
+
+  it("fails, with the bank's message, when the bank wants the customer to authenticate", async () => {
+    const { setupId } = await startedPayment();
+    stripe.confirmSetup(setupId, "pm_card_authenticationRequired");
+    const { id } = await gateway().createCharge({
+      setupId,
+      amountCents: 450,
+      description: "EDU",
+      idempotencyKey: `test:${setupId}`,
+      metadata: {},
+    });
+    expect(await gateway().confirmCharge(id, { offSession: true, idempotencyKey: `test:${setupId}:confirm` })).toMatchObject({
+      status: "failed",
+      errorMessage: "Serve l'autenticazione della carta.",
+    });
   });
 });
 
