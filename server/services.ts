@@ -144,6 +144,8 @@ export async function createServices({ config, database, log, now = systemClock 
     stripeWebhooks,
     /** The customer's side of Stripe's card step (Stripe.js's key and secret, the hosted page); null without Stripe. */
     stripeCardStep,
+    /** The services' clock: what a page compares with (a card's expiry) is the same time the services write. */
+    clock: now,
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },
     /** Stops the background work of the services (before the database closes). */

@@ -130,7 +130,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
   async function pay() {
     const { payments, sandbox, stripeCardStep } = services;
-    const now = new Date();
+    const now = services.clock();
     // With JavaScript, Stripe's card widget is in the page, and the page tells where it stands.
     const widget = stripeCardStep && form.get("card_step") === "elements" ? form.get("card_state") : null;
     const refuseWith = (reply: FormReply<string>, status = 400) => {

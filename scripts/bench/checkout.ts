@@ -26,7 +26,8 @@ const FORM = {
   paymenthub: "card",
   cc_name: "Bench Mark",
   cc_number: "4242 4242 4242 4242",
-  cc_exp: "12/34",
+  // Two years on: good on whatever day the bench runs.
+  cc_exp: `12/${String((new Date().getUTCFullYear() + 2) % 100).padStart(2, "0")}`,
   cc_csc: "123",
 };
 

@@ -6,6 +6,7 @@
 // handleNextAction; the widget's messages when Stripe.js is late or does not load; public pages
 // that never ask for Stripe; the checkout's JavaScript within its budget.
 import { gzipSync } from "node:zlib";
+import { futureExpiry } from "../support/cards.ts";
 import { expect, test, type Page } from "@playwright/test";
 import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
@@ -37,7 +38,7 @@ const widgetShown = (page: Page) => expect(page.getByLabel("Numero carta")).toBe
 /** Types a card in Stripe's Payment Element (its fields, once it is ready). */
 async function typeCard(page: Page, number: string) {
   await page.getByLabel("Numero carta").fill(number);
-  await page.getByLabel("Data di scadenza").fill("12 / 34");
+  await page.getByLabel("Data di scadenza").fill(futureExpiry(" / "));
   await page.getByLabel("Codice di sicurezza").fill("123");
 }
 

@@ -3,6 +3,7 @@
 // validation messages in the spec's order; a discount code; the bank transfer panel; a paper
 // book asking for shipping. axe on each page.
 import { expect, test, type Page } from "@playwright/test";
+import { futureExpiry } from "../support/cards.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
 import { euro, expectAccessible } from "./support";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
@@ -31,7 +32,7 @@ async function fillCard(page: Page, number: string) {
   const form = page.locator("form#checkout");
   await form.getByLabel("Titolare della carta").fill("Lucia Bianchi");
   await form.getByLabel("Numero della carta").fill(number);
-  await form.getByLabel("Scadenza (MM/AA)").fill("12/34");
+  await form.getByLabel("Scadenza (MM/AA)").fill(futureExpiry());
   await form.getByLabel("Codice di sicurezza (CVC)").fill("123");
 }
 

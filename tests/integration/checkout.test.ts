@@ -2,6 +2,7 @@
 // its validation in the spec's order, the sandbox's card step and 3-D Secure page, the return,
 // discount codes, and who may see an order.
 import { eq, like } from "drizzle-orm";
+import { futureExpiry } from "../support/cards.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as checkoutRoute from "../../app/routes/checkout";
 import * as createCheckoutRoute from "../../app/routes/create-checkout";
@@ -73,7 +74,7 @@ const GOOD_FORM = {
   paymenthub: "card",
   cc_name: "Maria Rossi",
   cc_number: "4242 4242 4242 4242",
-  cc_exp: "12/34",
+  cc_exp: futureExpiry(),
   cc_csc: "123",
 };
 
@@ -282,7 +283,7 @@ describe("/checkout/:order", () => {
     const again = await thrownResponse(
       pay(
         orderId,
-        { cc_name: "Maria Rossi", cc_number: "4000 0025 0000 3155", cc_exp: "12/34", cc_csc: "123" },
+        { cc_name: "Maria Rossi", cc_number: "4000 0025 0000 3155", cc_exp: futureExpiry(), cc_csc: "123" },
         cookie,
       ) as Promise<unknown>,
     );
