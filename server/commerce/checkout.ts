@@ -93,22 +93,6 @@ async function linesOf(db: Queryable, orderId: string): Promise<Line[]> {
     .where(eq(orderItems.orderId, orderId));
 }
 
-/** The coupon terms of an order's applied code, or null. */
-export async function couponOf(db: Queryable, couponId: string | null): Promise<(CouponTerms & { id: string }) | null> {
-  if (couponId === null) return null;
-  const [row] = await db
-    .select({
-      id: coupons.id,
-      kind: coupons.kind,
-      percentOff: coupons.percentOff,
-      amountOffCents: coupons.amountOffCents,
-      productId: coupons.productId,
-    })
-    .from(coupons)
-    .where(eq(coupons.id, couponId));
-  return row ?? null;
-}
-
 /**
  * Whether a coupon may be used now by this customer on these lines: within its window and its
  * caps (in all, and per customer), on its product, and leaving something to pay.

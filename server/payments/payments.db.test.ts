@@ -3,7 +3,8 @@
 import { and, count, eq, like as sqlLike } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { createCheckout, type CheckoutDetails } from "../commerce/checkout.ts";
+import { createCheckout } from "../commerce/checkout.ts";
+import { checkoutDetails } from "../../tests/support/checkout.ts";
 import { openDatabase, type DatabaseHandle } from "../db/client.ts";
 import {
   couponRedemptions,
@@ -95,15 +96,7 @@ async function newUser(): Promise<string> {
   return row!.id;
 }
 
-const details = (overrides: Partial<CheckoutDetails> = {}): CheckoutDetails => ({
-  customer: { firstname: "Maria", lastname: "Rossi", email: "maria.rossi@example.it" },
-  shipment: null,
-  shipmentSave: false,
-  billing: null,
-  billingSave: false,
-  paymentHub: "card",
-  ...overrides,
-});
+const details = checkoutDetails;
 
 async function openOrder(userId: string, code = ebook.sku) {
   const opened = await services.checkout.open(userId, code);

@@ -22,7 +22,7 @@ import {
   users,
   type PaymentAttemptStatus,
 } from "../db/schema.ts";
-import { couponOf, couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
+import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
 import { newPaymentCode } from "../commerce/order-code.ts";
 import { totalsOf } from "../commerce/totals.ts";
 import { extendEdu, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
@@ -393,11 +393,8 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         .from(orderItems)
         .where(eq(orderItems.orderId, orderId));
       const at = now();
-      let coupon = await couponOf(db, order.couponId);
-      if (coupon) {
-        const [row] = await db.select().from(coupons).where(eq(coupons.id, coupon.id));
-        if (!row || !(await couponUsable(db, row, { userId, lines, now: at }))) coupon = null;
-      }
+      const [applied] = order.couponId ? await db.select().from(coupons).where(eq(coupons.id, order.couponId)) : [];
+      const coupon = applied && (await couponUsable(db, applied, { userId, lines, now: at })) ? applied : null;
       const totals = totalsOf(lines, coupon);
       if (order.couponId && !coupon) {
         await db

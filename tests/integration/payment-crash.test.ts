@@ -17,6 +17,7 @@ import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
 import { createPayments } from "../../server/payments/service.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { checkoutDetails } from "../support/checkout.ts";
 import { testConfig } from "../support/config.ts";
 
 /** Where the other process finds the database: PostgreSQL's URL, or a PGlite folder on disk. */
@@ -82,14 +83,7 @@ async function cardReadyToCharge(): Promise<{ orderId: string; setupId: string }
       .returning({ id: users.id });
     const opened = await checkout.open(user!.id, "abbonamentoedu");
     if (!opened.ok) throw new Error(opened.reason);
-    const started = await pay.start(user!.id, opened.orderId, {
-      customer: { firstname: "Maria", lastname: "Rossi", email: "maria@example.it" },
-      shipment: null,
-      shipmentSave: false,
-      billing: null,
-      billingSave: false,
-      paymentHub: "card",
-    });
+    const started = await pay.start(user!.id, opened.orderId, checkoutDetails());
     if (!started.ok) throw new Error(started.reason);
     await sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
     return { orderId: opened.orderId, setupId: started.setupId };

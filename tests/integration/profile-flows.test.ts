@@ -1,6 +1,7 @@
 // First access, 'Il mio account', preferences and account deletion, through the routes' loaders
 // and actions as React Router calls them: plain GET and form POST requests with a session cookie.
 import { randomBytes } from "node:crypto";
+import { checkoutDetails } from "../support/checkout.ts";
 import { eq, sql, type SQL } from "drizzle-orm";
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -653,14 +654,15 @@ describe("account deletion", () => {
       province: "RM",
       country: "IT" as const,
     };
-    const started = await services.payments.start(user.id, opened.orderId, {
-      customer: { firstname: "Maria", lastname: "Rossi", email },
-      shipment: null,
-      shipmentSave: false,
-      billing: { isCompany: false, ssn: "RSSMRA85T10A562S", pec: email, addressAsShipment: false, address },
-      billingSave: true,
-      paymentHub: "card",
-    });
+    const started = await services.payments.start(
+      user.id,
+      opened.orderId,
+      checkoutDetails({
+        customer: { firstname: "Maria", lastname: "Rossi", email },
+        billing: { isCompany: false, ssn: "RSSMRA85T10A562S", pec: email, addressAsShipment: false, address },
+        billingSave: true,
+      }),
+    );
     if (!started.ok) throw new Error(started.reason);
     await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
     expect(await services.payments.settleSetup(started.setupId)).toEqual({ state: "paid" });

@@ -4,8 +4,8 @@
 // failures, and webhooks (signed by the SDK's test helper) applied once whatever their order.
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import { gatewayEvents, orders, paymentCustomers, payments } from "../../server/db/schema.ts";
+import { checkoutDetails } from "../support/checkout.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
@@ -32,14 +32,7 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-const details: CheckoutDetails = {
-  customer: { firstname: "Maria", lastname: "Rossi", email: "maria.rossi@example.it" },
-  shipment: null,
-  shipmentSave: false,
-  billing: null,
-  billingSave: false,
-  paymentHub: "card",
-};
+const details = checkoutDetails();
 
 /** A customer's EDU order with its card setup started at Stripe. */
 async function startedPayment() {
