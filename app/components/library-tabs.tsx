@@ -1,5 +1,5 @@
-import { Link } from "react-router";
 import { LIBRARY_FILTERS, filterHref, type LibraryFilter } from "../lib/library-filter";
+import { TabLinks } from "./tab-links";
 
 /**
  * The filter tabs over the customer's products: links to ?filtro=..., so they work without
@@ -18,31 +18,15 @@ export function LibraryTabs({
   anchor?: string;
 }) {
   return (
-    <nav aria-label="Filtra i tuoi prodotti">
-      <ul className="flex flex-wrap gap-x-1 border-b border-line">
-        {LIBRARY_FILTERS.map((filter) => {
-          const active = filter.id === current;
-          return (
-            <li key={filter.id}>
-              <Link
-                to={`${filterHref(basePath, filter.id)}${anchor ? `#${anchor}` : ""}`}
-                preventScrollReset
-                aria-current={active ? "page" : undefined}
-                className={`-mb-px inline-flex items-center gap-2 border-b-2 px-3 py-2 text-sm font-semibold ${
-                  active ? "border-accent text-brand" : "border-transparent text-muted hover:border-line hover:text-brand"
-                }`}
-              >
-                {filter.label}
-                <span
-                  className={`rounded-full px-2 py-0.5 text-xs ${active ? "bg-accent text-white" : "bg-brand-light text-brand"}`}
-                >
-                  {counts[filter.id]}
-                </span>
-              </Link>
-            </li>
-          );
-        })}
-      </ul>
-    </nav>
+    <TabLinks
+      label="Filtra i tuoi prodotti"
+      current={current}
+      tabs={LIBRARY_FILTERS.map((filter) => ({
+        id: filter.id,
+        label: filter.label,
+        href: `${filterHref(basePath, filter.id)}${anchor ? `#${anchor}` : ""}`,
+        count: counts[filter.id],
+      }))}
+    />
   );
 }

@@ -10,6 +10,7 @@ import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatDate, formatEuro } from "../../shared/format.ts";
 import { PaymentMethod } from "../components/payment-method";
 import { PurchaseCard } from "../components/purchase-card";
+import { TabLinks } from "../components/tab-links";
 import { requireUser } from "../lib/auth.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { myProductsHref, readLocation, type PurchaseTab } from "../lib/my-products";
@@ -55,32 +56,17 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
         <h2 id="i-miei-prodotti" className="section-title">
           {M.productsTitle}
         </h2>
-        <nav aria-label="Stato dei prodotti" className="mt-4">
-          <ul className="flex flex-wrap gap-x-1 border-b border-line">
-            {TABS.map((t) => {
-              const selected = t.id === tab;
-              return (
-                <li key={t.id}>
-                  <Link
-                    to={`${myProductsHref({ tab: t.id, page: history.page })}#i-miei-prodotti`}
-                    preventScrollReset
-                    aria-current={selected ? "page" : undefined}
-                    className={`-mb-px inline-flex items-center gap-2 border-b-2 px-3 py-2 text-sm font-semibold ${
-                      selected ? "border-accent text-brand" : "border-transparent text-muted hover:border-line hover:text-brand"
-                    }`}
-                  >
-                    {t.label}
-                    <span
-                      className={`rounded-full px-2 py-0.5 text-xs ${selected ? "bg-accent text-white" : "bg-brand-light text-brand"}`}
-                    >
-                      {counts[t.id]}
-                    </span>
-                  </Link>
-                </li>
-              );
-            })}
-          </ul>
-        </nav>
+        <TabLinks
+          label="Stato dei prodotti"
+          className="mt-4"
+          current={tab}
+          tabs={TABS.map((t) => ({
+            id: t.id,
+            label: t.label,
+            href: `${myProductsHref({ tab: t.id, page: history.page })}#i-miei-prodotti`,
+            count: counts[t.id],
+          }))}
+        />
         {cards.length > 0 ? (
           <ul aria-label={`Prodotti ${current.label.toLowerCase()}`} className="mt-6 grid gap-6 md:grid-cols-2 xl:grid-cols-3">
             {cards.map((card) => (
