@@ -11,6 +11,7 @@ import { prepareDatabase } from "./db/prepare.ts";
 import { createHttpApp } from "./http/app.ts";
 import { createLogger } from "./logger.ts";
 import { createServices } from "./services.ts";
+import { createShiftableClock } from "./lib/clock.ts";
 import { listenWithGracefulShutdown } from "./http/shutdown.ts";
 
 const dev = process.argv.includes("--dev");
@@ -25,7 +26,11 @@ async function main() {
     config.database.url ? { url: config.database.url, poolMax: config.database.poolMax } : { dataDir: config.database.pgliteDir },
   );
   await prepareDatabase(database, config, log);
-  const services = await createServices({ config, database, log });
+  // Outside production the clock can be moved forward (/dev/orologio) to see renewals happen.
+  const devClock = config.isProduction ? null : createShiftableClock(path.join(config.dataDir, "clock-offset.json"));
+  if (devClock?.offsetMs())
+    log.warn({ offsetMs: devClock.offsetMs() }, "the clock runs ahead of the system's (moved at /dev/orologio)");
+  const services = await createServices({ config, database, log, devClock, startBackgroundWork: true });
 
   let build: ServerBuild | (() => Promise<ServerBuild>);
   let devMiddleware;
@@ -57,7 +62,7 @@ async function main() {
       ),
     onClose: async () => {
       await closeDevServer();
-      services.close();
+      await services.close();
       await database.close();
     },
   });

@@ -20,7 +20,7 @@ import { createIdentityProvider } from "./identity/provider.ts";
 import { createRelyingParty } from "./identity/relying-party.ts";
 import { createIdentityService } from "./identity/service.ts";
 import { createSocialLogin } from "./identity/social-login.ts";
-import { systemClock, type Clock } from "./lib/clock.ts";
+import { systemClock, type Clock, type ShiftableClock } from "./lib/clock.ts";
 import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
 import { createActivation } from "./library/activation.ts";
@@ -28,6 +28,8 @@ import { createLibraryDashboard } from "./library/dashboard.ts";
 import { createReading } from "./library/reading.ts";
 import { createPurchases } from "./commerce/purchases.ts";
 import { createCheckout } from "./commerce/checkout.ts";
+import { createSubscriptions } from "./commerce/subscriptions.ts";
+import { createJobRunner } from "./jobs/runner.ts";
 import { createMailService } from "./mail/service.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
@@ -42,12 +44,28 @@ export type ServiceOptions = {
   log: Logger;
   /** Every time a service writes or compares comes from here (tests fix it). */
   now?: Clock;
+  /**
+   * Whether this instance runs the job runner on a timer (the server does; tests and one-off
+   * commands call `jobs.runDue()` themselves).
+   */
+  startBackgroundWork?: boolean;
+  /** Development only: a clock moved forward from /dev/orologio (its `now` is then the services' clock). */
+  devClock?: ShiftableClock | null;
 };
 
 /** How often each instance looks for payments left unsettled. */
 const PAYMENT_RECONCILE_INTERVAL_MS = 60_000;
+/** How often each instance runs the background jobs that are due (the subscription's charges, its mails). */
+const JOB_RUNNER_INTERVAL_MS = 60_000;
 
-export async function createServices({ config, database, log, now = systemClock }: ServiceOptions) {
+export async function createServices({
+  config,
+  database,
+  log,
+  devClock = null,
+  now = devClock?.now ?? systemClock,
+  startBackgroundWork = false,
+}: ServiceOptions) {
   const { db } = database;
   const accounts = createAccountsService(db, now);
   const sessions = createSessionStore(db, now);
@@ -88,6 +106,9 @@ export async function createServices({ config, database, log, now = systemClock 
           now,
         })
       : null;
+  const jobs = createJobRunner({ db, log, now });
+  const subscriptions = createSubscriptions({ db, gateway, runner: jobs, mail, publicOrigin: config.publicOrigin, log, now });
+  if (startBackgroundWork) jobs.start(JOB_RUNNER_INTERVAL_MS);
   // Charges a dead instance left half done and card steps nobody checked: every instance runs
   // it, and settlement's claims make the work happen once.
   const reconciler = setInterval(() => {
@@ -138,6 +159,9 @@ export async function createServices({ config, database, log, now = systemClock 
     purchases: createPurchases({ db, seller: config.seller }),
     checkout: createCheckout({ db, rateLimits, now }),
     payments,
+    subscriptions,
+    /** The background job runner: `runDue()` runs what is due now (operators, tests, the development clock). */
+    jobs,
     /** The sandbox gateway's card step and 3-D Secure page; null when Stripe is configured. */
     sandbox,
     /** Stripe's notifications (server/http/app.ts routes them); null without Stripe. */
@@ -146,12 +170,15 @@ export async function createServices({ config, database, log, now = systemClock 
     stripeCardStep,
     /** The services' clock: what a page compares with (a card's expiry) is the same time the services write. */
     clock: now,
+    /** Development only (null otherwise): the clock /dev/orologio moves forward. */
+    devClock,
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
     health: { checkDatabase: () => database.ping() },
     /** Stops the background work of the services (before the database closes). */
-    close: () => {
+    close: async () => {
       clearInterval(reconciler);
       rateLimits.close();
+      await jobs.stop();
     },
   };
 }

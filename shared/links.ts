@@ -39,3 +39,6 @@ export function checkoutOrderPath(orderId: string): string {
  * Stripe puts the Checkout Session's id in place of `{CHECKOUT_SESSION_ID}`.
  */
 export const STRIPE_CARD_PAGE_RETURN_PATH = "/pagamenti/carta/ritorno/";
+
+/** The customer's EDU subscription: where they see it, cancel, resume and change its card. */
+export const SUBSCRIPTION_PATH = "/my-products/abbonamento/";

@@ -28,6 +28,7 @@ import {
 } from "../db/schema.ts";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { personalKeys } from "../security/rate-limits.ts";
+import { endSubscriptionsOfDeletedAccount } from "../commerce/subscriptions.ts";
 import { normalizeEmail } from "./service.ts";
 
 export type ProfileField =
@@ -466,6 +467,7 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
         await tx.delete(sessions).where(eq(sessions.userId, userId));
         await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId));
         await eraseAddressTraces(tx, userId, before.email);
+        await endSubscriptionsOfDeletedAccount(tx, userId, at);
         await createAuditLog(tx, now).record("account_deleted", { userId, ip });
         return { ok: true } as const;
       });

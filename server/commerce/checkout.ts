@@ -1,7 +1,7 @@
 // The checkout before payment (spec §2, §4, §5): an open order per customer and product, its
 // page, and its discount code. What the customer types is validated by the page's form schema;
 // this service re-checks status and ownership, and computes every amount itself.
-import { and, count, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import {
@@ -13,6 +13,7 @@ import {
   products,
   productTypes,
   savedCheckoutDetails,
+  subscriptions,
   users,
   type BillingDetails,
   type OrderStatusCode,
@@ -212,6 +213,17 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
       if (product.code === EDU_PRODUCT_CODE) {
         const until = await eduActiveUntil(db, userId);
         if (until && until > now()) return { ok: false, reason: "edu_active" };
+      }
+      // A subscription not yet ended (a charge being retried, a cancellation still running) is
+      // the customer's to resume or mend: a second one would charge them twice.
+      if (product.monthlyPriceCents !== null) {
+        const [live] = await db
+          .select({ id: subscriptions.id })
+          .from(subscriptions)
+          .where(
+            and(eq(subscriptions.userId, userId), eq(subscriptions.productId, product.id), ne(subscriptions.status, "ended")),
+          );
+        if (live) return { ok: false, reason: "edu_active" };
       }
 
       // A subscription's line is its first month (the rest is charged month by month).

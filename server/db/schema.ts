@@ -1,6 +1,8 @@
 // The database schema. drizzle-kit generates the SQL migrations in ./migrations from this file.
 import { sql } from "drizzle-orm";
+import { SUBSCRIPTION_STATUSES } from "../../shared/subscription.ts";
 import {
+  type AnyPgColumn,
   bigserial,
   boolean,
   check,
@@ -719,6 +721,10 @@ export const payments = pgTable(
     cardBrand: text("card_brand"),
     cardLast4: text("card_last4"),
     paidAt: timestamp("paid_at", { withTimezone: true }).notNull(),
+    /** The subscription's month this payment paid (unique: a month is paid once), or null. */
+    subscriptionPeriodId: uuid("subscription_period_id")
+      .unique()
+      .references((): AnyPgColumn => subscriptionPeriods.id),
     createdAt: createdAt(),
   },
   (t) => [
@@ -795,6 +801,126 @@ export const entitlements = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("entitlements_user_product_idx").on(t.userId, t.productId, t.expiresAt)],
+);
+
+// ---------------------------------------------------------------- subscriptions
+
+export const SUBSCRIPTION_END_REASONS = ["cancelled", "payment_failed", "account_deleted"] as const;
+
+/**
+ * A customer's subscription to a plan (EDU): charged every month on the anchor's day with the
+ * card saved at the checkout, term after term, until cancelled or a charge finally fails
+ * (README, "EDU subscription"). `cancelled`: no further charges, access to the end of the paid
+ * month, 'Riattiva' possible until then; `past_due`: a charge failed and is being retried.
+ */
+export const subscriptions = pgTable(
+  "subscriptions",
+  {
+    id: id(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id),
+    /** The checkout's order: every month's payment is recorded on it, each with its receipt. */
+    orderId: uuid("order_id")
+      .notNull()
+      .unique()
+      .references(() => orders.id),
+    status: text("status", { enum: SUBSCRIPTION_STATUSES }).notNull(),
+    gateway: text("gateway", { enum: PAYMENT_GATEWAYS }).notNull(),
+    /** The card charged each month: the setup that saved it (the checkout's, or the latest card update). */
+    setupId: text("setup_id").notNull(),
+    cardBrand: text("card_brand"),
+    cardLast4: text("card_last4"),
+    monthlyPriceCents: integer("monthly_price_cents").notNull(),
+    /** Period 1 starts here; period n starts n − 1 months later, on Rome's calendar. */
+    anchorAt: timestamp("anchor_at", { withTimezone: true }).notNull(),
+    /** When the customer cancelled ('Disdici'); cleared by 'Riattiva'. */
+    cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    endedReason: text("ended_reason", { enum: SUBSCRIPTION_END_REASONS }),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("subscriptions_one_live_per_plan")
+      .on(t.userId, t.productId)
+      .where(sql`${t.status} <> 'ended'`),
+    check("subscriptions_price_positive", sql`${t.monthlyPriceCents} > 0`),
+  ],
+);
+
+/**
+ * `scheduled`: waits for `next_attempt_at` (its due date, or a retry's); `charging`: a try is
+ * under way, claimed until `lease_until`; `paid`; `failed`: every try failed; `void`: never
+ * charged, the subscription ended first.
+ */
+export const SUBSCRIPTION_PERIOD_STATUSES = ["scheduled", "charging", "paid", "failed", "void"] as const;
+export type SubscriptionPeriodStatus = (typeof SUBSCRIPTION_PERIOD_STATUSES)[number];
+
+/**
+ * One month of a subscription. (subscription, number) is unique, so a month exists once, and
+ * it is charged only by whoever claims it: a try at a time, each try one charge with idempotency
+ * keys of its own, the next try only once the last one's failure is recorded.
+ */
+export const subscriptionPeriods = pgTable(
+  "subscription_periods",
+  {
+    id: id(),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => subscriptions.id),
+    /** 1, 2, …: 1–6 the first term, 7–12 the second, … */
+    number: integer("number").notNull(),
+    startsAt: timestamp("starts_at", { withTimezone: true }).notNull(),
+    endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    status: text("status", { enum: SUBSCRIPTION_PERIOD_STATUSES }).notNull(),
+    /** Tries made so far (part of each try's idempotency keys). */
+    tries: integer("tries").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    /** The current try's charge, stored before it is confirmed so that a crash can be reconciled. */
+    chargeId: text("charge_id").unique(),
+    /** The provider's message of the last failed try. */
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("subscription_periods_subscription_number_uq").on(t.subscriptionId, t.number),
+    index("subscription_periods_due_idx").on(t.status, t.nextAttemptAt),
+    check("subscription_periods_amount_positive", sql`${t.amountCents} > 0`),
+  ],
+);
+
+// ---------------------------------------------------------------- background jobs
+
+export const JOB_STATUSES = ["queued", "running", "done", "failed"] as const;
+
+/**
+ * Work for the job runner (server/jobs/runner.ts), shared by every instance: a job is claimed
+ * with FOR UPDATE SKIP LOCKED and a lease, so one instance runs it, and another takes it over if
+ * that one dies. `key` is unique: enqueuing the same work twice makes one job.
+ */
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: id(),
+    queue: text("queue").notNull(),
+    key: text("key").notNull().unique(),
+    payload: jsonb("payload").notNull(),
+    runAt: timestamp("run_at", { withTimezone: true }).notNull(),
+    status: text("status", { enum: JOB_STATUSES }).notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("jobs_due_idx").on(t.status, t.runAt)],
 );
 
 // ---------------------------------------------------------------- activation codes

@@ -154,6 +154,134 @@ export function orderConfirmationMail({
   });
 }
 
+// ---------------------------------------------------------------- the EDU subscription
+
+type SubscriptionMailBase = { firstname: string | null; planName: string };
+
+export function subscriptionStartedMail({
+  firstname,
+  planName,
+  monthly,
+  nextCharge,
+  manageUrl,
+}: SubscriptionMailBase & { monthly: string; nextCharge: string | null; manageUrl: string }): MailContent {
+  return compose({
+    subject: "Il tuo abbonamento EDU è attivo",
+    firstname,
+    intro: [
+      `il tuo abbonamento ${planName} è attivo: hai accesso illimitato a tutte le materie EDU, ai quiz e ai test di autovalutazione, alle mappe concettuali, ai casi pratici e ai glossari.`,
+      `L'abbonamento dura 6 mesi, con una rata mensile di ${monthly} addebitata ogni mese sulla carta che hai usato, nello stesso giorno del mese.${nextCharge ? ` Il prossimo addebito è il ${nextCharge}.` : ""}`,
+      "Dopo 6 mesi l'abbonamento si rinnova per altri 6 mesi: una settimana prima ti scriveremo per ricordartelo. Puoi disdirlo quando vuoi, senza penali: l'accesso resta attivo fino alla fine del mese già pagato.",
+    ],
+    action: {
+      lead: "Gestisci il tuo abbonamento (disdetta, carta, ricevute):",
+      label: "Il mio abbonamento",
+      url: httpUrl(manageUrl),
+    },
+    outro: [],
+  });
+}
+
+export function subscriptionRenewalNoticeMail({
+  firstname,
+  planName,
+  monthly,
+  renewsOn,
+  manageUrl,
+}: SubscriptionMailBase & { monthly: string; renewsOn: string; manageUrl: string }): MailContent {
+  return compose({
+    subject: "Il tuo abbonamento EDU si rinnova tra una settimana",
+    firstname,
+    intro: [
+      `il ${renewsOn} il tuo abbonamento ${planName} si rinnova per altri 6 mesi, alle stesse condizioni: una rata mensile di ${monthly}, addebitata ogni mese sulla carta che usi ora.`,
+      "Se non vuoi rinnovarlo, disdici prima di quella data: non ti sarà addebitato nulla e l'accesso resterà attivo fino alla fine del mese già pagato.",
+    ],
+    action: { lead: "Per disdire o cambiare carta:", label: "Il mio abbonamento", url: httpUrl(manageUrl) },
+    outro: [],
+  });
+}
+
+export function subscriptionChargeReceiptMail({
+  firstname,
+  planName,
+  instalment,
+  amount,
+  paidUntil,
+  receiptUrl,
+}: SubscriptionMailBase & { instalment: string; amount: string; paidUntil: string; receiptUrl: string }): MailContent {
+  return compose({
+    subject: `Pagamento ricevuto: ${planName}, rata ${instalment}`,
+    firstname,
+    intro: [
+      `abbiamo ricevuto il pagamento di ${amount} per la rata ${instalment} del tuo abbonamento ${planName}.`,
+      `Il tuo accesso a EDU è attivo fino al ${paidUntil}.`,
+    ],
+    action: { lead: "La ricevuta è sempre disponibile qui:", label: "Vedi la ricevuta", url: httpUrl(receiptUrl) },
+    outro: [],
+  });
+}
+
+export function subscriptionChargeFailedMail({
+  firstname,
+  planName,
+  amount,
+  reason,
+  retryOn,
+  updateCardUrl,
+}: SubscriptionMailBase & { amount: string; reason: string | null; retryOn: string | null; updateCardUrl: string }): MailContent {
+  return compose({
+    subject: "Pagamento non riuscito: aggiorna la tua carta",
+    firstname,
+    intro: [
+      `non siamo riusciti ad addebitare ${amount} per il tuo abbonamento ${planName}.${reason ? ` La banca ha risposto: «${reason}»` : ""}`,
+      retryOn
+        ? `Riproveremo il ${retryOn}. Nel frattempo l'accesso a EDU è sospeso: aggiorna la carta e il pagamento sarà ritentato subito.`
+        : "Era l'ultimo tentativo: l'abbonamento è terminato.",
+    ],
+    action: { lead: "Per aggiornare la carta:", label: "Aggiorna carta", url: httpUrl(updateCardUrl) },
+    outro: [],
+  });
+}
+
+export function subscriptionCancelledMail({
+  firstname,
+  planName,
+  accessUntil,
+  manageUrl,
+}: SubscriptionMailBase & { accessUntil: string; manageUrl: string }): MailContent {
+  return compose({
+    subject: "Disdetta del tuo abbonamento EDU confermata",
+    firstname,
+    intro: [
+      `abbiamo ricevuto la disdetta del tuo abbonamento ${planName}: non ti addebiteremo altre rate.`,
+      `Il tuo accesso a EDU resta attivo fino al ${accessUntil}. Fino ad allora puoi riattivare l'abbonamento quando vuoi.`,
+    ],
+    action: { lead: "Se cambi idea:", label: "Riattiva l'abbonamento", url: httpUrl(manageUrl) },
+    outro: [],
+  });
+}
+
+export function subscriptionEndedMail({
+  firstname,
+  planName,
+  reason,
+  endedOn,
+  eduUrl,
+}: SubscriptionMailBase & { reason: "cancelled" | "payment_failed"; endedOn: string; eduUrl: string }): MailContent {
+  return compose({
+    subject: "Il tuo abbonamento EDU è terminato",
+    firstname,
+    intro: [
+      reason === "payment_failed"
+        ? `non siamo riusciti ad addebitare la rata del tuo abbonamento ${planName} neppure dopo alcuni tentativi: l'abbonamento è terminato e il tuo accesso a EDU si è concluso il ${endedOn}.`
+        : `come da tua disdetta, il tuo abbonamento ${planName} è terminato: il tuo accesso a EDU si è concluso il ${endedOn}.`,
+      "Non ti addebiteremo altro. Le ricevute dei pagamenti restano nella pagina I miei acquisti.",
+    ],
+    action: { lead: "Puoi abbonarti di nuovo quando vuoi:", label: "Scopri EDU", url: httpUrl(eduUrl) },
+    outro: [],
+  });
+}
+
 type Parts = {
   subject: string;
   firstname: string | null;

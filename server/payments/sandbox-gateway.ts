@@ -13,11 +13,18 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "../../shared/payment-cards.ts";
 import type { Charge, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
 
+/**
+ * What the bank does with later charges of a saved card: what its test number says, unless a
+ * test or a developer changed it since (`simulateSavedCard`: the card ran out of funds, or the
+ * bank now wants the customer to authenticate charges made without them).
+ */
+export type SavedCardBehaviour = "succeeds" | "declined" | "authentication_required";
+
 type SetupData = {
   status: SetupStatus;
   clientSecret: string;
   metadata: Record<string, string>;
-  card: { brand: string; last4: string; behaviour: SandboxCardBehaviour } | null;
+  card: { brand: string; last4: string; behaviour: SandboxCardBehaviour; later?: SavedCardBehaviour } | null;
   errorMessage: string | null;
 };
 
@@ -34,6 +41,7 @@ export const SANDBOX_MESSAGES = {
   notATestCard: "Nell'ambiente di prova si possono usare solo le carte di prova.",
   declined: "La carta è stata rifiutata per fondi insufficienti.",
   authenticationFailed: "Non è stato possibile autenticare la carta. Prova con un'altra carta.",
+  authenticationRequired: "La banca chiede di confermare il pagamento.",
 } as const;
 
 /** What the customer's side of a card setup answers (what Stripe.js does in the browser). */
@@ -134,17 +142,19 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       return { id };
     },
 
-    async confirmCharge(id) {
+    async confirmCharge(id, { offSession }) {
       const pending = await read<ChargeData>(id, "charge");
       if (!pending) throw new Error(`Unknown sandbox charge ${id}`);
-      const setup = await read<SetupData>(pending.setupId, "setup");
-      const declined = setup?.card?.behaviour === "declined";
+      const card = (await read<SetupData>(pending.setupId, "setup"))?.card;
+      const behaviour = card?.later ?? (card?.behaviour === "declined" ? "declined" : "succeeds");
       // Confirmed once, under the row's lock: a repeated confirmation answers what the first did.
       const charge = await update<ChargeData>(id, (data) => {
         if (data.status !== "requires_confirmation") return null;
-        return declined
-          ? { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.declined }
-          : { ...data, status: "succeeded" };
+        if (behaviour === "declined") return { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.declined };
+        if (behaviour === "authentication_required" && offSession) {
+          return { ...data, status: "requires_action", errorMessage: SANDBOX_MESSAGES.authenticationRequired };
+        }
+        return { ...data, status: "succeeded" };
       });
       return chargeView(id, charge!);
     },
@@ -196,6 +206,14 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
         return { ...setup, status: "requires_payment_method", card: null, errorMessage: SANDBOX_MESSAGES.authenticationFailed };
       });
       return data === null ? { status: "not_found" } : outcome;
+    },
+
+    /** Tests and the development clock page: what the bank will do with the saved card's later charges. */
+    async simulateSavedCard(setupId: string, later: SavedCardBehaviour): Promise<boolean> {
+      const data = await update<SetupData>(setupId, (setup) =>
+        setup.status === "succeeded" && setup.card ? { ...setup, card: { ...setup.card, later } } : null,
+      );
+      return data?.card?.later === later;
     },
 
     /** Whether a setup waits for its 3-D Secure step (the authentication page shows only then). */

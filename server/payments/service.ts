@@ -25,7 +25,8 @@ import {
 import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
 import { newPaymentCode } from "../commerce/order-code.ts";
 import { totalsOf } from "../commerce/totals.ts";
-import { extendEdu, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { openSubscription } from "../commerce/subscriptions.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
@@ -33,7 +34,7 @@ import type { MailService } from "../mail/service.ts";
 import { orderConfirmationMail } from "../mail/templates.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { formatEuro } from "../../shared/format.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { addMonths } from "../../shared/library-constants.ts";
 import { checkoutOrderPath, receiptPath } from "../../shared/links.ts";
 import type { PaymentGateway, SetupStatus } from "./gateway.ts";
 
@@ -157,7 +158,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         log.error({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it");
         return null;
       }
-      await grantPurchase(tx, order.id, order.userId, at);
+      await grantPurchase(tx, { orderId: order.id, userId: order.userId, attempt, paymentId: inserted[0]!.id, at });
       if (order.couponId) {
         await tx
           .update(coupons)
@@ -177,23 +178,45 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
     });
   }
 
-  /** What an order's lines give: access for the product's time (EDU stacks after running EDU). */
-  async function grantPurchase(tx: Transaction, orderId: string, userId: string, at: Date) {
+  /**
+   * What an order's lines give: access for the product's time; a subscription's line (EDU, with
+   * a monthly price) opens the subscription, whose first month this payment paid.
+   */
+  async function grantPurchase(
+    tx: Transaction,
+    {
+      orderId,
+      userId,
+      attempt,
+      paymentId,
+      at,
+    }: { orderId: string; userId: string; attempt: AttemptRow; paymentId: string; at: Date },
+  ) {
     const lines = await tx
       .select({
         productId: products.id,
-        code: products.code,
         grantsAccess: products.grantsAccess,
         accessMonths: products.accessMonths,
+        monthlyPriceCents: orderItems.monthlyPriceCents,
       })
       .from(orderItems)
       .innerJoin(products, eq(products.id, orderItems.productId))
       .where(eq(orderItems.orderId, orderId));
     for (const line of lines) {
-      if (!line.grantsAccess) continue;
-      if (line.code === EDU_PRODUCT_CODE) {
-        await extendEdu(tx, { userId, orderId, now: at, months: line.accessMonths ?? 6, source: "purchase" });
-      } else {
+      if (line.monthlyPriceCents !== null) {
+        await openSubscription(tx, {
+          userId,
+          productId: line.productId,
+          orderId,
+          paymentId,
+          paidCents: attempt.amountCents,
+          monthlyPriceCents: line.monthlyPriceCents,
+          gateway: attempt.gateway,
+          setupId: attempt.setupId!,
+          card: { brand: attempt.cardBrand, last4: attempt.cardLast4 },
+          at,
+        });
+      } else if (line.grantsAccess) {
         const expiresAt = line.accessMonths === null ? null : addMonths(at, line.accessMonths);
         await grantEntitlement(
           tx,

@@ -24,7 +24,7 @@ beforeAll(async () => {
   ({ codes } = await services.library.activation.createBatch({ productId: product!.id, kind: "ebook", label: "test", count: 5 }));
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
   paperSku = paper!.sku;
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

@@ -17,7 +17,7 @@ beforeAll(async () => {
   services = await createTestServices(database);
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

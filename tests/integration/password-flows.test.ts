@@ -31,7 +31,7 @@ beforeAll(async () => {
   // Until server/services.ts creates it (see the route), the tests add the password-change service.
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

@@ -48,7 +48,7 @@ beforeAll(async () => {
   ref = await seededReferenceIds(database.db);
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

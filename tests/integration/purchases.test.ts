@@ -45,7 +45,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

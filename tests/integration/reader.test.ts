@@ -30,7 +30,7 @@ beforeAll(async () => {
   course = await productOfType(database.db, "corso");
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 

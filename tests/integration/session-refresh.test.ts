@@ -30,7 +30,7 @@ beforeAll(async () => {
   userId = r.user.id;
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await op.close();
   await database.destroy();
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   if (!r.ok) throw new Error("setup");
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await database.destroy();
 });
 afterEach(() => vi.useRealTimers());

@@ -41,7 +41,7 @@ beforeAll(async () => {
   services = await createTestServices(database, config);
 });
 afterAll(async () => {
-  services.close();
+  await services.close();
   await Promise.all([op.close(), upstream.close()]);
   await database.destroy();
 });

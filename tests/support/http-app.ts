@@ -59,7 +59,7 @@ export async function startPortal(database: TestDatabase, env: Record<string, st
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await viteServer.close();
-      services.close();
+      await services.close();
     },
   };
 }

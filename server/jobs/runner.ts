@@ -1,0 +1,170 @@
+// The job runner: background work on PostgreSQL, shared by every instance of the portal
+// (README, "Background jobs"). Two kinds of work:
+//   queues — rows of the `jobs` table, each with a unique key (enqueuing the same work twice
+//            makes one job) and the time it may run from. A job is claimed with FOR UPDATE SKIP
+//            LOCKED and a lease: one instance runs it; if that instance dies, the lease runs out
+//            and another takes it over. A handler that throws is tried again later.
+//   sweeps — work whose rows live in a table of their own (the subscription's months): each
+//            sweep claims its rows the same way and says how many it handled.
+// A tick runs every sweep, then every due job, until nothing due is left, so an instance that
+// was down catches up at its next tick. All time comes from the injected clock, never from the
+// database's now(): tests move the clock, and so can a developer (README, "Moving the clock").
+//
+// The runner de-duplicates by key, but it is not what makes work happen once: whatever a job
+// or a sweep changes must be safe to run twice (a charge has its own claim and idempotency keys).
+import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
+import type { Database, Queryable } from "../db/client.ts";
+import { jobs } from "../db/schema.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import type { Logger } from "../logger.ts";
+
+/** How long a claimed job belongs to the instance that claimed it. */
+const JOB_LEASE_MS = 5 * 60_000;
+/** Jobs claimed at once by an instance. */
+const BATCH_SIZE = 20;
+/** A job that keeps failing is given up after this many tries (and logged as an error). */
+const MAX_ATTEMPTS = 8;
+/** A failed job waits 1, 2, 4 … minutes, at most an hour, before its next try. */
+const retryDelayMs = (attempts: number) => Math.min(60_000 * 2 ** (attempts - 1), 3_600_000);
+
+export type NewJob = {
+  queue: string;
+  /** Unique: the same key enqueued again is the same job. */
+  key: string;
+  payload: Record<string, unknown>;
+  runAt: Date;
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each queue's handler knows its own payload
+type Handler = (payload: any) => Promise<void>;
+/** Claims and handles up to `limit` rows due at `now`; returns how many it handled. */
+type Sweep = (now: Date, limit: number) => Promise<number>;
+
+export type JobRunnerOptions = { db: Database; log: Logger; now?: Clock };
+
+/** Adds a job in the caller's transaction (so it exists exactly when the change that needs it commits). */
+export async function enqueueJob(db: Queryable, job: NewJob, at: Date): Promise<void> {
+  await db
+    .insert(jobs)
+    .values({ ...job, createdAt: at, updatedAt: at })
+    .onConflictDoNothing({ target: jobs.key });
+}
+
+export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions) {
+  const handlers = new Map<string, Handler>();
+  const sweeps = new Map<string, Sweep>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  /** The runs of this instance, one after the other. */
+  let queue: Promise<unknown> = Promise.resolve();
+  let busy = false;
+
+  async function claimJobs(at: Date) {
+    const due = db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), sql`${jobs.leaseUntil} < ${at}`)),
+      )
+      .orderBy(asc(jobs.runAt))
+      .limit(BATCH_SIZE)
+      .for("update", { skipLocked: true });
+    return db
+      .update(jobs)
+      .set({
+        status: "running",
+        attempts: sql`${jobs.attempts} + 1`,
+        leaseUntil: new Date(at.getTime() + JOB_LEASE_MS),
+        updatedAt: at,
+      })
+      .where(inArray(jobs.id, due))
+      .returning();
+  }
+
+  async function runJob(job: typeof jobs.$inferSelect) {
+    const handler = handlers.get(job.queue);
+    try {
+      if (!handler) throw new Error(`No handler for the queue ${job.queue}`);
+      await handler(job.payload);
+      await db
+        .update(jobs)
+        .set({ status: "done", leaseUntil: null, lastError: null, updatedAt: now() })
+        .where(and(eq(jobs.id, job.id), eq(jobs.status, "running")));
+      return true;
+    } catch (err) {
+      const giveUp = job.attempts >= MAX_ATTEMPTS;
+      const at = now();
+      const context = { err, job: { id: job.id, queue: job.queue, attempts: job.attempts } };
+      if (giveUp) log.error(context, "a job failed for the last time");
+      else log.warn(context, "a job failed; it will be tried again");
+      await db
+        .update(jobs)
+        .set({
+          status: giveUp ? "failed" : "queued",
+          runAt: giveUp ? job.runAt : new Date(at.getTime() + retryDelayMs(job.attempts)),
+          leaseUntil: null,
+          lastError: err instanceof Error ? err.message : String(err),
+          updatedAt: at,
+        })
+        .where(and(eq(jobs.id, job.id), eq(jobs.status, "running")));
+      return false;
+    }
+  }
+
+  /** Everything due now: sweeps first (they may enqueue jobs), then the jobs, until none is left. */
+  async function runAll(): Promise<Record<string, number>> {
+    const done: Record<string, number> = {};
+    for (;;) {
+      let handled = 0;
+      for (const [name, sweep] of sweeps) {
+        const n = await sweep(now(), BATCH_SIZE);
+        done[name] = (done[name] ?? 0) + n;
+        handled += n;
+      }
+      const claimed = await claimJobs(now());
+      for (const job of claimed) {
+        if (await runJob(job)) done[job.queue] = (done[job.queue] ?? 0) + 1;
+      }
+      handled += claimed.length;
+      if (handled === 0) return done;
+    }
+  }
+
+  return {
+    /** The handler of a queue's jobs: it must be safe to run again for the same job. */
+    handle(queue: string, handler: Handler) {
+      handlers.set(queue, handler);
+    },
+    /** Work claimed from its own table, run at every tick. */
+    sweep(name: string, sweep: Sweep) {
+      sweeps.set(name, sweep);
+    },
+    enqueue: (db: Queryable, job: NewJob) => enqueueJob(db, job, now()),
+    /**
+     * Runs what is due now, until nothing is left (an operator's 'run now', a test's tick).
+     * Calls on one instance run one after the other.
+     */
+    runDue(): Promise<Record<string, number>> {
+      const run = queue.then(runAll);
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    /** Ticks every `intervalMs` (every instance does; the claims share the work out). */
+    start(intervalMs: number) {
+      timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        this.runDue()
+          .catch((err: unknown) => log.error({ err }, "the job runner's tick failed"))
+          .finally(() => (busy = false));
+      }, intervalMs);
+      timer.unref();
+    },
+    /** Stops ticking and waits for a tick under way (graceful shutdown). */
+    async stop() {
+      clearInterval(timer);
+      await queue;
+    },
+  };
+}
+
+export type JobRunner = ReturnType<typeof createJobRunner>;

@@ -1,0 +1,90 @@
+// The EDU subscription's calendar and rules (spec §1, §9; README "EDU subscription"), shared by
+// the services that charge it and the pages that show it.
+import { EDU_MONTHS } from "./library-constants.ts";
+
+/** Instalments in one term: 6 monthly charges, then the subscription renews for 6 more. */
+export const INSTALMENTS_PER_TERM = EDU_MONTHS;
+
+/**
+ * A charge that fails is tried again this many days after the instalment was due; when the last
+ * try fails too, the subscription ends (access was paid up to the due date).
+ */
+export const RETRY_AFTER_DAYS: readonly number[] = [1, 3, 7];
+
+/** The mail announcing the next 6 months leaves this many days before the renewal's first charge. */
+export const RENEWAL_NOTICE_DAYS = 7;
+
+export const DAY_MS = 86_400_000;
+
+/** The subscription's statuses: what the customer's page and the operators see. */
+export const SUBSCRIPTION_STATUSES = ["active", "past_due", "cancelled", "ended"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** 7 → 1: the instalment of a period within its term ("rata 1 di 6"). */
+export function instalmentOf(periodNumber: number): number {
+  return ((periodNumber - 1) % INSTALMENTS_PER_TERM) + 1;
+}
+
+/** 7 → 2: the term a period belongs to. */
+export function termOf(periodNumber: number): number {
+  return Math.floor((periodNumber - 1) / INSTALMENTS_PER_TERM) + 1;
+}
+
+const ROME = "Europe/Rome";
+const romeParts = new Intl.DateTimeFormat("en-GB", {
+  timeZone: ROME,
+  hourCycle: "h23",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+
+/** The wall-clock time in Rome of an instant, as the fields of a UTC date. */
+function romeWallClock(instant: Date): Date {
+  const parts = Object.fromEntries(romeParts.formatToParts(instant).map((p) => [p.type, p.value]));
+  return new Date(
+    Date.UTC(
+      Number(parts.year),
+      Number(parts.month) - 1,
+      Number(parts.day),
+      Number(parts.hour),
+      Number(parts.minute),
+      Number(parts.second),
+      instant.getUTCMilliseconds(),
+    ),
+  );
+}
+
+/** The instant at which Rome's clocks show the given wall-clock time. */
+function fromRomeWallClock(wall: Date): Date {
+  // Rome is UTC+1 or UTC+2: guess with the offset of the guess itself, then correct once.
+  let instant = new Date(wall.getTime() - (romeWallClock(wall).getTime() - wall.getTime()));
+  const drift = romeWallClock(instant).getTime() - wall.getTime();
+  if (drift !== 0) instant = new Date(instant.getTime() - drift);
+  return instant;
+}
+
+/**
+ * When the subscription's period `number` starts (1: the anchor). Months are counted on Rome's
+ * calendar from the anchor, never chained, so a subscription taken on the 31st is charged on the
+ * last day of shorter months and on the 31st again after them, at the same hour of the day.
+ */
+export function periodStart(anchor: Date, number: number): Date {
+  const wall = romeWallClock(anchor);
+  const day = wall.getUTCDate();
+  const target = new Date(wall);
+  target.setUTCDate(1);
+  target.setUTCMonth(target.getUTCMonth() + number - 1);
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(day, lastDay));
+  return fromRomeWallClock(target);
+}
+
+/** When a failed instalment is tried again after `failedTries` tries, or null when none is left. */
+export function nextRetryAt(dueAt: Date, failedTries: number): Date | null {
+  const days = RETRY_AFTER_DAYS[failedTries - 1];
+  return days === undefined ? null : new Date(dueAt.getTime() + days * DAY_MS);
+}
