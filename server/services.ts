@@ -107,7 +107,16 @@ export async function createServices({
         })
       : null;
   const jobs = createJobRunner({ db, log, now });
-  const subscriptions = createSubscriptions({ db, gateway, runner: jobs, mail, publicOrigin: config.publicOrigin, log, now });
+  const subscriptions = createSubscriptions({
+    db,
+    gateway,
+    rateLimits,
+    runner: jobs,
+    mail,
+    publicOrigin: config.publicOrigin,
+    log,
+    now,
+  });
   if (startBackgroundWork) jobs.start(JOB_RUNNER_INTERVAL_MS);
   // Charges a dead instance left half done and card steps nobody checked: every instance runs
   // it, and settlement's claims make the work happen once.

@@ -83,8 +83,14 @@ export function periodStart(anchor: Date, number: number): Date {
   return fromRomeWallClock(target);
 }
 
-/** When a failed instalment is tried again after `failedTries` tries, or null when none is left. */
+/**
+ * When a failed instalment is tried again after `failedTries` tries (days on Rome's calendar
+ * after it was due, at the same hour), or null when none is left.
+ */
 export function nextRetryAt(dueAt: Date, failedTries: number): Date | null {
   const days = RETRY_AFTER_DAYS[failedTries - 1];
-  return days === undefined ? null : new Date(dueAt.getTime() + days * DAY_MS);
+  if (days === undefined) return null;
+  const wall = romeWallClock(dueAt);
+  wall.setUTCDate(wall.getUTCDate() + days);
+  return fromRomeWallClock(wall);
 }

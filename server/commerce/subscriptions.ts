@@ -17,12 +17,22 @@
 // No transaction is held open across a call to the gateway.
 import { and, asc, desc, eq, inArray, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Database, Queryable, Transaction } from "../db/client.ts";
-import { orders, payments, products, subscriptionPeriods, subscriptions, users, type PaymentGatewayName } from "../db/schema.ts";
+import {
+  orders,
+  payments,
+  products,
+  subscriptionCardUpdates,
+  subscriptionPeriods,
+  subscriptions,
+  users,
+  type PaymentGatewayName,
+} from "../db/schema.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
+import type { RateLimits } from "../security/rate-limits.ts";
 import {
   subscriptionCancelledMail,
   subscriptionChargeFailedMail,
@@ -31,7 +41,7 @@ import {
   subscriptionRenewalNoticeMail,
   subscriptionStartedMail,
 } from "../mail/templates.ts";
-import type { PaymentGateway } from "../payments/gateway.ts";
+import type { Charge, PaymentGateway } from "../payments/gateway.ts";
 import { formatDate, formatEuro } from "../../shared/format.ts";
 import { receiptPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import {
@@ -48,6 +58,8 @@ import { newPaymentCode } from "./order-code.ts";
 
 /** How long a claimed month belongs to the instance charging it. */
 const CHARGE_LEASE_MS = 5 * 60_000;
+/** … and to a customer paying it now, who may spend a while on their bank's 3-D Secure page. */
+const ON_SESSION_LEASE_MS = 30 * 60_000;
 /** A retry is never sooner than this after the last try (an instance catching up after a long stop). */
 const MIN_RETRY_GAP_MS = DAY_MS;
 const MAIL_QUEUE = "subscription-mail";
@@ -62,7 +74,18 @@ type MailJob = {
   periodId?: string;
   /** For "cancelled": the cancellation it confirms (epoch ms). */
   cancelledAt?: number;
+  /** For "charge_failed": the bank wants the customer to authenticate the charge ('Paga ora'). */
+  needsAuthentication?: boolean;
 };
+
+/** What a month's try came to, as the page of a customer paying now shows it. */
+export type MonthOutcome =
+  | { state: "paid" }
+  | { state: "failed"; errorMessage?: string | null }
+  /** The charge runs, or another instance has the month: look again later. */
+  | { state: "pending" }
+  /** The bank's 3-D Secure page, where the customer goes now. */
+  | { state: "requires_action"; redirectUrl: string };
 
 function mailJob(job: MailJob, key: string, runAt: Date) {
   return { queue: MAIL_QUEUE, key: `${MAIL_QUEUE}:${key}`, payload: job, runAt };
@@ -228,6 +251,7 @@ export type SubscriptionView = {
 export type SubscriptionsOptions = {
   db: Database;
   gateway: PaymentGateway;
+  rateLimits: RateLimits;
   runner: JobRunner;
   mail: MailService;
   publicOrigin: string;
@@ -235,19 +259,38 @@ export type SubscriptionsOptions = {
   now?: Clock;
 };
 
-export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, log, now = systemClock }: SubscriptionsOptions) {
+export function createSubscriptions({
+  db,
+  gateway,
+  rateLimits,
+  runner,
+  mail,
+  publicOrigin,
+  log,
+  now = systemClock,
+}: SubscriptionsOptions) {
   const key = (purpose: string, periodId: string, tryNo: number) => `portal:${purpose}:${periodId}:${tryNo}`;
   const manageUrl = `${publicOrigin}${SUBSCRIPTION_PATH}`;
 
-  /** Claims the months due at `at` (and tries whose instance died), at most `limit`. */
-  async function claimDue(at: Date, limit: number): Promise<PeriodRow[]> {
+  /**
+   * Claims the months due at `at` (and tries whose instance died), at most `limit`; only the
+   * subscription's when one is named (the customer paying now). `leaseMs`: how long the claim holds.
+   */
+  async function claimDue(
+    at: Date,
+    limit: number,
+    { subscriptionId, leaseMs = CHARGE_LEASE_MS }: { subscriptionId?: string; leaseMs?: number } = {},
+  ): Promise<PeriodRow[]> {
     const due = db
       .select({ id: subscriptionPeriods.id })
       .from(subscriptionPeriods)
       .where(
-        or(
-          and(eq(subscriptionPeriods.status, "scheduled"), lte(subscriptionPeriods.nextAttemptAt, at)),
-          and(eq(subscriptionPeriods.status, "charging"), sql`${subscriptionPeriods.leaseUntil} < ${at}`),
+        and(
+          subscriptionId ? eq(subscriptionPeriods.subscriptionId, subscriptionId) : undefined,
+          or(
+            and(eq(subscriptionPeriods.status, "scheduled"), lte(subscriptionPeriods.nextAttemptAt, at)),
+            and(eq(subscriptionPeriods.status, "charging"), sql`${subscriptionPeriods.leaseUntil} < ${at}`),
+          ),
         ),
       )
       .orderBy(asc(subscriptionPeriods.nextAttemptAt))
@@ -259,20 +302,24 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
         status: "charging",
         // A new try when the month was waiting; the same try when a dead instance's is taken over.
         tries: sql`case when ${subscriptionPeriods.status} = 'scheduled' then ${subscriptionPeriods.tries} + 1 else ${subscriptionPeriods.tries} end`,
-        leaseUntil: new Date(at.getTime() + CHARGE_LEASE_MS),
+        leaseUntil: new Date(at.getTime() + leaseMs),
         updatedAt: at,
       })
       .where(inArray(subscriptionPeriods.id, due))
       .returning();
   }
 
-  /** The claimed month's try: charge the card (or finish the charge a dead instance made), record the outcome. */
-  async function chargeMonth(period: PeriodRow): Promise<void> {
+  /**
+   * The claimed month's try: charge the card (or finish the charge a dead instance made) and
+   * record the outcome. Off-session, unless the customer is paying now (`onSession`): then a bank
+   * asking for 3-D Secure sends them to its page, and the month waits for them.
+   */
+  async function chargeMonth(period: PeriodRow, onSession?: { returnUrl: string }): Promise<MonthOutcome> {
     const [sub] = await db.select().from(subscriptions).where(eq(subscriptions.id, period.subscriptionId));
     if (!sub) throw new Error(`Subscription ${period.subscriptionId} vanished`);
     if (!period.chargeId && (sub.status === "cancelled" || sub.status === "ended")) {
       await endWithoutCharge(period, sub);
-      return;
+      return { state: "failed" };
     }
     let charge;
     try {
@@ -290,26 +337,47 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
           .set({ chargeId, updatedAt: now() })
           .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")));
       }
-      // A charge made by an instance that died is read as it stands; only one never confirmed is
-      // confirmed, with the try's one key.
-      const current = period.chargeId ? await gateway.retrieveCharge(chargeId) : null;
+      // A charge made before (by an instance that died, or waiting for a customer who did not
+      // finish authenticating it) is read as it stands; only one never confirmed is confirmed,
+      // with the try's one key. One still waiting for its authentication is cancelled first, so
+      // that it can no longer take money once this try is recorded as failed.
+      let current = period.chargeId ? await gateway.retrieveCharge(chargeId) : null;
+      if (current?.status === "requires_action") {
+        current = await gateway.cancelCharge(chargeId, key("month-charge-cancel", period.id, period.tries));
+      }
       charge =
         current && current.status !== "unconfirmed"
           ? current
           : await gateway.confirmCharge(chargeId, {
-              offSession: true,
+              offSession: !onSession,
               idempotencyKey: key("month-charge-confirm", period.id, period.tries),
+              returnUrl: onSession?.returnUrl,
+              authenticateBy: "redirect",
             });
     } catch (err) {
       // The lease runs out and a later tick takes the try over with the same keys.
       log.error({ err, periodId: period.id }, "a subscription charge could not be completed; it will be retried");
-      return;
+      return { state: "pending" };
     }
-    if (charge.status === "succeeded") await recordPaid(period, sub, charge.id);
-    else if (charge.status === "failed" || charge.status === "requires_action") {
-      await recordFailure(period, sub, charge.errorMessage);
+    return settleTry(period, sub, charge);
+  }
+
+  /** Records what a month's charge came to. */
+  async function settleTry(period: PeriodRow, sub: SubscriptionRow, charge: Charge): Promise<MonthOutcome> {
+    switch (charge.status) {
+      case "succeeded":
+        await recordPaid(period, sub, charge.id);
+        return { state: "paid" };
+      case "failed":
+        await recordFailure(period, sub, charge.errorMessage, charge.needsAuthentication);
+        return { state: "failed", errorMessage: charge.errorMessage };
+      case "requires_action":
+        // Only a customer present gets here: their lease lasts while they authenticate.
+        return charge.redirectUrl ? { state: "requires_action", redirectUrl: charge.redirectUrl } : { state: "pending" };
+      default:
+        // Processing: the lease runs out and a later tick reads the charge again.
+        return { state: "pending" };
     }
-    // Processing: the lease runs out and a later tick reads the charge again.
   }
 
   async function recordPaid(period: PeriodRow, sub: SubscriptionRow, chargeId: string) {
@@ -350,7 +418,12 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
     });
   }
 
-  async function recordFailure(period: PeriodRow, sub: SubscriptionRow, errorMessage: string | null) {
+  async function recordFailure(
+    period: PeriodRow,
+    sub: SubscriptionRow,
+    errorMessage: string | null,
+    needsAuthentication: boolean,
+  ) {
     const at = now();
     const scheduled = nextRetryAt(period.startsAt, period.tries);
     const retryAt = scheduled && new Date(Math.max(scheduled.getTime(), at.getTime() + MIN_RETRY_GAP_MS));
@@ -376,7 +449,7 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
         await enqueueJob(
           tx,
           mailJob(
-            { kind: "charge_failed", subscriptionId: sub.id, periodId: period.id },
+            { kind: "charge_failed", subscriptionId: sub.id, periodId: period.id, needsAuthentication },
             `charge-failed:${period.id}:${period.tries}`,
             at,
           ),
@@ -431,7 +504,7 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
   }
 
   /** Composes and sends one of the subscription's mails, from what the database holds now. */
-  async function sendMail({ kind, subscriptionId, periodId, cancelledAt }: MailJob): Promise<void> {
+  async function sendMail({ kind, subscriptionId, periodId, cancelledAt, needsAuthentication = false }: MailJob): Promise<void> {
     const [row] = await db
       .select({
         sub: subscriptions,
@@ -485,13 +558,15 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
         break;
       }
       case "charge_failed":
-        if (!period) return;
+        // Paid since (a new card), or its last try failed too (the "ended" mail says so): nothing to ask.
+        if (period?.status !== "scheduled") return;
         content = subscriptionChargeFailedMail({
           firstname,
           planName,
           amount: formatEuro(period.amountCents),
           reason: period.lastError,
-          retryOn: period.status === "scheduled" && period.nextAttemptAt ? formatDate(period.nextAttemptAt) : null,
+          retryOn: period.nextAttemptAt ? formatDate(period.nextAttemptAt) : null,
+          needsAuthentication,
           updateCardUrl: manageUrl,
         });
         break;
@@ -531,6 +606,16 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
 
   runner.sweep("subscription-charges", chargeDue);
   runner.handle(MAIL_QUEUE, sendMail);
+
+  /** The customer's subscription that has not ended, if any. */
+  async function liveOf(userId: string): Promise<SubscriptionRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(subscriptions)
+      .where(and(eq(subscriptions.userId, userId), ne(subscriptions.status, "ended")))
+      .limit(1);
+    return row;
+  }
 
   /** The customer's latest subscription (a live one first). */
   async function latestOf(userId: string): Promise<SubscriptionRow | undefined> {
@@ -654,6 +739,144 @@ export function createSubscriptions({ db, gateway, runner, mail, publicOrigin, l
         )
         .returning({ id: subscriptions.id });
       return { ok: resumed.length > 0 };
+    },
+
+    /**
+     * 'Paga ora': the customer pays the month that failed, themselves (on-session), with the card
+     * the subscription has. A bank asking for 3-D Secure sends them to its page, which comes back
+     * to `returnUrl` (then `finishPayment`).
+     */
+    async payNow(userId: string, returnUrl: string): Promise<MonthOutcome | null> {
+      const sub = await liveOf(userId);
+      if (sub?.status !== "past_due") return null;
+      if (!(await rateLimits.claimCardPayment(userId)).ok) return { state: "failed", errorMessage: null };
+      const at = now();
+      await db
+        .update(subscriptionPeriods)
+        .set({ nextAttemptAt: at, updatedAt: at })
+        .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.status, "scheduled")));
+      const [month] = await claimDue(at, 1, { subscriptionId: sub.id, leaseMs: ON_SESSION_LEASE_MS });
+      // Another instance is charging it right now: the page shows how it went.
+      if (!month) return { state: "pending" };
+      return chargeMonth(month, { returnUrl });
+    },
+
+    /**
+     * The bank's page sent the customer back: the month's charge is read at the provider and
+     * recorded (what the provider already did, copied: repeating it changes nothing). Null when
+     * the charge is none of this customer's months.
+     */
+    async finishPayment(userId: string, chargeId: string): Promise<MonthOutcome | null> {
+      const [row] = await db
+        .select({ period: subscriptionPeriods, sub: subscriptions })
+        .from(subscriptionPeriods)
+        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
+        .where(and(eq(subscriptionPeriods.chargeId, chargeId), eq(subscriptions.userId, userId)));
+      if (!row) {
+        const [paid] = await db
+          .select({ id: payments.id })
+          .from(payments)
+          .where(and(eq(payments.chargeId, chargeId), eq(payments.userId, userId)));
+        return paid ? { state: "paid" } : null;
+      }
+      if (row.period.status !== "charging") return { state: row.period.status === "paid" ? "paid" : "failed" };
+      const charge = await gateway.retrieveCharge(chargeId);
+      if (!charge || charge.status === "unconfirmed") return { state: "pending" };
+      return settleTry(row.period, row.sub, charge);
+    },
+
+    /**
+     * 'Aggiorna carta': a new card step at the gateway for the customer's subscription (the
+     * card form, or Stripe's, completes it; then `finishCardUpdate`). Counted with the card
+     * payments of the hour, since every new card is a card tried.
+     */
+    async startCardUpdate(
+      userId: string,
+      customer: { email: string; name: string },
+    ): Promise<{ ok: true; setupId: string; clientSecret: string } | { ok: false; reason: "no_subscription" | "rate_limited" }> {
+      const sub = await liveOf(userId);
+      if (!sub || sub.status === "cancelled") return { ok: false, reason: "no_subscription" };
+      if (!(await rateLimits.claimCardPayment(userId)).ok) return { ok: false, reason: "rate_limited" };
+      const at = now();
+      const [update] = await db
+        .insert(subscriptionCardUpdates)
+        .values({ subscriptionId: sub.id, createdAt: at, updatedAt: at })
+        .returning({ id: subscriptionCardUpdates.id });
+      try {
+        const setup = await gateway.createSetup({
+          customer: { userId, ...customer },
+          idempotencyKey: `portal:card-update:${update!.id}`,
+          metadata: { subscription_id: sub.id, card_update_id: update!.id },
+        });
+        await db
+          .update(subscriptionCardUpdates)
+          .set({ setupId: setup.id, updatedAt: now() })
+          .where(eq(subscriptionCardUpdates.id, update!.id));
+        return { ok: true, setupId: setup.id, clientSecret: setup.clientSecret };
+      } catch (error) {
+        await db
+          .update(subscriptionCardUpdates)
+          .set({ status: "canceled", updatedAt: now() })
+          .where(eq(subscriptionCardUpdates.id, update!.id));
+        throw error;
+      }
+    },
+
+    /** Whether a card step is one of this customer's card updates (the sandbox's 3-D Secure page asks). */
+    async isCardUpdateOf(userId: string, setupId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: subscriptionCardUpdates.id })
+        .from(subscriptionCardUpdates)
+        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionCardUpdates.subscriptionId))
+        .where(and(eq(subscriptionCardUpdates.setupId, setupId), eq(subscriptions.userId, userId)));
+      return row !== undefined;
+    },
+
+    /**
+     * The card step of a card update ended: when the card is set up, the subscription charges it
+     * from now on, and a month waiting for a retry is charged at once (off-session: the customer
+     * just gave the card for it). What the provider says is copied: repeating it changes nothing.
+     */
+    async finishCardUpdate(
+      userId: string,
+      setupId: string,
+    ): Promise<
+      | { state: "updated"; charge: MonthOutcome | null }
+      | { state: "requires_customer"; errorMessage: string | null }
+      | { state: "pending" }
+      | null
+    > {
+      const [row] = await db
+        .select({ update: subscriptionCardUpdates, sub: subscriptions })
+        .from(subscriptionCardUpdates)
+        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionCardUpdates.subscriptionId))
+        .where(and(eq(subscriptionCardUpdates.setupId, setupId), eq(subscriptions.userId, userId)));
+      if (!row) return null;
+      if (row.update.status === "done") return { state: "updated", charge: null };
+      const setup = await gateway.retrieveSetup(setupId);
+      if (!setup || setup.status === "processing") return { state: "pending" };
+      if (setup.status !== "succeeded") return { state: "requires_customer", errorMessage: setup.errorMessage };
+      const at = now();
+      const changed = await db.transaction(async (tx) => {
+        const done = await tx
+          .update(subscriptionCardUpdates)
+          .set({ status: "done", updatedAt: at })
+          .where(and(eq(subscriptionCardUpdates.id, row.update.id), eq(subscriptionCardUpdates.status, "open")))
+          .returning({ id: subscriptionCardUpdates.id });
+        if (done.length === 0) return false;
+        await tx
+          .update(subscriptions)
+          .set({ setupId, cardBrand: setup.card?.brand ?? null, cardLast4: setup.card?.last4 ?? null, updatedAt: at })
+          .where(eq(subscriptions.id, row.sub.id));
+        return true;
+      });
+      if (!changed || row.sub.status !== "past_due") return { state: "updated", charge: null };
+      await db
+        .update(subscriptionPeriods)
+        .set({ nextAttemptAt: at, updatedAt: at })
+        .where(and(eq(subscriptionPeriods.subscriptionId, row.sub.id), eq(subscriptionPeriods.status, "scheduled")));
+      const [month] = await claimDue(at, 1, { subscriptionId: row.sub.id });
+      return { state: "updated", charge: month ? await chargeMonth(month) : null };
     },
 
     /** For operators: the months due now, the subscriptions past due, and the months whose every try failed. */

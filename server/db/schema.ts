@@ -896,6 +896,23 @@ export const subscriptionPeriods = pgTable(
   ],
 );
 
+/**
+ * 'Aggiorna carta': a card set up for a subscription (a setup at the gateway, 3-D Secure there).
+ * When it succeeds the subscription charges that card from then on.
+ */
+export const subscriptionCardUpdates = pgTable("subscription_card_updates", {
+  id: id(),
+  subscriptionId: uuid("subscription_id")
+    .notNull()
+    .references(() => subscriptions.id),
+  setupId: text("setup_id").unique(),
+  status: text("status", { enum: ["open", "done", "canceled"] })
+    .notNull()
+    .default("open"),
+  createdAt: createdAt(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
 // ---------------------------------------------------------------- background jobs
 
 export const JOB_STATUSES = ["queued", "running", "done", "failed"] as const;

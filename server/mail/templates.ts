@@ -158,6 +158,11 @@ export function orderConfirmationMail({
 
 type SubscriptionMailBase = { firstname: string | null; planName: string };
 
+/** "il 12/02/2027", but "l'11/02/2027" and "l'8 agosto": the article elides before a vowel sound. */
+const elides = (date: string) => /^(0?8|11)\b/.test(date);
+const on = (date: string) => (elides(date) ? `l'${date}` : `il ${date}`);
+const until = (date: string) => (elides(date) ? `all'${date}` : `al ${date}`);
+
 export function subscriptionStartedMail({
   firstname,
   planName,
@@ -170,7 +175,7 @@ export function subscriptionStartedMail({
     firstname,
     intro: [
       `il tuo abbonamento ${planName} è attivo: hai accesso illimitato a tutte le materie EDU, ai quiz e ai test di autovalutazione, alle mappe concettuali, ai casi pratici e ai glossari.`,
-      `L'abbonamento dura 6 mesi, con una rata mensile di ${monthly} addebitata ogni mese sulla carta che hai usato, nello stesso giorno del mese.${nextCharge ? ` Il prossimo addebito è il ${nextCharge}.` : ""}`,
+      `L'abbonamento dura 6 mesi, con una rata mensile di ${monthly} addebitata ogni mese sulla carta che hai usato, nello stesso giorno del mese.${nextCharge ? ` Il prossimo addebito è ${on(nextCharge)}.` : ""}`,
       "Dopo 6 mesi l'abbonamento si rinnova per altri 6 mesi: una settimana prima ti scriveremo per ricordartelo. Puoi disdirlo quando vuoi, senza penali: l'accesso resta attivo fino alla fine del mese già pagato.",
     ],
     action: {
@@ -193,7 +198,7 @@ export function subscriptionRenewalNoticeMail({
     subject: "Il tuo abbonamento EDU si rinnova tra una settimana",
     firstname,
     intro: [
-      `il ${renewsOn} il tuo abbonamento ${planName} si rinnova per altri 6 mesi, alle stesse condizioni: una rata mensile di ${monthly}, addebitata ogni mese sulla carta che usi ora.`,
+      `${on(renewsOn)} il tuo abbonamento ${planName} si rinnova per altri 6 mesi, alle stesse condizioni: una rata mensile di ${monthly}, addebitata ogni mese sulla carta che usi ora.`,
       "Se non vuoi rinnovarlo, disdici prima di quella data: non ti sarà addebitato nulla e l'accesso resterà attivo fino alla fine del mese già pagato.",
     ],
     action: { lead: "Per disdire o cambiare carta:", label: "Il mio abbonamento", url: httpUrl(manageUrl) },
@@ -214,7 +219,7 @@ export function subscriptionChargeReceiptMail({
     firstname,
     intro: [
       `abbiamo ricevuto il pagamento di ${amount} per la rata ${instalment} del tuo abbonamento ${planName}.`,
-      `Il tuo accesso a EDU è attivo fino al ${paidUntil}.`,
+      `Il tuo accesso a EDU è attivo fino ${until(paidUntil)}.`,
     ],
     action: { lead: "La ricevuta è sempre disponibile qui:", label: "Vedi la ricevuta", url: httpUrl(receiptUrl) },
     outro: [],
@@ -227,18 +232,34 @@ export function subscriptionChargeFailedMail({
   amount,
   reason,
   retryOn,
+  needsAuthentication = false,
   updateCardUrl,
-}: SubscriptionMailBase & { amount: string; reason: string | null; retryOn: string | null; updateCardUrl: string }): MailContent {
+}: SubscriptionMailBase & {
+  amount: string;
+  reason: string | null;
+  retryOn: string | null;
+  /** The bank wants the customer to confirm the charge themselves: they can pay it now from the page. */
+  needsAuthentication?: boolean;
+  /** The subscription's page, where the customer updates the card or pays now. */
+  updateCardUrl: string;
+}): MailContent {
   return compose({
-    subject: "Pagamento non riuscito: aggiorna la tua carta",
+    subject: needsAuthentication
+      ? "Conferma il pagamento del tuo abbonamento EDU"
+      : "Pagamento non riuscito: aggiorna la tua carta",
     firstname,
     intro: [
-      `non siamo riusciti ad addebitare ${amount} per il tuo abbonamento ${planName}.${reason ? ` La banca ha risposto: «${reason}»` : ""}`,
+      `non siamo riusciti ad addebitare ${amount} per il tuo abbonamento ${planName}.${reason ? ` La banca ha risposto: «${reason}».` : ""}`,
+      needsAuthentication
+        ? "La tua banca chiede che confermi tu il pagamento: apri la pagina del tuo abbonamento e premi «Paga ora»."
+        : "",
       retryOn
-        ? `Riproveremo il ${retryOn}. Nel frattempo l'accesso a EDU è sospeso: aggiorna la carta e il pagamento sarà ritentato subito.`
+        ? `Riproveremo ${on(retryOn)}. Nel frattempo l'accesso a EDU è sospeso: aggiorna la carta e il pagamento sarà ritentato subito.`
         : "Era l'ultimo tentativo: l'abbonamento è terminato.",
-    ],
-    action: { lead: "Per aggiornare la carta:", label: "Aggiorna carta", url: httpUrl(updateCardUrl) },
+    ].filter(Boolean),
+    action: needsAuthentication
+      ? { lead: "Per confermare il pagamento:", label: "Paga ora", url: httpUrl(updateCardUrl) }
+      : { lead: "Per aggiornare la carta:", label: "Aggiorna carta", url: httpUrl(updateCardUrl) },
     outro: [],
   });
 }
@@ -254,7 +275,7 @@ export function subscriptionCancelledMail({
     firstname,
     intro: [
       `abbiamo ricevuto la disdetta del tuo abbonamento ${planName}: non ti addebiteremo altre rate.`,
-      `Il tuo accesso a EDU resta attivo fino al ${accessUntil}. Fino ad allora puoi riattivare l'abbonamento quando vuoi.`,
+      `Il tuo accesso a EDU resta attivo fino ${until(accessUntil)}. Fino ad allora puoi riattivare l'abbonamento quando vuoi.`,
     ],
     action: { lead: "Se cambi idea:", label: "Riattiva l'abbonamento", url: httpUrl(manageUrl) },
     outro: [],
@@ -273,8 +294,8 @@ export function subscriptionEndedMail({
     firstname,
     intro: [
       reason === "payment_failed"
-        ? `non siamo riusciti ad addebitare la rata del tuo abbonamento ${planName} neppure dopo alcuni tentativi: l'abbonamento è terminato e il tuo accesso a EDU si è concluso il ${endedOn}.`
-        : `come da tua disdetta, il tuo abbonamento ${planName} è terminato: il tuo accesso a EDU si è concluso il ${endedOn}.`,
+        ? `non siamo riusciti ad addebitare la rata del tuo abbonamento ${planName} neppure dopo alcuni tentativi: l'abbonamento è terminato e il tuo accesso a EDU si è concluso ${on(endedOn)}.`
+        : `come da tua disdetta, il tuo abbonamento ${planName} è terminato: il tuo accesso a EDU si è concluso ${on(endedOn)}.`,
       "Non ti addebiteremo altro. Le ricevute dei pagamenti restano nella pagina I miei acquisti.",
     ],
     action: { lead: "Puoi abbonarti di nuovo quando vuoi:", label: "Scopri EDU", url: httpUrl(eduUrl) },

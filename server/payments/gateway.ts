@@ -30,8 +30,15 @@ export type Charge = {
   amountCents: number;
   /** The provider's message for the customer when the charge failed. */
   errorMessage: string | null;
+  /**
+   * A charge made without the customer (off-session) that failed because the bank wants the
+   * customer to authenticate it: they can pay it themselves, on-session.
+   */
+  needsAuthentication: boolean;
   /** For a charge waiting for the customer's authentication: what the browser completes it with. */
   clientSecret: string | null;
+  /** For a charge waiting for the customer's authentication, confirmed `authenticateBy: "redirect"`: the bank's page. */
+  redirectUrl: string | null;
 };
 
 export type PaymentGateway = {
@@ -55,7 +62,21 @@ export type PaymentGateway = {
     idempotencyKey: string;
     metadata: Record<string, string>;
   }): Promise<{ id: string }>;
-  /** Confirms a charge: the money moves (or not). Repeating it with the same key answers the same. */
-  confirmCharge(id: string, input: { offSession: boolean; idempotencyKey: string; returnUrl?: string }): Promise<Charge>;
+  /**
+   * Confirms a charge: the money moves (or not). Repeating it with the same key answers the same.
+   * With the customer present, a charge the bank wants authenticated waits for them: completed
+   * in the page by the provider's script (`authenticateBy: "page"`, the checkout), or on the
+   * bank's page, which returns to `returnUrl` (`"redirect"`: works without JavaScript).
+   */
+  confirmCharge(
+    id: string,
+    input: { offSession: boolean; idempotencyKey: string; returnUrl?: string; authenticateBy?: "page" | "redirect" },
+  ): Promise<Charge>;
   retrieveCharge(id: string): Promise<Charge | null>;
+  /**
+   * Cancels a charge that has not succeeded (one left waiting for an authentication that never
+   * came), so that it can no longer take money; gives the charge as it stands after (a charge
+   * that succeeded meanwhile stays succeeded).
+   */
+  cancelCharge(id: string, idempotencyKey: string): Promise<Charge | null>;
 };

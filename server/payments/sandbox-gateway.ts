@@ -34,7 +34,15 @@ type ChargeData = {
   amountCents: number;
   metadata: Record<string, string>;
   errorMessage: string | null;
+  needsAuthentication?: boolean;
+  /** Where the customer goes back after the sandbox's 3-D Secure page of this charge. */
+  returnUrl?: string;
 };
+
+/** The sandbox's 3-D Secure page of a charge made with the customer present. */
+export function sandboxChargeAuthenticationPath(chargeId: string): string {
+  return `/pagamenti/prova/3ds-addebito/${encodeURIComponent(chargeId)}/`;
+}
 
 /** The messages a provider would give the customer (Stripe's, in Italian). */
 export const SANDBOX_MESSAGES = {
@@ -103,7 +111,9 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
     status: data.status === "requires_confirmation" ? "unconfirmed" : data.status,
     amountCents: data.amountCents,
     errorMessage: data.errorMessage,
+    needsAuthentication: data.needsAuthentication ?? false,
     clientSecret: null,
+    redirectUrl: data.status === "requires_action" ? sandboxChargeAuthenticationPath(id) : null,
   });
 
   const gateway: PaymentGateway = {
@@ -142,7 +152,7 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       return { id };
     },
 
-    async confirmCharge(id, { offSession }) {
+    async confirmCharge(id, { offSession, returnUrl }) {
       const pending = await read<ChargeData>(id, "charge");
       if (!pending) throw new Error(`Unknown sandbox charge ${id}`);
       const card = (await read<SetupData>(pending.setupId, "setup"))?.card;
@@ -151,12 +161,25 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       const charge = await update<ChargeData>(id, (data) => {
         if (data.status !== "requires_confirmation") return null;
         if (behaviour === "declined") return { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.declined };
-        if (behaviour === "authentication_required" && offSession) {
-          return { ...data, status: "requires_action", errorMessage: SANDBOX_MESSAGES.authenticationRequired };
+        if (behaviour === "authentication_required") {
+          // Without the customer the bank refuses (as Stripe's authentication_required does);
+          // with them, it shows its 3-D Secure page.
+          return offSession
+            ? { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.authenticationRequired, needsAuthentication: true }
+            : { ...data, status: "requires_action", returnUrl };
         }
         return { ...data, status: "succeeded" };
       });
       return chargeView(id, charge!);
+    },
+
+    async cancelCharge(id) {
+      const data = await update<ChargeData>(id, (charge) =>
+        charge.status === "requires_confirmation" || charge.status === "requires_action"
+          ? { ...charge, status: "failed", errorMessage: SANDBOX_MESSAGES.authenticationFailed }
+          : null,
+      );
+      return data && chargeView(id, data);
     },
 
     async retrieveCharge(id) {
@@ -206,6 +229,29 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
         return { ...setup, status: "requires_payment_method", card: null, errorMessage: SANDBOX_MESSAGES.authenticationFailed };
       });
       return data === null ? { status: "not_found" } : outcome;
+    },
+
+    /**
+     * The sandbox's 3-D Secure page of a charge: the customer approves or fails the
+     * authentication; gives where they go back to, or null when the charge waits for nothing.
+     */
+    async authenticateCharge(chargeId: string, approve: boolean): Promise<{ returnUrl: string | null } | null> {
+      let returnUrl: string | null = null;
+      let waited = false;
+      await update<ChargeData>(chargeId, (charge) => {
+        if (charge.status !== "requires_action") return null;
+        waited = true;
+        returnUrl = charge.returnUrl ?? null;
+        return approve
+          ? { ...charge, status: "succeeded" }
+          : { ...charge, status: "failed", errorMessage: SANDBOX_MESSAGES.authenticationFailed };
+      });
+      return waited ? { returnUrl } : null;
+    },
+
+    /** Whether a charge waits for its 3-D Secure step (the sandbox's page shows only then). */
+    async chargeAwaitsAuthentication(chargeId: string): Promise<boolean> {
+      return (await read<ChargeData>(chargeId, "charge"))?.status === "requires_action";
     },
 
     /** Tests and the development clock page: what the bank will do with the saved card's later charges. */

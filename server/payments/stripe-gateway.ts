@@ -48,12 +48,15 @@ function chargeOf(intent: Stripe.PaymentIntent): Charge {
     requires_payment_method: intent.last_payment_error ? "failed" : "processing",
     canceled: "failed",
   };
+  const waiting = intent.status === "requires_action";
   return {
     id: intent.id,
     status: statuses[intent.status] ?? "processing",
     amountCents: intent.amount,
     errorMessage: intent.last_payment_error?.message ?? null,
-    clientSecret: intent.status === "requires_action" ? intent.client_secret : null,
+    needsAuthentication: intent.last_payment_error?.code === "authentication_required",
+    clientSecret: waiting ? intent.client_secret : null,
+    redirectUrl: (waiting && intent.next_action?.redirect_to_url?.url) || null,
   };
 }
 
@@ -142,11 +145,14 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
       return { id: intent.id };
     },
 
-    async confirmCharge(id, { offSession, idempotencyKey, returnUrl }) {
+    async confirmCharge(id, { offSession, idempotencyKey, returnUrl, authenticateBy = "page" }) {
       try {
         const intent = await stripe.paymentIntents.confirm(
           id,
-          offSession ? { off_session: true } : { return_url: returnUrl, use_stripe_sdk: true },
+          offSession
+            ? { off_session: true }
+            : // Without use_stripe_sdk, Stripe answers a 3-D Secure step as a page to send the customer to.
+              { return_url: returnUrl, ...(authenticateBy === "page" ? { use_stripe_sdk: true } : {}) },
           { idempotencyKey },
         );
         return chargeOf(intent);
@@ -154,8 +160,28 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
         // A decline is an answer, not a failure of the call: Stripe sends it as a card error.
         if (error instanceof Stripe.errors.StripeCardError) {
           const intent = error.payment_intent;
-          return intent ? { ...chargeOf(intent), status: "failed", errorMessage: error.message } : failed(id, error.message);
+          const declined = intent ? chargeOf(intent) : failed(id, error.message);
+          return {
+            ...declined,
+            status: "failed",
+            errorMessage: error.message,
+            needsAuthentication: error.code === "authentication_required",
+          };
         }
+        throw error;
+      }
+    },
+
+    async cancelCharge(id, idempotencyKey) {
+      const intent = await stripe.paymentIntents.retrieve(id);
+      if (intent.status === "succeeded" || intent.status === "canceled" || intent.status === "processing") {
+        return chargeOf(intent);
+      }
+      try {
+        return chargeOf(await stripe.paymentIntents.cancel(id, {}, { idempotencyKey }));
+      } catch (error) {
+        // It succeeded between the two calls: Stripe refuses to cancel it, and it stands paid.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError) return chargeOf(await stripe.paymentIntents.retrieve(id));
         throw error;
       }
     },
@@ -172,5 +198,13 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
 }
 
 function failed(id: string, message: string): Charge {
-  return { id, status: "failed", amountCents: 0, errorMessage: message, clientSecret: null };
+  return {
+    id,
+    status: "failed",
+    amountCents: 0,
+    errorMessage: message,
+    needsAuthentication: false,
+    clientSecret: null,
+    redirectUrl: null,
+  };
 }

@@ -30,7 +30,7 @@ export function subscriptionInstance(
   const publicOrigin = "https://portale.example.it";
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin, log, now });
   const jobs = createJobRunner({ db, log, now });
-  const subscriptions = createSubscriptions({ db, gateway, runner: jobs, mail, publicOrigin, log, now });
+  const subscriptions = createSubscriptions({ db, gateway, rateLimits, runner: jobs, mail, publicOrigin, log, now });
   const checkout = createCheckout({ db, rateLimits, now });
 
   /** Buys EDU at the checkout with a test card, as the customer does; gives the card's setup. */

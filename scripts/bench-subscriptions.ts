@@ -1,0 +1,274 @@
+// `npm run bench:subscriptions`: how fast the job runner charges the EDU subscription's months.
+//
+// N customers (BENCH_SUBSCRIPTIONS, default 10 000) are inserted in bulk with SQL, each with a
+// paid EDU order, a saved sandbox card (a setup that succeeded), and a subscription anchored one
+// month before the bench's clock: month 1 paid, month 2 scheduled and due now. Then
+// `services.jobs.runDue()` catches up, with the services' clock starting at the due instant: it
+// charges every month 2 (a sandbox charge, the payment, the month's access, month 3 scheduled)
+// and sends each receipt (a mail job, into the outbox). Printed: charges/s (receipts included)
+// and the seconds the whole catch-up took, then SQL checks that every month 2 was paid exactly
+// once (one payment per month, one sandbox charge per subscription, its receipt sent).
+//   1. PostgreSQL, one instance;
+//   2. PostgreSQL, two instances (two services over two pools) running runDue() at once;
+//   3. an in-memory PGlite, one instance (BENCH_SUBSCRIPTIONS_PGLITE, default BENCH_SUBSCRIPTIONS).
+// On PostgreSQL each run has a database of its own (portal_bench_subs_<random>_<run>) on the
+// server of DATABASE_URL, dropped at the end. Exits 1 when a check fails.
+//
+// Environment:
+//   DATABASE_URL                 a PostgreSQL server (any database on it): required
+//   BENCH_SUBSCRIPTIONS          subscriptions due at once (default 10000)
+//   BENCH_SUBSCRIPTIONS_PGLITE   the same on PGlite (default BENCH_SUBSCRIPTIONS; 0 skips PGlite)
+import { randomBytes } from "node:crypto";
+import { sql, type SQL } from "drizzle-orm";
+import pg from "pg";
+import { loadConfig } from "../server/config.ts";
+import { openDatabase, type Database, type DatabaseHandle } from "../server/db/client.ts";
+import { seedDatabase } from "../server/db/seed/index.ts";
+import { createLogger } from "../server/logger.ts";
+import { createServices } from "../server/services.ts";
+import { EDU_PRODUCT_CODE } from "../shared/library-constants.ts";
+import { periodStart } from "../shared/subscription.ts";
+
+const serverUrl = process.env.DATABASE_URL;
+if (!serverUrl) {
+  console.error("usage: DATABASE_URL=postgres://… npm run bench:subscriptions  (BENCH_SUBSCRIPTIONS=10000)");
+  process.exit(2);
+}
+const count = whole("BENCH_SUBSCRIPTIONS", 10_000, 1);
+const pgliteCount = whole("BENCH_SUBSCRIPTIONS_PGLITE", count, 0);
+
+function whole(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const value = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  return value;
+}
+
+// Production settings with secrets of the run's own: the sandbox gateway, mail into the outbox.
+const config = loadConfig({
+  env: {
+    NODE_ENV: "production",
+    PUBLIC_ORIGIN: "https://portale.example.it",
+    SESSION_SECRET: randomBytes(48).toString("base64url"),
+    OIDC_CLIENT_SECRET: randomBytes(48).toString("base64url"),
+    OIDC_COOKIE_KEYS: randomBytes(48).toString("base64url"),
+    ACTIVATION_CODE_KEY: randomBytes(48).toString("base64url"),
+  },
+});
+
+/** Warnings and errors of the services, tallied by message for the report. */
+const logged = new Map<string, number>();
+const log = createLogger("warn", {
+  write(line: string) {
+    const entry = JSON.parse(line) as { level: number; msg: string; err?: { message?: string } };
+    const key = `${entry.level >= 50 ? "error" : "warn"} "${entry.msg}"${entry.err?.message ? `: ${entry.err.message}` : ""}`;
+    logged.set(key, (logged.get(key) ?? 0) + 1);
+  },
+});
+
+// Month 2 of every subscription is due at `due`; the anchor is one month earlier.
+const anchor = periodStart(new Date(), 0);
+const due = periodStart(anchor, 2);
+const monthThree = periodStart(anchor, 3);
+
+const rowsOf = async <T>(db: Database, query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+
+/** The customers, their paid EDU orders, saved cards and subscriptions, month 2 due: a few statements. */
+async function seedSubscriptions(db: Database, n: number) {
+  const [a, d, e] = [anchor, due, monthThree].map((t) => sql`${t.toISOString()}::timestamptz`);
+  await db.transaction(async (tx) => {
+    const statements = [
+      sql`create temp table bench_seed on commit drop as
+        select i, gen_random_uuid() as user_id, gen_random_uuid() as order_id, gen_random_uuid() as sub_id,
+          gen_random_uuid() as first_id, 'sbx_seti_bench' || i as setup_id,
+          p.id as product_id, p.monthly_price_cents as price
+        from generate_series(1, ${n}::int) as i, products p where p.code = ${EDU_PRODUCT_CODE}`,
+      sql`insert into users (id, email, firstname, lastname, created_at, updated_at)
+        select user_id, 'abbonato' || i || '@bench.example', 'Abbonato', 'N. ' || i, ${a}, ${a} from bench_seed`,
+      sql`insert into orders (id, order_code, user_id, status, total_cents, subtotal_cents, checkout_product_id,
+          payment_hub, customer_firstname, customer_lastname, customer_email, created_at, committed_at, updated_at)
+        select order_id, 'NXBENCH-' || i, user_id, 'payed', price, price, product_id, 'card',
+          'Abbonato', 'N. ' || i, 'abbonato' || i || '@bench.example', ${a}, ${a}, ${a} from bench_seed`,
+      sql`insert into order_items (order_id, product_id, description, quantity, unit_price_cents, total_cents,
+          monthly_price_cents, product_type_code, vat_rate_bps)
+        select s.order_id, p.id, p.name, 1, s.price, s.price, s.price, t.code, p.vat_rate_bps
+        from bench_seed s join products p on p.id = s.product_id join product_types t on t.id = p.product_type_id`,
+      sql`insert into sandbox_gateway_objects (id, kind, idempotency_key, data, created_at)
+        select setup_id, 'setup', 'bench:setup:' || i, jsonb_build_object('status', 'succeeded',
+          'clientSecret', 'sbx_secret_bench' || i, 'metadata', '{}'::jsonb,
+          'card', jsonb_build_object('brand', 'visa', 'last4', '4242', 'behaviour', 'succeeds'), 'errorMessage', null), ${a}
+        from bench_seed`,
+      sql`insert into subscriptions (id, user_id, product_id, order_id, status, gateway, setup_id, card_brand, card_last4,
+          monthly_price_cents, anchor_at, created_at, updated_at)
+        select sub_id, user_id, product_id, order_id, 'active', 'sandbox', setup_id, 'visa', '4242', price, ${a}, ${a}, ${a}
+        from bench_seed`,
+      sql`insert into subscription_periods (id, subscription_id, number, starts_at, ends_at, amount_cents, status, tries,
+          next_attempt_at, created_at, updated_at)
+        select first_id, sub_id, 1, ${a}, ${d}, price, 'paid', 1, null::timestamptz, ${a}, ${a} from bench_seed
+        union all
+        select gen_random_uuid(), sub_id, 2, ${d}, ${e}, price, 'scheduled', 0, ${d}, ${a}, ${a} from bench_seed`,
+      sql`insert into payments (payment_code, order_id, user_id, gateway, method_code, amount_cents, charge_id,
+          card_brand, card_last4, paid_at, subscription_period_id, created_at)
+        select 'PXBENCH-' || i, order_id, user_id, 'sandbox', 'card_setup', price, 'sbx_ch_bench' || i,
+          'visa', '4242', ${a}, first_id, ${a} from bench_seed`,
+      sql`insert into entitlements (user_id, product_id, source, starts_at, expires_at, order_id, created_at)
+        select user_id, product_id, 'subscription', ${a}, ${d}, order_id, ${a} from bench_seed`,
+    ];
+    for (const statement of statements) await tx.execute(statement);
+  });
+  await db.execute(sql`analyze`);
+}
+
+type Check = { label: string; value: number; want: number };
+
+/** What the catch-up left, checked with SQL: every month 2 paid once, by one charge, with its receipt. */
+async function verify(db: Database, n: number): Promise<{ checks: Check[]; chargedTwice: boolean }> {
+  const [c] = await rowsOf<Record<string, number>>(
+    db,
+    sql`select
+      (select count(*) from subscription_periods where number = 2 and status = 'paid')::int as paid,
+      (select count(*) from payments p join subscription_periods sp on sp.id = p.subscription_period_id
+        where sp.number = 2)::int as payments,
+      (select count(*) from (select subscription_period_id from payments where subscription_period_id is not null
+        group by 1 having count(*) > 1) x)::int as months_paid_twice,
+      (select count(*) from sandbox_gateway_objects where kind = 'charge')::int as charges,
+      (select count(distinct data->'metadata'->>'subscription_id') from sandbox_gateway_objects
+        where kind = 'charge')::int as subscriptions_charged,
+      (select count(*) from (select data->'metadata'->>'subscription_id' from sandbox_gateway_objects where kind = 'charge'
+        group by 1 having count(*) > 1) x)::int as subscriptions_charged_twice,
+      (select count(*) from payments p join sandbox_gateway_objects ch on ch.id = p.charge_id
+        where ch.kind = 'charge' and ch.data->>'status' = 'succeeded'
+          and ch.data->'metadata'->>'period_id' = p.subscription_period_id::text
+          and (ch.data->>'amountCents')::int = p.amount_cents)::int as payments_matching_their_charge,
+      (select count(*) from entitlements e join subscriptions s on s.user_id = e.user_id
+        join subscription_periods sp on sp.subscription_id = s.id and sp.number = 2
+        where e.starts_at = sp.starts_at and e.expires_at = sp.ends_at)::int as months_granted,
+      (select count(*) from subscription_periods where number = 3 and status = 'scheduled')::int as next_months_scheduled,
+      (select count(*) from jobs where key like 'subscription-mail:receipt:%' and status = 'done')::int as receipts_sent,
+      (select count(*) from mail_outbox)::int as mails_in_outbox,
+      (select count(*) from jobs where status <> 'done')::int as jobs_not_done,
+      (select count(*) from subscription_periods where status = 'charging')::int as months_left_charging`,
+  );
+  const want: Record<string, number> = {
+    paid: n,
+    payments: n,
+    months_paid_twice: 0,
+    charges: n,
+    subscriptions_charged: n,
+    subscriptions_charged_twice: 0,
+    payments_matching_their_charge: n,
+    months_granted: n,
+    next_months_scheduled: n,
+    receipts_sent: n,
+    mails_in_outbox: n,
+    jobs_not_done: 0,
+    months_left_charging: 0,
+  };
+  const checks = Object.entries(want).map(([label, w]) => ({ label: label.replaceAll("_", " "), value: c![label]!, want: w }));
+  return { checks, chargedTwice: c!.months_paid_twice! > 0 || c!.subscriptions_charged_twice! > 0 || c!.charges! > n };
+}
+
+type Outcome = { label: string; n: number; seconds: number; seedSeconds: number; mails: number; ok: boolean };
+
+/**
+ * One run: the services of each instance over its own handle (the clock starts at the due
+ * instant), every instance's runDue() at once, timed; then the checks.
+ */
+async function run(label: string, handles: DatabaseHandle[], n: number): Promise<Outcome> {
+  const [first] = handles;
+  console.log(`\n${label}: ${n} subscriptions due at ${due.toISOString()}`);
+  await first!.migrate(first!.db);
+  await seedDatabase(first!.db, config.links);
+  const seeding = performance.now();
+  await seedSubscriptions(first!.db, n);
+  const seedSeconds = (performance.now() - seeding) / 1000;
+  console.log(`  inserted in ${seedSeconds.toFixed(1)} s`);
+
+  const started = Date.now();
+  const now = () => new Date(due.getTime() + (Date.now() - started));
+  const services = await Promise.all(handles.map((database) => createServices({ config, database, log, now })));
+  const t0 = performance.now();
+  const done = await Promise.all(services.map((s) => s.jobs.runDue()));
+  const seconds = (performance.now() - t0) / 1000;
+  for (const s of services) await s.close();
+
+  const charges = done.map((d) => d["subscription-charges"] ?? 0);
+  const mails = done.reduce((sum, d) => sum + (d["subscription-mail"] ?? 0), 0);
+  const split = handles.length > 1 ? ` (${charges.map((c, i) => `instance ${i + 1}: ${c}`).join(", ")})` : "";
+  console.log(`  runDue(): ${charges.reduce((a, b) => a + b, 0)} months charged${split}, ${mails} receipts sent`);
+  console.log(`  caught up in ${seconds.toFixed(1)} s: ${(n / seconds).toFixed(0)} charges/s (receipts included)`);
+
+  const { checks, chargedTwice } = await verify(first!.db, n);
+  const failed = checks.filter((c) => c.value !== c.want);
+  for (const c of failed) console.log(`  FAIL ${c.label}: ${c.value}, expected ${c.want}`);
+  if (failed.length === 0) console.log(`  every month 2 paid exactly once (${checks.length} checks)`);
+  console.log(chargedTwice ? "  A MONTH WAS CHARGED TWICE" : "  no month charged twice");
+  return { label, n, seconds, seedSeconds, mails, ok: failed.length === 0 && !chargedTwice };
+}
+
+/** A database of the run's own on the PostgreSQL server, dropped at the end. */
+const benchDatabases: string[] = [];
+const prefix = `portal_bench_subs_${randomBytes(4).toString("hex")}`;
+async function withPostgres(label: string, instances: number, n: number): Promise<Outcome> {
+  const name = `${prefix}_${benchDatabases.length + 1}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  benchDatabases.push(name);
+  const url = new URL(serverUrl!);
+  url.pathname = `/${name}`;
+  const handles = await Promise.all(
+    Array.from({ length: instances }, () => openDatabase({ url: url.toString(), poolMax: config.database.poolMax })),
+  );
+  try {
+    return await run(label, handles, n);
+  } finally {
+    for (const handle of handles) await handle.close();
+  }
+}
+
+async function dropDatabases() {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  for (const name of benchDatabases.splice(0)) await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+
+process.once("SIGINT", () => {
+  console.error("\ninterrupted: dropping the bench databases");
+  void dropDatabases().finally(() => process.exit(130));
+});
+
+const outcomes: Outcome[] = [];
+let failure: string | undefined;
+try {
+  outcomes.push(await withPostgres("PostgreSQL, one instance", 1, count));
+  outcomes.push(await withPostgres("PostgreSQL, two instances at once", 2, count));
+  if (pgliteCount > 0) {
+    const pglite = await openDatabase({ dataDir: undefined });
+    try {
+      outcomes.push(await run("PGlite (in memory), one instance", [pglite], pgliteCount));
+    } finally {
+      await pglite.close();
+    }
+  }
+} catch (error) {
+  failure = error instanceof Error ? (error.stack ?? error.message) : String(error);
+} finally {
+  await dropDatabases();
+}
+
+console.log("\nsubscriptions  charges/s  catch-up s  receipts  inserted in s  checks  run");
+for (const o of outcomes) {
+  console.log(
+    `${String(o.n).padStart(13)}  ${(o.n / o.seconds).toFixed(0).padStart(9)}  ${o.seconds.toFixed(1).padStart(10)}  ` +
+      `${String(o.mails).padStart(8)}  ${o.seedSeconds.toFixed(1).padStart(13)}  ${(o.ok ? "pass" : "FAIL").padEnd(6)}  ${o.label}`,
+  );
+}
+if (logged.size > 0) {
+  console.log("\nThe services logged (warn and above):");
+  for (const [key, times] of logged) console.log(`  ${String(times).padStart(6)}×  ${key}`);
+}
+if (failure) console.log(`\nFAIL: ${failure}`);
+process.exit(failure || outcomes.some((o) => !o.ok) ? 1 : 0);
