@@ -40,12 +40,15 @@ export default [
   route("profile/change-password", "routes/profile.change-password.tsx"),
   route("profile/delete-user", "routes/profile.delete-user.tsx"),
   route("my-products", "routes/my-products.tsx"),
+  route("my-products/abbonamento", "routes/subscription.tsx"),
+  route("my-products/abbonamento/carta", "routes/subscription.card.tsx"),
   route("ricevuta/:ordercode", "routes/receipt.tsx"),
   route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
   route("create-checkout/:productcode", "routes/create-checkout.tsx"),
   route("checkout/:order", "routes/checkout.tsx"),
   // The sandbox gateway's 3-D Secure page (the embedded default, no keys).
   route("pagamenti/prova/3ds/:setup", "routes/sandbox-3ds.tsx"),
+  route("pagamenti/prova/3ds-addebito/:charge", "routes/sandbox-charge-3ds.tsx"),
   // Stripe's hosted card page (the card step without JavaScript) returns here.
   route("pagamenti/carta/ritorno", "routes/stripe-card-return.tsx"),
   // Opened from a mail, signed in or not.
@@ -54,6 +57,7 @@ export default [
   // Development only (404 in production)
   route("dev/mailbox", "routes/dev.mailbox.tsx"),
   route("dev/mailbox/:id/html", "routes/dev.mailbox.html.ts"),
+  route("dev/orologio", "routes/dev.clock.tsx"),
 
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

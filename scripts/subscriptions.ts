@@ -43,7 +43,10 @@ const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : "warn", pino.
 const database = await openDatabase(
   config.database.url ? { url: config.database.url, poolMax: 2 } : { dataDir: config.database.pgliteDir },
 );
-const where = config.database.url ? "PostgreSQL" : `PGlite in ${path.relative(process.cwd(), config.database.pgliteDir)}`;
+const pgliteDir = path.relative(process.cwd(), config.database.pgliteDir);
+const where = config.database.url
+  ? "PostgreSQL"
+  : `PGlite in ${pgliteDir.startsWith("..") ? config.database.pgliteDir : pgliteDir}`;
 
 const time = new Intl.DateTimeFormat("it-IT", { hour: "2-digit", minute: "2-digit", timeZone: "Europe/Rome" });
 const when = (date: Date | null) => (date ? `${formatDate(date)} ${time.format(date)}` : "-");
@@ -124,7 +127,8 @@ try {
     const devClock = config.isProduction ? null : createShiftableClock(path.join(config.dataDir, "clock-offset.json"));
     const services = await createServices({ config, database, log, devClock });
     try {
-      if (devClock?.offsetMs()) console.log(`(The clock runs ${Math.round(devClock.offsetMs() / 60_000)} minutes ahead: /dev/orologio.)`);
+      const ahead = devClock?.offsetMs() ?? 0;
+      if (ahead) console.log(`(The clock runs ${(ahead / 86_400_000).toFixed(1)} days ahead of the system's: /dev/orologio.)`);
       if (command === "list") {
         list(await services.subscriptions.report());
       } else {
@@ -132,12 +136,13 @@ try {
         const done = await services.jobs.runDue();
         console.log(`Ran what was due at ${when(at)} (Europe/Rome), ${where}:`);
         // Sweeps count the months they took (paid, failed or ended); queues the jobs done.
-        table(
-          ["sweep or queue", "handled"],
-          Object.entries(done).map(([name, n]) => [name, String(n)]),
-          ["handled"],
-        );
-        if (Object.values(done).every((n) => n === 0)) console.log("Nothing was due.");
+        if (Object.values(done).every((n) => n === 0)) console.log("  nothing was due");
+        else
+          table(
+            ["sweep or queue", "handled"],
+            Object.entries(done).map(([name, n]) => [name, String(n)]),
+            ["handled"],
+          );
         const left = await services.subscriptions.report();
         console.log(
           `\nNow: ${left.due.length} month(s) due, ${left.pastDue.length} subscription(s) past due, ` +

@@ -23,3 +23,13 @@ export function formatDate(date: Date | string | number): string {
 export function formatLongDate(date: Date | string | number): string {
   return longDate.format(new Date(date));
 }
+
+/**
+ * A date after its article or preposition, elided before a vowel sound as Italian writes it:
+ * ("il", "12/02/2027") → "il 12/02/2027", ("il", "11/02/2027") → "l'11/02/2027", ("al", "8 agosto
+ * 2026") → "all'8 agosto 2026".
+ */
+export function withArticle(article: "il" | "al" | "dal", date: string): string {
+  if (!/^(0?8|11)\b/.test(date)) return `${article} ${date}`;
+  return { il: "l'", al: "all'", dal: "dall'" }[article] + date;
+}

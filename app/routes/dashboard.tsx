@@ -17,6 +17,9 @@ import type { LibraryItem } from "../../server/library/types";
 import { suggestionCarousel, type SuggestionCarousel } from "../lib/suggestion-carousels.server";
 import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "../lib/dashboard-boxes.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import type { SubscriptionNotice } from "../../server/commerce/subscriptions";
+import { formatDate, withArticle } from "../../shared/format.ts";
+import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
@@ -54,6 +57,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto max-w-7xl px-4 py-8 md:py-10">
       <title>La tua area · Novalex Editore</title>
       <h1 className="font-serif text-3xl font-bold text-brand">Ciao{loaderData.firstname ? `, ${loaderData.firstname}` : ""}!</h1>
+      {loaderData.subscriptionNotice && <SubscriptionNoticeBox notice={loaderData.subscriptionNotice} />}
 
       <div className="mt-6 grid gap-6 lg:grid-cols-3">
         <ContinueLearning item={lastProduct} now={now} />
@@ -100,6 +104,30 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
       <Suggestions title="Riviste per te" carousel={suggestions.journals} />
       <Suggestions title="Corsi per te" carousel={suggestions.courses} />
     </div>
+  );
+}
+
+/** Why EDU stopped, when the subscription is the reason, and what the customer can do. */
+function SubscriptionNoticeBox({ notice }: { notice: SubscriptionNotice }) {
+  const [text, link] =
+    notice.kind === "past_due"
+      ? [
+          "Il pagamento dell'abbonamento EDU non è riuscito: l'accesso a EDU è sospeso finché la rata non è pagata.",
+          { to: SUBSCRIPTION_PATH, label: "Paga ora o aggiorna la carta" },
+        ]
+      : [
+          `Il tuo abbonamento EDU è terminato ${withArticle("il", formatDate(notice.endedAt))}${
+            notice.reason === "payment_failed" ? ": non siamo riusciti ad addebitare la rata." : ", come da tua disdetta."
+          }`,
+          { to: "/edu/", label: "Abbonati di nuovo" },
+        ];
+  return (
+    <p role="status" className="mt-4 rounded-md border border-accent bg-accent/5 p-4 text-sm">
+      {text}{" "}
+      <Link to={link.to} className="link font-semibold">
+        {link.label}
+      </Link>
+    </p>
   );
 }
 

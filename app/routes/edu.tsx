@@ -2,9 +2,9 @@ import { Link } from "react-router";
 import { servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/edu";
 import { FaqAccordion } from "../components/faq";
-import { formatDate, formatEuro } from "../../shared/format.ts";
+import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { getUser } from "../lib/auth.server";
-import { checkoutPath } from "../../shared/links.ts";
+import { checkoutPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -16,12 +16,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     getUser(request, context),
   ]);
   if (!edu?.monthlyPriceCents) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);
-  const eduActiveUntil = user ? await library.dashboard.runningEduUntil(user.id) : null;
+  const eduState = user ? await library.dashboard.eduState(user.id) : null;
   return {
     faq,
     monthlyPriceCents: edu.monthlyPriceCents,
-    // A customer whose EDU is running cannot buy it again (spec §2 'EDU page').
-    eduActiveUntil,
+    // A customer whose EDU is running cannot buy it again (spec §2 'EDU page'), nor one whose
+    // subscription's charge is being retried (they mend it on their subscription's page).
+    eduActiveUntil: eduState?.until ?? null,
+    pastDue: eduState?.notice?.kind === "past_due",
   };
 }
 
@@ -96,13 +98,18 @@ export default function EduPage({ loaderData }: Route.ComponentProps) {
               </li>
             ))}
           </ul>
-          {loaderData.eduActiveUntil ? (
+          {loaderData.eduActiveUntil || loaderData.pastDue ? (
             <>
               <a href="/edu/" aria-disabled="true" className="button-primary pointer-events-none mt-8 py-3 text-base opacity-60">
                 Acquista ora
               </a>
               <p className="mt-2 text-sm text-muted">
-                Il tuo abbonamento EDU è attivo fino al {formatDate(loaderData.eduActiveUntil)}.
+                {loaderData.eduActiveUntil
+                  ? `Il tuo abbonamento EDU è attivo fino ${withArticle("al", formatDate(loaderData.eduActiveUntil))}.`
+                  : "Il pagamento dell'ultima rata del tuo abbonamento EDU non è riuscito."}{" "}
+                <Link to={SUBSCRIPTION_PATH} className="link">
+                  Il mio abbonamento
+                </Link>
               </p>
             </>
           ) : (

@@ -6,8 +6,11 @@ import { useState } from "react";
 import { Link, useFetcher } from "react-router";
 import type { Route } from "./+types/my-products";
 import type { HistoryEntry, HistoryPage } from "../../server/commerce/purchases";
+import type { SubscriptionView } from "../../server/commerce/subscriptions";
+import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { SUBSCRIPTION_MESSAGES as SM, SUBSCRIPTION_STATUS_LABELS } from "../lib/subscription-messages";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
-import { formatDate, formatEuro } from "../../shared/format.ts";
+import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { PaymentMethod } from "../components/payment-method";
 import { PurchaseCard } from "../components/purchase-card";
 import { TabLinks } from "../components/tab-links";
@@ -20,9 +23,14 @@ import { useHydrated } from "../lib/use-hydrated";
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
   const { tab, page } = readLocation(new URL(request.url).search);
-  const { purchases } = context.get(servicesContext);
-  const [products, history] = await Promise.all([purchases.myProducts(user.id), purchases.history(user.id, page)]);
+  const { purchases, subscriptions } = context.get(servicesContext);
+  const [products, history, subscription] = await Promise.all([
+    purchases.myProducts(user.id),
+    purchases.history(user.id, page),
+    subscriptions.ofCustomer(user.id),
+  ]);
   return {
+    subscription,
     tab,
     counts: { attivi: products.active.length, inattivi: products.inactive.length } satisfies Record<PurchaseTab, number>,
     cards: tab === "attivi" ? products.active : products.inactive,
@@ -51,6 +59,7 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
         </Link>
       </p>
       <h1 className="mt-4 font-serif text-3xl font-bold text-brand">{M.title}</h1>
+      {loaderData.subscription && <SubscriptionSummary subscription={loaderData.subscription} />}
 
       <section aria-labelledby="i-miei-prodotti" className="mt-8">
         <h2 id="i-miei-prodotti" className="section-title">
@@ -88,6 +97,29 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
       {/* Keyed by the page the address names: a new address starts the list again. */}
       <PurchaseHistory key={history.page} first={history} tab={tab} />
     </div>
+  );
+}
+
+/** The EDU subscription in a line, and the way to its page (cancel, card, receipts). */
+function SubscriptionSummary({ subscription: s }: { subscription: SubscriptionView }) {
+  return (
+    <section aria-labelledby="abbonamento" className="card mt-6 flex flex-wrap items-center justify-between gap-4 p-5">
+      <div>
+        <h2 id="abbonamento" className="font-semibold text-brand">
+          {SM.title} <span className="badge ml-2">{SUBSCRIPTION_STATUS_LABELS[s.status]}</span>
+        </h2>
+        <p className="mt-1 text-sm">
+          {s.nextCharge
+            ? `Rata ${s.instalment} di ${s.instalments}, prossimo addebito ${withArticle("il", formatDate(s.nextCharge.at))} — ${formatEuro(s.nextCharge.amountCents)}`
+            : s.status === "ended"
+              ? `Terminato ${withArticle("il", formatDate(s.endedAt ?? s.paidUntil))}`
+              : `Accesso a EDU fino ${withArticle("al", formatDate(s.paidUntil))}, nessun altro addebito`}
+        </p>
+      </div>
+      <Link to={SUBSCRIPTION_PATH} className="button-outline">
+        Gestisci l'abbonamento
+      </Link>
+    </section>
   );
 }
 

@@ -1,54 +1,51 @@
-// The sandbox gateway's 3-D Secure page (README, "Payments"): what a bank's authentication page
-// is for a real card. The test card 4000 0025 0000 3155 comes here; 'Autorizza' or 'Nega'
-// posts, and the customer returns to the checkout with the same parameters as from Stripe.
-import { Form, redirect } from "react-router";
+// The sandbox gateway's 3-D Secure page of a card being set up (README, "Payments"): what a
+// bank's authentication page is for a real card. The test card 4000 0025 0000 3155 comes here,
+// from the checkout or from a subscription's card update; 'Autorizza' or 'Nega' posts, and the
+// customer returns where the card step started with the same parameters as from Stripe.
+import { redirect } from "react-router";
 import type { Route } from "./+types/sandbox-3ds";
 import { servicesContext } from "../../shared/context.ts";
+import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { SandboxAuthentication } from "../components/sandbox-authentication";
 import { requireUser } from "../lib/auth.server";
 
-/** The customer's order whose card step waits on this setup, or a redirect away. */
-async function pendingOrder(request: Request, context: Route.LoaderArgs["context"], setupId: string) {
+/** Whose card step waits on this setup (a checkout's or a card update's), or a redirect away. */
+async function pendingStep(request: Request, context: Route.LoaderArgs["context"], setupId: string) {
   const { user } = await requireUser(request, context);
-  const { sandbox, payments } = context.get(servicesContext);
-  const orderId = sandbox ? await payments.orderOfSetup(user.id, setupId) : null;
-  if (!sandbox || !orderId) throw redirect("/");
-  return { sandbox, payments, orderId };
+  const { sandbox, payments, subscriptions } = context.get(servicesContext);
+  if (!sandbox) throw redirect("/");
+  const orderId = await payments.orderOfSetup(user.id, setupId);
+  if (orderId) {
+    return {
+      sandbox,
+      settle: () => payments.settleSetup(setupId),
+      back: (status: "succeeded" | "failed") => payments.returnUrl(orderId, setupId, status),
+    };
+  }
+  if (await subscriptions.isCardUpdateOf(user.id, setupId)) {
+    return {
+      sandbox,
+      settle: async () => undefined,
+      back: (status: "succeeded" | "failed") =>
+        `${SUBSCRIPTION_PATH}carta/?${new URLSearchParams({ setup_intent: setupId, redirect_status: status })}`,
+    };
+  }
+  throw redirect("/");
 }
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const { sandbox, payments, orderId } = await pendingOrder(request, context, params.setup);
-  if (!(await sandbox.awaitsAuthentication(params.setup))) throw redirect(payments.returnUrl(orderId, params.setup, "failed"));
+  const { sandbox, back } = await pendingStep(request, context, params.setup);
+  if (!(await sandbox.awaitsAuthentication(params.setup))) throw redirect(back("failed"));
   return null;
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const { sandbox, payments, orderId } = await pendingOrder(request, context, params.setup);
+  const { sandbox, settle, back } = await pendingStep(request, context, params.setup);
   const form = await request.formData();
   const result = await sandbox.authenticate(params.setup, form.get("decision") === "approve");
-  if (result.status !== "succeeded") throw redirect(payments.returnUrl(orderId, params.setup, "failed"));
-  await payments.settleSetup(params.setup);
-  throw redirect(payments.returnUrl(orderId, params.setup, "succeeded"));
+  if (result.status !== "succeeded") throw redirect(back("failed"));
+  await settle();
+  throw redirect(back("succeeded"));
 }
 
-export default function SandboxAuthentication() {
-  return (
-    <section className="mx-auto w-full max-w-md px-4 py-10">
-      <title>Autenticazione 3-D Secure · Ambiente di prova</title>
-      <div className="card p-6">
-        <p className="kicker">Ambiente di prova</p>
-        <h1 className="mt-1 font-serif text-2xl font-bold text-brand">Autenticazione 3-D Secure</h1>
-        <p className="mt-3">
-          La tua banca chiede di confermare il pagamento. In questo ambiente di prova scegli tu l'esito: nessun addebito è reale.
-        </p>
-        <Form method="post" className="mt-6 flex flex-wrap gap-3">
-          <button type="submit" name="decision" value="approve" className="button-primary">
-            Autorizza
-          </button>
-          <button type="submit" name="decision" value="deny" className="button-outline">
-            Nega
-          </button>
-        </Form>
-      </div>
-    </section>
-  );
-}
+export default SandboxAuthentication;

@@ -30,6 +30,7 @@ import {
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
@@ -213,8 +214,37 @@ export async function endSubscriptionsOfDeletedAccount(tx: Queryable, userId: st
     );
 }
 
+/** How long after it ended the dashboard still says why EDU ended. */
+const ENDED_NOTICE_DAYS = 30;
+
+/** What the dashboard and the EDU page say of a subscription that no longer gives access. */
+export type SubscriptionNotice = { kind: "past_due" } | { kind: "ended"; reason: "cancelled" | "payment_failed"; endedAt: Date };
+
+/**
+ * Why a customer's EDU stopped, when their subscription is the reason: a charge being retried,
+ * or a subscription that ended in the last days. Null otherwise (and for an erased account).
+ */
+export async function subscriptionNoticeOf(db: Queryable, userId: string, now: Date): Promise<SubscriptionNotice | null> {
+  const [sub] = await db
+    .select({ status: subscriptions.status, endedAt: subscriptions.endedAt, endedReason: subscriptions.endedReason })
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, userId))
+    .orderBy(desc(subscriptions.createdAt))
+    .limit(1);
+  if (sub?.status === "past_due") return { kind: "past_due" };
+  if (
+    sub?.status === "ended" &&
+    sub.endedAt &&
+    sub.endedAt.getTime() > now.getTime() - ENDED_NOTICE_DAYS * DAY_MS &&
+    (sub.endedReason === "cancelled" || sub.endedReason === "payment_failed")
+  ) {
+    return { kind: "ended", reason: sub.endedReason, endedAt: sub.endedAt };
+  }
+  return null;
+}
+
 /** A month as the customer's page lists it. */
-export type PaidMonth = {
+type PaidMonth = {
   number: number;
   instalment: number;
   startsAt: Date;
@@ -822,6 +852,38 @@ export function createSubscriptions({
       }
     },
 
+    /**
+     * Stripe's hosted card page makes a setup of its own: the customer's open card update takes
+     * it as its setup (repeating it changes nothing). False when the update is not theirs or no
+     * longer open.
+     */
+    async adoptCardUpdateSetup(userId: string, cardUpdateId: string, setupId: string): Promise<boolean> {
+      if (!isUuid(cardUpdateId)) return false;
+      const adopted = await db
+        .update(subscriptionCardUpdates)
+        .set({ setupId, updatedAt: now() })
+        .where(
+          and(
+            eq(subscriptionCardUpdates.id, cardUpdateId),
+            inArray(subscriptionCardUpdates.status, ["open", "done"]),
+            sql`${subscriptionCardUpdates.subscriptionId} in (select id from ${subscriptions} where ${subscriptions.userId} = ${userId})`,
+            or(eq(subscriptionCardUpdates.status, "open"), eq(subscriptionCardUpdates.setupId, setupId)),
+          ),
+        )
+        .returning({ id: subscriptionCardUpdates.id });
+      return adopted.length > 0;
+    },
+
+    /** Whether a charge is one of this customer's months (the sandbox's 3-D Secure page of a charge asks). */
+    async isMonthChargeOf(userId: string, chargeId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: subscriptionPeriods.id })
+        .from(subscriptionPeriods)
+        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
+        .where(and(eq(subscriptionPeriods.chargeId, chargeId), eq(subscriptions.userId, userId)));
+      return row !== undefined;
+    },
+
     /** Whether a card step is one of this customer's card updates (the sandbox's 3-D Secure page asks). */
     async isCardUpdateOf(userId: string, setupId: string): Promise<boolean> {
       const [row] = await db
@@ -932,5 +994,3 @@ export type OperatorRow = {
   lastError: string | null;
 };
 export type OperatorReport = { at: Date; due: OperatorRow[]; pastDue: OperatorRow[]; failed: OperatorRow[] };
-
-export type Subscriptions = ReturnType<typeof createSubscriptions>;

@@ -60,7 +60,7 @@ describe("securityHeaders", () => {
   }
   const stripeSources = Object.values(STRIPE_CSP).flat();
 
-  it("opens Stripe's origins on the checkout page when Stripe is configured, and only there", async () => {
+  it("opens Stripe's origins on the pages that pay when Stripe is configured, and only there", async () => {
     const checkout = await directives("/checkout/0b7c9f5e-8a0e-4c4e-9d61-1d2b8a7f0c11/?setup_intent=seti_1", STRIPE_KEYS);
     expect(checkout.get("script-src")).toEqual([
       "'nonce-abc123'",
@@ -70,10 +70,25 @@ describe("securityHeaders", () => {
     ]);
     expect(checkout.get("frame-src")).toEqual(["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"]);
     expect(checkout.get("connect-src")).toEqual(["'self'", "ws:", "wss:", "https://api.stripe.com"]);
-    expect(checkout.get("form-action")).toEqual(["'self'", "https://www.novalex.example", "https://checkout.stripe.com"]);
+    expect(checkout.get("form-action")).toEqual([
+      "'self'",
+      "https://www.novalex.example",
+      "https://checkout.stripe.com",
+      "https://hooks.stripe.com",
+    ]);
     expect(checkout.get("default-src")).toEqual(["'self'"]);
+    for (const path of ["/my-products/abbonamento/", "/my-products/abbonamento/carta/?setup_intent=seti_1"]) {
+      expect(await directives(path, STRIPE_KEYS)).toEqual(checkout);
+    }
 
-    for (const path of ["/", "/edu/", "/dashboard/", "/create-checkout/abbonamentoedu/", "/pagamenti/carta/ritorno/"]) {
+    for (const path of [
+      "/",
+      "/edu/",
+      "/dashboard/",
+      "/my-products/",
+      "/create-checkout/abbonamentoedu/",
+      "/pagamenti/carta/ritorno/",
+    ]) {
       const policy = [...(await directives(path, STRIPE_KEYS)).values()].flat();
       for (const source of stripeSources) expect(policy, `${path} ${source}`).not.toContain(source);
       expect((await directives(path, STRIPE_KEYS)).has("frame-src")).toBe(false);

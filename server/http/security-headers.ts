@@ -6,7 +6,7 @@ type Res = ServerResponse & { locals: { cspNonce: string } };
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 /**
- * Stripe's origins (its security guide), opened only on the checkout page and only when Stripe
+ * Stripe's origins (its security guide), opened only on the pages that pay and only when Stripe
  * is configured: Stripe.js and its Payment Element's frames, its API, the 3-D Secure frames, and
  * the hosted card page a form post is redirected to (CSP's form-action also governs that redirect).
  * Under 'strict-dynamic' the script hosts matter only to browsers older than CSP 3: for the others
@@ -16,11 +16,15 @@ export const STRIPE_CSP = {
   scriptSrc: ["https://js.stripe.com", "https://*.js.stripe.com"],
   frameSrc: ["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"],
   connectSrc: ["https://api.stripe.com"],
-  formAction: ["https://checkout.stripe.com"],
+  // The hosted card page, and the bank's 3-D Secure page of a charge made with the customer present.
+  formAction: ["https://checkout.stripe.com", "https://hooks.stripe.com"],
 } as const;
 
-/** The checkout page (and its data requests): the only page that may load Stripe.js. */
-const CHECKOUT_PAGE = /^\/checkout\//;
+/**
+ * The pages (and their data requests) that may load Stripe.js: the checkout, and the EDU
+ * subscription's (its card update, its 'Paga ora').
+ */
+const STRIPE_PAGES = /^\/(checkout|my-products\/abbonamento)\//;
 
 /**
  * Helmet with a strict Content-Security-Policy: scripts run only when they carry this
@@ -58,6 +62,6 @@ export function securityHeaders(config: Config): Middleware {
   const checkout = withStripe(true);
   return (req, res, next) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    return (CHECKOUT_PAGE.test(path) ? checkout : plain)(req, res, next);
+    return (STRIPE_PAGES.test(path) ? checkout : plain)(req, res, next);
   };
 }

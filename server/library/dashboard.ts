@@ -19,6 +19,7 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../shared/library-constants.ts";
 import type { ReferenceData } from "../catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
+import { subscriptionNoticeOf, type SubscriptionNotice } from "../commerce/subscriptions.ts";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
 import { checkoutPath, courseUrl } from "../../shared/links.ts";
 import { firstChapterTitle, readingStatus } from "./reading.ts";
@@ -49,6 +50,8 @@ export type Library = {
 export type Suggestions = { books: Suggestion[]; journals: Suggestion[]; courses: Suggestion[] };
 
 export type DashboardPage = Library & {
+  /** Why EDU stopped, when the subscription is the reason (only read when EDU access lapsed). */
+  subscriptionNotice: SubscriptionNotice | null;
   promo: { topRight: PromoBox | null; left: PromoBox | null; numbered: PromoBox[] };
   contactBoxes: ContactBox[];
   /** null: the section is not shown to this profession (spec §2, §6). */
@@ -319,10 +322,14 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
       suggestionsFor(suggestionAudienceFor(profession)),
     ]);
     const areas = promoAreasFor(profession, owned.eduActive);
-    const boxes = await promoBoxList([areas.topRight, areas.left, ...areas.numbered]);
+    const [boxes, subscriptionNotice] = await Promise.all([
+      promoBoxList([areas.topRight, areas.left, ...areas.numbered]),
+      owned.eduUntil && !owned.eduActive ? subscriptionNoticeOf(db, user.id, owned.now) : null,
+    ]);
     const byArea = (code: string) => boxes.find((box) => box.areaCode === code) ?? null;
     return {
       ...owned,
+      subscriptionNotice,
       promo: {
         topRight: byArea(areas.topRight),
         left: activeOrders ? byArea(areas.left) : null,
@@ -356,10 +363,15 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
   return {
     page,
 
-    /** When the customer's running EDU access (has_edu_upto) ends, or null when none runs now. */
-    async runningEduUntil(userId: string): Promise<Date | null> {
+    /**
+     * When the customer's running EDU access (has_edu_upto) ends, or null when none runs now;
+     * and, when none runs, whether their subscription is why (the EDU page says so).
+     */
+    async eduState(userId: string): Promise<{ until: Date | null; notice: SubscriptionNotice | null }> {
+      const now = clock();
       const until = await eduActiveUntil(db, userId);
-      return until && until > clock() ? until : null;
+      if (until && until > now) return { until, notice: null };
+      return { until: null, notice: until ? await subscriptionNoticeOf(db, userId, now) : null };
     },
 
     /** Forgets cached suggestions and boxes (after an editor changed them, and in tests). */

@@ -5,6 +5,7 @@
 // The links' expiry is decided where the tokens are issued; these texts only announce it.
 
 import { escapeMarkup } from "../lib/escape.ts";
+import { withArticle } from "../../shared/format.ts";
 
 export type MailContent = { subject: string; text: string; html: string };
 
@@ -158,10 +159,8 @@ export function orderConfirmationMail({
 
 type SubscriptionMailBase = { firstname: string | null; planName: string };
 
-/** "il 12/02/2027", but "l'11/02/2027" and "l'8 agosto": the article elides before a vowel sound. */
-const elides = (date: string) => /^(0?8|11)\b/.test(date);
-const on = (date: string) => (elides(date) ? `l'${date}` : `il ${date}`);
-const until = (date: string) => (elides(date) ? `all'${date}` : `al ${date}`);
+const on = (date: string) => withArticle("il", date);
+const until = (date: string) => withArticle("al", date);
 
 export function subscriptionStartedMail({
   firstname,

@@ -35,12 +35,10 @@ type ChargeData = {
   metadata: Record<string, string>;
   errorMessage: string | null;
   needsAuthentication?: boolean;
-  /** Where the customer goes back after the sandbox's 3-D Secure page of this charge. */
-  returnUrl?: string;
 };
 
 /** The sandbox's 3-D Secure page of a charge made with the customer present. */
-export function sandboxChargeAuthenticationPath(chargeId: string): string {
+function sandboxChargeAuthenticationPath(chargeId: string): string {
   return `/pagamenti/prova/3ds-addebito/${encodeURIComponent(chargeId)}/`;
 }
 
@@ -152,7 +150,7 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       return { id };
     },
 
-    async confirmCharge(id, { offSession, returnUrl }) {
+    async confirmCharge(id, { offSession }) {
       const pending = await read<ChargeData>(id, "charge");
       if (!pending) throw new Error(`Unknown sandbox charge ${id}`);
       const card = (await read<SetupData>(pending.setupId, "setup"))?.card;
@@ -166,7 +164,7 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
           // with them, it shows its 3-D Secure page.
           return offSession
             ? { ...data, status: "failed", errorMessage: SANDBOX_MESSAGES.authenticationRequired, needsAuthentication: true }
-            : { ...data, status: "requires_action", returnUrl };
+            : { ...data, status: "requires_action" };
         }
         return { ...data, status: "succeeded" };
       });
@@ -231,22 +229,14 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       return data === null ? { status: "not_found" } : outcome;
     },
 
-    /**
-     * The sandbox's 3-D Secure page of a charge: the customer approves or fails the
-     * authentication; gives where they go back to, or null when the charge waits for nothing.
-     */
-    async authenticateCharge(chargeId: string, approve: boolean): Promise<{ returnUrl: string | null } | null> {
-      let returnUrl: string | null = null;
-      let waited = false;
+    /** The sandbox's 3-D Secure page of a charge: the customer approves or fails the authentication. */
+    async authenticateCharge(chargeId: string, approve: boolean): Promise<void> {
       await update<ChargeData>(chargeId, (charge) => {
         if (charge.status !== "requires_action") return null;
-        waited = true;
-        returnUrl = charge.returnUrl ?? null;
         return approve
           ? { ...charge, status: "succeeded" }
           : { ...charge, status: "failed", errorMessage: SANDBOX_MESSAGES.authenticationFailed };
       });
-      return waited ? { returnUrl } : null;
     },
 
     /** Whether a charge waits for its 3-D Secure step (the sandbox's page shows only then). */

@@ -63,6 +63,28 @@ export function createStripeCardStep({
     return adopted;
   }
 
+  /**
+   * The SetupIntent of a hosted page's session: null unless the session is complete, in setup
+   * mode, of the signed-in customer's Stripe customer.
+   */
+  async function hostedSetup(userId: string, sessionId: string): Promise<Stripe.SetupIntent | null> {
+    if (!SESSION_ID.test(sessionId)) return null;
+    let session: Stripe.Checkout.Session;
+    try {
+      session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["setup_intent"] });
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    const intent = typeof session.setup_intent === "object" ? session.setup_intent : null;
+    if (session.mode !== "setup" || session.status !== "complete" || !intent) return null;
+    const [known] = await db
+      .select({ ref: paymentCustomers.customerRef })
+      .from(paymentCustomers)
+      .where(and(eq(paymentCustomers.userId, userId), eq(paymentCustomers.gateway, "stripe")));
+    return known && known.ref === idOf(session.customer) ? intent : null;
+  }
+
   return {
     /** Stripe.js's key: public by design. */
     publishableKey,
@@ -75,16 +97,16 @@ export function createStripeCardStep({
     },
 
     /**
-     * A Checkout Session in setup mode for the attempt of `setupId` (its customer, and its
-     * metadata on the session's own SetupIntent); gives the hosted page's address. Each call makes
+     * A Checkout Session in setup mode for the card step of `setupId` (a checkout's attempt, or
+     * a card update: its customer, and its metadata on the session's own SetupIntent); gives the
+     * hosted page's address. Each call makes
      * a new session (the key only makes the SDK's retries of this call safe): a session left
      * open expires at Stripe, and only one completed session is ever adopted by the attempt.
      */
     async hostedPage(setupId: string, { successUrl, cancelUrl }: { successUrl: string; cancelUrl: string }): Promise<string> {
       const intent = await stripe.setupIntents.retrieve(setupId);
       const customer = idOf(intent.customer);
-      const attemptId = intent.metadata?.attempt_id;
-      if (!customer || !attemptId) throw new Error(`Setup ${setupId} has no customer or attempt`);
+      if (!customer) throw new Error(`Setup ${setupId} has no customer`);
       const session = await stripe.checkout.sessions.create(
         {
           mode: "setup",
@@ -96,7 +118,7 @@ export function createStripeCardStep({
           success_url: successUrl,
           cancel_url: cancelUrl,
         },
-        { idempotencyKey: `portal:card-page:${attemptId}:${randomUUID()}` },
+        { idempotencyKey: `portal:card-page:${setupId}:${randomUUID()}` },
       );
       if (!session.url) throw new Error(`Checkout Session ${session.id} has no address`);
       return session.url;
@@ -108,22 +130,8 @@ export function createStripeCardStep({
      * session's SetupIntent (what Stripe says, copied: repeating it changes nothing).
      */
     async hostedReturn(userId: string, sessionId: string): Promise<HostedReturn | null> {
-      if (!SESSION_ID.test(sessionId)) return null;
-      let session: Stripe.Checkout.Session;
-      try {
-        session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["setup_intent"] });
-      } catch (error) {
-        if (isMissing(error)) return null;
-        throw error;
-      }
-      const intent = typeof session.setup_intent === "object" ? session.setup_intent : null;
-      if (session.mode !== "setup" || session.status !== "complete" || !intent) return null;
-      const [known] = await db
-        .select({ ref: paymentCustomers.customerRef })
-        .from(paymentCustomers)
-        .where(and(eq(paymentCustomers.userId, userId), eq(paymentCustomers.gateway, "stripe")));
-      if (!known || known.ref !== idOf(session.customer)) return null;
-
+      const intent = await hostedSetup(userId, sessionId);
+      if (!intent) return null;
       const attemptId = intent.metadata?.attempt_id ?? "";
       const orderId = intent.metadata?.order_id;
       if (!orderId) return null;
@@ -134,6 +142,12 @@ export function createStripeCardStep({
         setupId: intent.id,
         redirectStatus: intent.status === "succeeded" ? "succeeded" : "failed",
       };
+    },
+
+    /** The hosted page's setup (its id and our metadata), when the session is the customer's (a card update's return). */
+    async hostedSetup(userId: string, sessionId: string): Promise<{ id: string; metadata: Record<string, string> } | null> {
+      const intent = await hostedSetup(userId, sessionId);
+      return intent && { id: intent.id, metadata: intent.metadata ?? {} };
     },
 
     /**

@@ -2,7 +2,6 @@
 // Router, the portal's routes from the Vite dev build, the services over a test database): random
 // fields, unicode, NUL characters, large values, duplicated fields, files and other content
 // types, signed in and signed out. No answer may be a 5xx, and nothing may be written.
-// The commerce issue adds its routes to FORM_ROUTES.
 import { request } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +20,10 @@ import {
   savedCheckoutDetails,
   sandboxGatewayObjects,
   sessions,
+  subscriptionCardUpdates,
+  subscriptionPeriods,
+  subscriptions,
+  jobs,
   userInterests,
   users,
 } from "../../server/db/schema.ts";
@@ -109,6 +112,9 @@ const FORM_ROUTES: FormRoute[] = [
   },
   { path: `/checkout/${UNKNOWN_ID}/`, fields: ["intent"], signedIn: true, acceptsAnyForm: true },
   { path: "/pagamenti/prova/3ds/sbx_seti_sconosciuto/", fields: ["decision"], signedIn: true, acceptsAnyForm: true },
+  { path: "/pagamenti/prova/3ds-addebito/sbx_ch_sconosciuto/", fields: ["decision"], signedIn: true, acceptsAnyForm: true },
+  { path: "/my-products/abbonamento/", fields: ["intent"], signedIn: true },
+  { path: "/my-products/abbonamento/carta/", fields: ["cc_name", "cc_number", "cc_exp", "cc_csc", "card_step"], signedIn: true },
 ];
 
 /**
@@ -131,6 +137,10 @@ const WATCHED_TABLES = {
   couponRedemptions,
   savedCheckoutDetails,
   sandboxGatewayObjects,
+  subscriptions,
+  subscriptionPeriods,
+  subscriptionCardUpdates,
+  jobs,
 };
 
 let database: TestDatabase;

@@ -50,6 +50,8 @@ const MESSAGES = {
 } as const;
 
 type Json = Record<string, unknown>;
+/** A PaymentIntent and what the stand-in knows of it beyond Stripe's fields. */
+type PaymentIntentRecord = Json & { method: TestMethod; confirmed: boolean; offSession?: boolean };
 type Answer = { status: number; body: Json };
 type Credentials = { kind: "secret" } | { kind: "publishable"; clientSecret: string } | null;
 
@@ -86,7 +88,9 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
   const publishableKey = "pk_test_fake";
   const customers = new Map<string, Json>();
   const setupIntents = new Map<string, Json & { method: TestMethod | null }>();
-  const paymentIntents = new Map<string, Json & { method: TestMethod; confirmed: boolean }>();
+  const paymentIntents = new Map<string, PaymentIntentRecord>();
+  /** This stand-in's own address, for the pages it serves (the bank's 3-D Secure page). */
+  let base = "";
   const checkoutSessions = new Map<string, Json & { setupIntentData: Json }>();
   const idempotency = new Map<string, { params: string; answer: Answer }>();
   /** Every request, for assertions: method, path, idempotency key. */
@@ -110,10 +114,50 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
         : null;
     return { ...rest, payment_method: paymentMethod };
   }
-  const paymentView = (intent: Json & { method: TestMethod; confirmed: boolean }): Json => {
-    const { method, confirmed: _confirmed, ...rest } = intent;
+  const paymentView = (intent: PaymentIntentRecord): Json => {
+    const { method, confirmed: _confirmed, offSession: _offSession, ...rest } = intent;
     return { ...rest, payment_method: method };
   };
+
+  /** The bank's answer to a charge's 3-D Secure step, from Stripe.js's frame or the bank's page. */
+  function authenticatePayment(intent: PaymentIntentRecord, approve: boolean) {
+    intent.next_action = null;
+    if (approve) {
+      intent.status = "succeeded";
+      succeededCharges.push(String(intent.id));
+    } else {
+      intent.status = "requires_payment_method";
+      intent.last_payment_error = {
+        type: "card_error",
+        code: "payment_intent_authentication_failure",
+        message: MESSAGES.chargeAuthenticationFailed,
+      };
+    }
+  }
+
+  /** The bank's 3-D Secure page of a charge confirmed without use_stripe_sdk ('Autorizza', 'Nega'). */
+  function bankPage(id: string, form: Json | null): { location: string } | { status: number; html: string } {
+    const intent = paymentIntents.get(id);
+    const back = (intent?.next_action as { redirect_to_url?: { return_url?: string } } | null)?.redirect_to_url?.return_url;
+    if (!intent || intent.status !== "requires_action" || !back)
+      return { status: 404, html: "<p>Nessun pagamento da confermare.</p>" };
+    if (!form) {
+      return {
+        status: 200,
+        html: `<!doctype html><html lang="it"><head><title>3-D Secure (prova)</title></head><body><main>
+<h1>Conferma il pagamento</h1><p>${html(String(Number(intent.amount) / 100))} € — banca di prova</p>
+<form method="post"><button type="submit" name="action" value="approve">Autorizza</button> <button type="submit" name="action" value="deny">Nega</button></form>
+</main></body></html>`,
+      };
+    }
+    const approved = form.action === "approve";
+    authenticatePayment(intent, approved);
+    const target = new URL(back);
+    target.searchParams.set("payment_intent", String(intent.id));
+    target.searchParams.set("payment_intent_client_secret", String(intent.client_secret));
+    target.searchParams.set("redirect_status", approved ? "succeeded" : "failed");
+    return { location: target.href };
+  }
 
   /** Who calls: the portal's server (the secret key), or Stripe.js (the publishable key and a client secret). */
   function credentials(req: IncomingMessage, params: Json, query: URLSearchParams): Credentials {
@@ -244,7 +288,7 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
       paymentIntents.set(id, intent);
       return { status: 200, body: paymentView(intent) };
     }
-    if ((match = /^\/v1\/payment_intents\/([^/]+)(\/confirm|\/authenticate)?$/.exec(path))) {
+    if ((match = /^\/v1\/payment_intents\/([^/]+)(\/confirm|\/authenticate|\/cancel)?$/.exec(path))) {
       const intent = paymentIntents.get(match[1]!);
       if (!intent) return error(404, "invalid_request_error", "No such payment_intent", { code: "resource_missing" });
       if (method === "GET") return { status: 200, body: paymentView(intent) };
@@ -252,17 +296,21 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
         // The bank's 3-D Secure page of a charge (Stripe.js's handleNextAction shows it).
         if (intent.status !== "requires_action")
           return error(400, "invalid_request_error", "This PaymentIntent waits for nothing");
-        if (params.result === "approve") {
-          intent.status = "succeeded";
-          succeededCharges.push(String(intent.id));
-        } else {
-          intent.status = "requires_payment_method";
-          intent.last_payment_error = {
-            type: "card_error",
-            code: "payment_intent_authentication_failure",
-            message: MESSAGES.chargeAuthenticationFailed,
-          };
-        }
+        authenticatePayment(intent, params.result === "approve");
+        return { status: 200, body: paymentView(intent) };
+      }
+      if (match[2] === "/cancel") {
+        if (intent.status === "succeeded" || intent.status === "canceled")
+          return error(
+            400,
+            "invalid_request_error",
+            `You cannot cancel this PaymentIntent because it has a status of ${String(intent.status)}.`,
+            {
+              code: "payment_intent_unexpected_state",
+            },
+          );
+        intent.status = "canceled";
+        intent.next_action = null;
         return { status: 200, body: paymentView(intent) };
       }
       if (intent.status === "succeeded")
@@ -284,9 +332,17 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
           payment_intent: paymentView(intent),
         });
       }
+      intent.offSession = params.off_session === "true";
       if (behaviour === "charge_authentication" && !intent.confirmed) {
         intent.confirmed = true;
         intent.status = params.off_session ? "requires_payment_method" : "requires_action";
+        // Without use_stripe_sdk the bank's page is one to send the customer to, back to return_url.
+        if (!params.off_session && params.use_stripe_sdk !== "true" && typeof params.return_url === "string") {
+          intent.next_action = {
+            type: "redirect_to_url",
+            redirect_to_url: { url: `${base}/3ds/pay/${String(intent.id)}`, return_url: params.return_url },
+          };
+        }
         if (params.off_session) {
           intent.last_payment_error = {
             type: "card_error",
@@ -415,6 +471,15 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
       res.end(fakeStripeJsSource(TEST_CARDS));
       return;
     }
+    // hooks.stripe.com: the bank's 3-D Secure page of a charge.
+    const bank = /^\/3ds\/pay\/([^/]+)$/.exec(url.pathname);
+    if (bank) {
+      const next = bankPage(bank[1]!, req.method === "POST" ? parseForm(text) : null);
+      if ("location" in next) res.writeHead(303, { location: next.location });
+      else res.writeHead(next.status, { "content-type": "text/html; charset=utf-8" });
+      res.end("location" in next ? "" : next.html);
+      return;
+    }
     // checkout.stripe.com: a session's hosted page.
     const page = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
     if (page) {
@@ -456,9 +521,10 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const address = server.address() as AddressInfo;
+  base = `http://127.0.0.1:${address.port}`;
 
   return {
-    apiBase: `http://127.0.0.1:${address.port}`,
+    apiBase: base,
     secretKey,
     publishableKey,
     webhookSecret: "whsec_fake_0123456789",

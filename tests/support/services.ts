@@ -1,12 +1,17 @@
 import { createLogger } from "../../server/logger.ts";
 import { createServices } from "../../server/services.ts";
 import type { Config } from "../../server/config.ts";
+import type { Clock, ShiftableClock } from "../../server/lib/clock.ts";
 import { ensureSigningKey } from "../../server/identity/keys.ts";
 import { testConfig } from "./config.ts";
 import type { TestDatabase } from "./database.ts";
 
-/** The application's services over a test database, as the server creates them. */
-export async function createTestServices(database: TestDatabase, config: Config = testConfig()) {
+/** The application's services over a test database, as the server creates them (with the clock given, if any). */
+export async function createTestServices(
+  database: TestDatabase,
+  config: Config = testConfig(),
+  clocks: { now?: Clock; devClock?: ShiftableClock } = {},
+) {
   await ensureSigningKey(database.db);
-  return createServices({ config, database, log: createLogger("silent") });
+  return createServices({ config, database, log: createLogger("silent"), ...clocks });
 }

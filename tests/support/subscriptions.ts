@@ -14,7 +14,7 @@ import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { checkoutDetails } from "./checkout.ts";
 
-export const GOOD_CARD = "4242 4242 4242 4242";
+const GOOD_CARD = "4242 4242 4242 4242";
 
 /** One instance's services; `wrapGateway` lets a test stand between them and the sandbox. */
 export function subscriptionInstance(

@@ -1,0 +1,63 @@
+// The Italian texts of the EDU subscription's pages (README, "EDU subscription"), in one place for
+// the pages and the tests that assert them.
+
+export const SUBSCRIPTION_MESSAGES = {
+  title: "Il mio abbonamento EDU",
+  backToPurchases: "I miei acquisti",
+  statusActive: "Attivo",
+  statusPastDue: "Pagamento non riuscito",
+  statusCancelled: "Disdetto",
+  statusEnded: "Terminato",
+  price: "Prezzo",
+  perMonth: "al mese",
+  instalment: "Rata",
+  nextCharge: "Prossimo addebito",
+  accessUntil: "Accesso a EDU fino al",
+  card: "Carta",
+  renewsNote: "Dopo 6 mesi l'abbonamento si rinnova per altri 6, alle stesse condizioni. Puoi disdirlo quando vuoi.",
+  cancel: "Disdici",
+  cancelTitle: "Vuoi disdire l'abbonamento EDU?",
+  cancelText:
+    "Non ti addebiteremo altre rate. L'accesso a EDU resta attivo fino alla fine del mese già pagato, e fino ad allora puoi riattivarlo.",
+  cancelConfirm: "Conferma la disdetta",
+  cancelBack: "Annulla",
+  cancelled: "Disdetta confermata",
+  cancelledText: "Non ti addebiteremo altre rate.",
+  resume: "Riattiva",
+  resumed: "Abbonamento riattivato",
+  resumedText: "Le rate riprendono alla data prevista.",
+  notPossible: "Operazione non disponibile",
+  notPossibleText: "Lo stato del tuo abbonamento è cambiato: controlla la pagina.",
+  updateCard: "Aggiorna carta",
+  payNow: "Paga ora",
+  paid: "Pagamento riuscito",
+  paidText: "Grazie: il tuo accesso a EDU è di nuovo attivo.",
+  paymentFailed: "Pagamento non riuscito",
+  paymentPending: "Stiamo verificando il pagamento",
+  paymentPendingText: "Aggiorna la pagina tra qualche istante per vederne l'esito.",
+  tooManyPayments: "Hai fatto troppi tentativi di pagamento. Riprova tra un'ora.",
+  paymentsTitle: "Pagamenti",
+  noPayments: "Nessun pagamento.",
+  receipt: "Ricevuta",
+  endedTitle: "L'abbonamento è terminato",
+  subscribeAgain: "Abbonati di nuovo",
+  // Aggiorna carta
+  cardTitle: "Aggiorna la carta",
+  cardIntro: "La nuova carta sarà usata per le prossime rate del tuo abbonamento EDU.",
+  cardSave: "Salva la carta",
+  cardSaving: "Salvataggio in corso…",
+  cardUpdated: "Carta aggiornata",
+  cardUpdatedText: "Le prossime rate saranno addebitate sulla nuova carta.",
+  cardNotSaved: "Carta non salvata",
+  cardHostedPage: "Inserisci la carta",
+  cardHostedNote: "Ti porteremo sulla pagina sicura del nostro fornitore di pagamenti, poi tornerai qui.",
+  gatewayUnavailable: "Il servizio di pagamento non è raggiungibile. Riprova tra qualche minuto.",
+} as const;
+
+/** The badge of each status. */
+export const SUBSCRIPTION_STATUS_LABELS = {
+  active: SUBSCRIPTION_MESSAGES.statusActive,
+  past_due: SUBSCRIPTION_MESSAGES.statusPastDue,
+  cancelled: SUBSCRIPTION_MESSAGES.statusCancelled,
+  ended: SUBSCRIPTION_MESSAGES.statusEnded,
+} as const;
