@@ -16,12 +16,13 @@ export const baseURL = `http://localhost:${port}`;
 
 // A second portal with Stripe configured, its API a local stand-in of Stripe's (started by
 // tests/e2e/global-setup.ts; the browser reaches Stripe's origins through it, stripe-support.ts).
-// Only the checkout-stripe specs run against it, in the stripe-js and stripe-no-js projects.
+// Only the Stripe specs (checkout and subscription) run against it, in the stripe-js and
+// stripe-no-js projects.
 const stripePort = port + 1;
 process.env.E2E_STRIPE_API_PORT ??= String(port + 8);
 const stripeDataDir = (process.env.E2E_STRIPE_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), "portal-e2e-stripe-")));
 const stripeBaseURL = `http://localhost:${stripePort}`;
-const STRIPE_SPECS = /checkout-stripe(\.js|\.nojs)?\.spec\.ts$/;
+const STRIPE_SPECS = /(checkout|subscription)-stripe(\.js|\.nojs)?\.spec\.ts$/;
 
 /** What both e2e servers run with. */
 const serverEnv = {

@@ -5,7 +5,8 @@
 import { expect, test } from "@playwright/test";
 import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
-import { acceptTerms, complete, confirmed, openEduCheckout, routeStripeToFake } from "./stripe-support";
+import { acceptTerms, complete, confirmed, openEduCheckout } from "./checkout-support";
+import { routeStripeToFake } from "./stripe-support";
 import { expectAccessible } from "./support";
 
 giveEachTestItsOwnAddress();

@@ -3,8 +3,8 @@
 // validation messages in the spec's order; a discount code; the bank transfer panel; a paper
 // book asking for shipping. axe on each page.
 import { expect, test, type Page } from "@playwright/test";
-import { futureExpiry } from "../support/cards.ts";
-import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
+import { giveEachTestItsOwnAddress } from "./identity-support";
+import { acceptTerms, complete, errorDialog, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
 import { euro, expectAccessible } from "./support";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
 
@@ -13,40 +13,17 @@ const PAPER_BOOKS = [`LB-${novalexIsbn(101)}`, `LB-${novalexIsbn(102)}`];
 
 giveEachTestItsOwnAddress();
 
-async function newStudent(page: Page, tag: string) {
-  await registerAndSignIn(page, newEmail(tag));
-  await completeFirstAccess(page, "Studente");
-}
-
-/** From /edu/, 'Acquista ora' to the checkout of EDU. */
-async function openEduCheckout(page: Page) {
-  await page.goto("/edu/");
-  await page.getByRole("button", { name: "Acquista ora" }).first().click();
-  await expect(page).toHaveURL(/\/checkout\/[0-9a-f-]{36}\/$/);
-  await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
-  // With JavaScript, the boxes are ticked once the page's scripts have run.
+/** From /edu/ to the checkout; with JavaScript, the boxes are ticked once the page's scripts have run. */
+async function openCheckout(page: Page) {
+  await openEduCheckout(page);
   await page.waitForLoadState("networkidle");
 }
 
-async function fillCard(page: Page, number: string) {
-  const form = page.locator("form#checkout");
-  await form.getByLabel("Titolare della carta").fill("Lucia Bianchi");
-  await form.getByLabel("Numero della carta").fill(number);
-  await form.getByLabel("Scadenza (MM/AA)").fill(futureExpiry());
-  await form.getByLabel("Codice di sicurezza (CVC)").fill("123");
-}
-
-async function acceptTerms(page: Page) {
-  await page.getByLabel("Ho letto e accetto le condizioni di vendita").check();
-  await page.getByLabel("Ho letto e accetto le condizioni di recesso e cancellazione").check();
-}
-
-const complete = (page: Page) => page.getByRole("button", { name: "Completa l'acquisto" }).click();
-const errorDialog = (page: Page) => page.getByRole("dialog", { name: "Errore" });
+const fillCard = (page: Page, number: string) => fillSandboxCard(page.locator("form#checkout"), number);
 
 test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", async ({ page }) => {
   await newStudent(page, "edu");
-  await openEduCheckout(page);
+  await openCheckout(page);
   const summary = page.getByRole("complementary", { name: "Riepilogo ordine" });
   await expect(summary).toContainText("1 x EDU - Abbonamento 6 mesi");
   await expect(summary).toContainText("Consegna gratuita in 48 ore");
@@ -70,7 +47,7 @@ test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", as
 
 test("the validation messages come in the spec's order, in the dialog 'Errore'", async ({ page }) => {
   await newStudent(page, "validazione");
-  await openEduCheckout(page);
+  await openCheckout(page);
   await page.getByLabel("Nome", { exact: true }).first().fill("");
   await page.getByLabel("Cognome", { exact: true }).first().fill("");
   await page.getByLabel("Email", { exact: true }).fill("");
@@ -138,7 +115,7 @@ test("the validation messages come in the spec's order, in the dialog 'Errore'",
 
 test("a declined card: 'Card Payment Failed' with the bank's reason, and a good card then pays", async ({ page }) => {
   await newStudent(page, "rifiutata");
-  await openEduCheckout(page);
+  await openCheckout(page);
   await acceptTerms(page);
   await fillCard(page, "4000 0000 0000 9995");
   await complete(page);
@@ -153,7 +130,7 @@ test("a declined card: 'Card Payment Failed' with the bank's reason, and a good 
 
 test("3-D Secure: failed, the card step waits; approved, the order is paid", async ({ page }) => {
   await newStudent(page, "tresd");
-  await openEduCheckout(page);
+  await openCheckout(page);
   await acceptTerms(page);
   await fillCard(page, "4000 0025 0000 3155");
   await complete(page);
@@ -169,7 +146,7 @@ test("3-D Secure: failed, the card step waits; approved, the order is paid", asy
 
 test("a discount code applied and removed; the bank transfer panel", async ({ page }) => {
   await newStudent(page, "sconto");
-  await openEduCheckout(page);
+  await openCheckout(page);
   const summary = page.getByRole("complementary", { name: "Riepilogo ordine" });
   await summary.getByText("Hai un codice sconto?").click();
   await summary.getByLabel("Codice sconto").fill("  benvenuto10 ");

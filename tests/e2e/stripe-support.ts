@@ -5,7 +5,7 @@
 // the portal's server also talks to (tests/support/fake-stripe.ts, started by global-setup.ts).
 // The page's Content-Security-Policy is checked by the browser before any of them goes out, as
 // with Stripe's real origins.
-import { expect, type BrowserContext, type Page } from "@playwright/test";
+import type { BrowserContext } from "@playwright/test";
 
 export const STRIPE_ORIGINS = /^https:\/\/(js|api|checkout)\.stripe\.com\//;
 
@@ -19,20 +19,3 @@ export async function routeStripeToFake(context: BrowserContext, { gate }: { gat
     await route.fulfill({ response });
   });
 }
-
-/** From /edu/, 'Acquista ora' to the checkout of EDU. */
-export async function openEduCheckout(page: Page) {
-  await page.goto("/edu/");
-  await page.getByRole("button", { name: "Acquista ora" }).first().click();
-  await expect(page).toHaveURL(/\/checkout\/[0-9a-f-]{36}\/$/);
-  await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
-}
-
-export async function acceptTerms(page: Page) {
-  await page.getByLabel("Ho letto e accetto le condizioni di vendita").check();
-  await page.getByLabel("Ho letto e accetto le condizioni di recesso e cancellazione").check();
-}
-
-export const complete = (page: Page) => page.getByRole("button", { name: "Completa l'acquisto" }).click();
-export const errorDialog = (page: Page) => page.getByRole("dialog", { name: "Errore" });
-export const confirmed = (page: Page) => page.getByRole("heading", { name: "Ordine confermato" });

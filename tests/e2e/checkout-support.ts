@@ -1,0 +1,36 @@
+// The steps of a purchase in the browser, shared by the checkout's specs (sandbox and Stripe) and
+// the EDU subscription's.
+import { expect, type Locator, type Page } from "@playwright/test";
+import { futureExpiry } from "../support/cards.ts";
+import { completeFirstAccess, newEmail, registerAndSignIn } from "./identity-support";
+
+/** A new student, signed in, first access done. */
+export async function newStudent(page: Page, tag: string) {
+  await registerAndSignIn(page, newEmail(tag));
+  await completeFirstAccess(page, "Studente");
+}
+
+/** From /edu/, 'Acquista ora' to the checkout of EDU. */
+export async function openEduCheckout(page: Page) {
+  await page.goto("/edu/");
+  await page.getByRole("button", { name: "Acquista ora" }).first().click();
+  await expect(page).toHaveURL(/\/checkout\/[0-9a-f-]{36}\/$/);
+  await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
+}
+
+/** The sandbox's card fields, in `scope` (a form). */
+export async function fillSandboxCard(scope: Locator, number: string) {
+  await scope.getByLabel("Titolare della carta").fill("Lucia Bianchi");
+  await scope.getByLabel("Numero della carta").fill(number);
+  await scope.getByLabel("Scadenza (MM/AA)").fill(futureExpiry());
+  await scope.getByLabel("Codice di sicurezza (CVC)").fill("123");
+}
+
+export async function acceptTerms(page: Page) {
+  await page.getByLabel("Ho letto e accetto le condizioni di vendita").check();
+  await page.getByLabel("Ho letto e accetto le condizioni di recesso e cancellazione").check();
+}
+
+export const complete = (page: Page) => page.getByRole("button", { name: "Completa l'acquisto" }).click();
+export const errorDialog = (page: Page) => page.getByRole("dialog", { name: "Errore" });
+export const confirmed = (page: Page) => page.getByRole("heading", { name: "Ordine confermato" });
