@@ -90,22 +90,6 @@ export async function createServices({
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
-  const stripeCardStep =
-    stripe && config.stripe
-      ? createStripeCardStep({ db, stripe, publishableKey: config.stripe.publishableKey, payments, log })
-      : null;
-  const stripeWebhooks =
-    stripe && config.stripe && stripeCardStep
-      ? createStripeWebhooks({
-          db,
-          stripe,
-          webhookSecret: config.stripe.webhookSecret,
-          payments,
-          adoptHostedSetup: stripeCardStep.adoptFromWebhook,
-          log,
-          now,
-        })
-      : null;
   const jobs = createJobRunner({ db, log, now });
   const subscriptions = createSubscriptions({
     db,
@@ -117,6 +101,26 @@ export async function createServices({
     log,
     now,
   });
+  const stripeCardStep =
+    stripe && config.stripe
+      ? createStripeCardStep({ db, stripe, publishableKey: config.stripe.publishableKey, payments, log })
+      : null;
+  const stripeWebhooks =
+    stripe && config.stripe && stripeCardStep
+      ? createStripeWebhooks({
+          db,
+          stripe,
+          webhookSecret: config.stripe.webhookSecret,
+          payments: {
+            settleSetup: payments.settleSetup,
+            // A checkout's charge, else a subscription month's.
+            settleCharge: async (chargeId) => (await payments.settleCharge(chargeId)) ?? subscriptions.settleCharge(chargeId),
+          },
+          adoptHostedSetup: stripeCardStep.adoptFromWebhook,
+          log,
+          now,
+        })
+      : null;
   if (startBackgroundWork) jobs.start(JOB_RUNNER_INTERVAL_MS);
   // Charges a dead instance left half done and card steps nobody checked: every instance runs
   // it, and settlement's claims make the work happen once.

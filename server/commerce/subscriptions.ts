@@ -874,6 +874,30 @@ export function createSubscriptions({
       return adopted.length > 0;
     },
 
+    /**
+     * A month's charge moved at the provider (Stripe's payment_intent events): a try still under
+     * way is recorded as the charge now stands. A succeeded charge no try is waiting for (its try
+     * was recorded as failed, and a provider's own retry took the money after all) is an error
+     * for an operator, who refunds it: the month may have been paid by another try.
+     */
+    async settleCharge(chargeId: string): Promise<MonthOutcome | null> {
+      const [row] = await db
+        .select({ period: subscriptionPeriods, sub: subscriptions })
+        .from(subscriptionPeriods)
+        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
+        .where(eq(subscriptionPeriods.chargeId, chargeId));
+      const charge = await gateway.retrieveCharge(chargeId);
+      if (!row || row.period.status !== "charging") {
+        const [recorded] = await db.select({ id: payments.id }).from(payments).where(eq(payments.chargeId, chargeId));
+        if (charge?.status === "succeeded" && !recorded) {
+          log.error({ chargeId }, "a subscription charge succeeded after its try was recorded: refund it");
+        }
+        return null;
+      }
+      if (!charge || charge.status === "unconfirmed" || charge.status === "requires_action") return { state: "pending" };
+      return settleTry(row.period, row.sub, charge);
+    },
+
     /** Whether a charge is one of this customer's months (the sandbox's 3-D Secure page of a charge asks). */
     async isMonthChargeOf(userId: string, chargeId: string): Promise<boolean> {
       const [row] = await db

@@ -133,6 +133,22 @@ describe("EDU on Stripe", () => {
     expect(await services.subscriptions.finishPayment(stranger.user.id, chargeId)).toBeNull();
   });
 
+  it("a customer who authenticated on the bank's page but never came back: Stripe's event records the month", async () => {
+    const { userId, sub } = await subscriber("pm_card_authenticationRequired");
+    clock = periodStart(sub.anchorAt, 2);
+    await services.jobs.runDue();
+    const outcome = await services.subscriptions.payNow(userId, RETURN_URL);
+    if (outcome?.state !== "requires_action") throw new Error("expected the bank's page");
+    await fetch(outcome.redirectUrl, { method: "POST", body: new URLSearchParams({ action: "approve" }), redirect: "manual" });
+    const chargeId = /\/3ds\/pay\/(pi_[^/?]+)/.exec(outcome.redirectUrl)![1]!;
+    const event = stripe.signedEvent("payment_intent.succeeded", { id: chargeId, object: "payment_intent" });
+    for (let i = 0; i < 2; i++) {
+      expect(await services.stripeWebhooks!.handle(Buffer.from(event.payload), event.signature)).toMatchObject({ status: 200 });
+    }
+    expect(await statusOf(sub.id)).toBe("active");
+    expect(await paymentsOf(userId)).toHaveLength(2);
+  });
+
   it("a charge left waiting on the bank's page is cancelled at Stripe before the try is recorded as failed", async () => {
     const { userId, sub } = await subscriber("pm_card_authenticationRequired");
     clock = periodStart(sub.anchorAt, 2);
