@@ -9,6 +9,7 @@ import type { Route } from "./+types/dev.clock";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatEuro } from "../../shared/format.ts";
 import { DAY_MS } from "../../shared/subscription.ts";
+import { getUser } from "../lib/auth.server";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { redirectWithToast } from "../lib/toast.server";
 
@@ -48,20 +49,34 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-const schema = z.object({ days: z.coerce.number().int().min(0).max(400) });
+const schema = z.object({
+  days: z.coerce.number().int().min(0).max(400).optional(),
+  /** What the sandbox's bank does from now on with the signed-in customer's saved card. */
+  card: z.enum(["succeeds", "declined", "authentication_required"]).optional(),
+});
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { services, devClock } = devClockOf(context);
   const parsed = await parseForm(request, schema);
   if (!parsed.ok) return refuse(parsed.reply);
-  if (parsed.data.days > 0) devClock.advance(parsed.data.days * DAY_MS);
+  if (parsed.data.card) {
+    const user = await getUser(request, context);
+    const setupId = user && (await services.subscriptions.savedCardOf(user.id));
+    const changed = setupId && services.sandbox ? await services.sandbox.simulateSavedCard(setupId, parsed.data.card) : false;
+    return redirectWithToast(context, "/dev/orologio/", {
+      type: changed ? "info" : "error",
+      title: changed ? "Carta aggiornata per le prossime rate" : "Nessun abbonamento in corso con la carta di prova",
+    });
+  }
+  const days = parsed.data.days ?? 0;
+  if (days > 0) devClock.advance(days * DAY_MS);
   const done = await services.jobs.runDue();
   const summary = Object.entries(done)
     .map(([work, n]) => `${work}: ${n}`)
     .join(", ");
   return redirectWithToast(context, "/dev/orologio/", {
     type: "info",
-    title: parsed.data.days > 0 ? `Orologio avanti di ${parsed.data.days} giorni` : "Lavori eseguiti",
+    title: days > 0 ? `Orologio avanti di ${days} giorni` : "Lavori eseguiti",
     message: summary || "Nessun lavoro da fare.",
   });
 }
@@ -129,6 +144,19 @@ export default function DevClock({ loaderData }: Route.ComponentProps) {
         ))}
         <button type="submit" name="days" value={0} className="button-outline">
           Esegui ora i lavori dovuti
+        </button>
+      </Form>
+      <Form method="post" className="mt-6 flex flex-wrap items-end gap-3">
+        <label className="text-sm">
+          Le prossime rate del mio abbonamento (carta di prova)
+          <select name="card" className="field mt-1" defaultValue="declined">
+            <option value="succeeds">vanno a buon fine</option>
+            <option value="declined">sono rifiutate dalla banca</option>
+            <option value="authentication_required">chiedono l'autenticazione (Paga ora)</option>
+          </select>
+        </label>
+        <button type="submit" className="button-outline">
+          Applica
         </button>
       </Form>
       <Table title="Rate da addebitare ora" rows={due} />

@@ -898,6 +898,11 @@ export function createSubscriptions({
       return settleTry(row.period, row.sub, charge);
     },
 
+    /** The card step whose card the customer's live subscription charges (the development clock's page changes its bank's answers). */
+    async savedCardOf(userId: string): Promise<string | null> {
+      return (await liveOf(userId))?.setupId ?? null;
+    },
+
     /** Whether a charge is one of this customer's months (the sandbox's 3-D Secure page of a charge asks). */
     async isMonthChargeOf(userId: string, chargeId: string): Promise<boolean> {
       const [row] = await db

@@ -12,7 +12,8 @@ import { checkoutDetails } from "../support/checkout.ts";
 import { testConfig } from "../support/config.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { formPost, thrownResponse } from "../support/requests.ts";
+import { formPost, sessionCookieHeader, thrownResponse } from "../support/requests.ts";
+import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { createRouterContext } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
 
@@ -59,6 +60,30 @@ describe("/dev/orologio", () => {
       init: { status: number };
     };
     expect(refused.init.status).toBe(400);
+  });
+
+  it("makes the signed-in customer's sandbox card decline the next month", async () => {
+    const { user } = await signedInCustomer(services, database.db);
+    const opened = await services.checkout.open(user.id, EDU_PRODUCT_CODE);
+    const started = opened.ok ? await services.payments.start(user.id, opened.orderId, checkoutDetails()) : null;
+    if (!started?.ok) throw new Error("setup");
+    await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
+    await services.payments.settleSetup(started.setupId);
+    // A session at the portal's time, which the first test moved a month ahead.
+    const raw = await createSessionStore(database.db, services.clock).create(user.id, {
+      accessToken: "at",
+      accessTokenExpiresAt: new Date(services.clock().getTime() + 600_000),
+      refreshToken: "rt",
+      idToken: "it",
+    });
+    const cookie = await sessionCookieHeader(raw);
+    await devClockRoute.action(args(formPost("/dev/orologio/", { card: "declined" }, cookie)));
+    await devClockRoute.action(args(formPost("/dev/orologio/", { days: "31" })));
+    const view = await services.subscriptions.ofCustomer(user.id);
+    expect(view).toMatchObject({
+      status: "past_due",
+      retry: { errorMessage: "La carta è stata rifiutata per fondi insufficienti." },
+    });
   });
 
   it("is not there in production", async () => {
