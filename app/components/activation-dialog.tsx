@@ -1,23 +1,17 @@
 import { useLocation } from "react-router";
 import { MESSAGES } from "../lib/messages";
 import { withoutShow } from "../lib/modals";
+import { ModalDialog } from "./modal-dialog";
 import { ActivationForm } from "./activation-form";
 
 /** The activation modal, open on any page whose address says ?show=activateProduct (spec §2, §4). */
 export function ActivationDialog() {
   const { pathname, search } = useLocation();
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4">
-      <dialog
-        open
-        aria-labelledby="activation-title"
-        aria-modal="true"
-        className="relative w-full max-w-md rounded-lg bg-white p-6 shadow-xl"
-      >
-        <ActivationIntro />
-        <ActivationForm cancelTo={withoutShow(pathname, search)} />
-      </dialog>
-    </div>
+    <ModalDialog labelledBy="activation-title">
+      <ActivationIntro />
+      <ActivationForm cancelTo={withoutShow(pathname, search)} />
+    </ModalDialog>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { Form, Link, useLocation } from "react-router";
+import { ModalDialog } from "./modal-dialog";
 import { withoutShow } from "../lib/modals";
 
 /**
@@ -11,39 +12,32 @@ export function LogoutDialog({ storefrontLogoutUrl }: { storefrontLogoutUrl: str
   const stay = withoutShow(pathname, search);
   const [signingOut, setSigningOut] = useState(false);
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4">
-      <dialog
-        open
-        aria-labelledby="logout-title"
-        aria-modal="true"
-        className="relative w-full max-w-md rounded-lg bg-white p-6 shadow-xl"
+    <ModalDialog labelledBy="logout-title">
+      <h2 id="logout-title" className="font-serif text-2xl font-bold text-brand">
+        Disconnessione utente
+      </h2>
+      <p className="mt-3">Vuoi davvero uscire dal tuo account?</p>
+      {signingOut && (
+        <p role="status" className="mt-3 text-sm text-muted">
+          Signing you out...
+        </p>
+      )}
+      {/* A full page post: the sign-out continues at the identity provider, outside the app. */}
+      <Form
+        method="post"
+        action="/logout/"
+        reloadDocument
+        onSubmit={() => setSigningOut(true)}
+        className="mt-6 flex justify-end gap-3"
       >
-        <h2 id="logout-title" className="font-serif text-2xl font-bold text-brand">
-          Disconnessione utente
-        </h2>
-        <p className="mt-3">Vuoi davvero uscire dal tuo account?</p>
-        {signingOut && (
-          <p role="status" className="mt-3 text-sm text-muted">
-            Signing you out...
-          </p>
-        )}
-        {/* A full page post: the sign-out continues at the identity provider, outside the app. */}
-        <Form
-          method="post"
-          action="/logout/"
-          reloadDocument
-          onSubmit={() => setSigningOut(true)}
-          className="mt-6 flex justify-end gap-3"
-        >
-          <input type="hidden" name="redirect" value={stay} />
-          <Link to={stay} replace className="button-outline">
-            Annulla
-          </Link>
-          <button type="submit" className="button-primary" onClick={() => window.open(storefrontLogoutUrl, "_blank", "noopener")}>
-            Conferma
-          </button>
-        </Form>
-      </dialog>
-    </div>
+        <input type="hidden" name="redirect" value={stay} />
+        <Link to={stay} replace className="button-outline">
+          Annulla
+        </Link>
+        <button type="submit" className="button-primary" onClick={() => window.open(storefrontLogoutUrl, "_blank", "noopener")}>
+          Conferma
+        </button>
+      </Form>
+    </ModalDialog>
   );
 }

@@ -10,6 +10,7 @@ import { getUser, loginRedirect, requireUser } from "../lib/auth.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../lib/messages";
+import { ModalDialog } from "../components/modal-dialog";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const CONFIRMED = "/profile/delete-user/?show=deleted";
@@ -46,27 +47,19 @@ export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 function DeletedDialog() {
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4">
-      <dialog
-        open
-        aria-labelledby="deleted-title"
-        aria-describedby="deleted-text"
-        aria-modal="true"
-        className="relative w-full max-w-md rounded-lg bg-white p-6 shadow-xl"
-      >
-        <h2 id="deleted-title" className="font-serif text-2xl font-bold text-brand">
-          {MESSAGES.deleteUserConfirmed}
-        </h2>
-        <p id="deleted-text" className="mt-3">
-          Il tuo account e i tuoi dati personali sono stati cancellati. Grazie per essere stato con noi.
-        </p>
-        <div className="mt-6 flex justify-end">
-          <a href="/" className="button-primary" autoFocus>
-            Home Page
-          </a>
-        </div>
-      </dialog>
-    </div>
+    <ModalDialog labelledBy="deleted-title" describedBy="deleted-text">
+      <h2 id="deleted-title" className="font-serif text-2xl font-bold text-brand">
+        {MESSAGES.deleteUserConfirmed}
+      </h2>
+      <p id="deleted-text" className="mt-3">
+        Il tuo account e i tuoi dati personali sono stati cancellati. Grazie per essere stato con noi.
+      </p>
+      <div className="mt-6 flex justify-end">
+        <a href="/" className="button-primary" autoFocus>
+          Home Page
+        </a>
+      </div>
+    </ModalDialog>
   );
 }
 

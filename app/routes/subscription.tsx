@@ -19,6 +19,7 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "../lib/subscription-messages";
 import { paymentToast } from "../lib/subscription-toasts.server";
+import { ModalDialog } from "../components/modal-dialog";
 import { redirectWithToast, type Toast } from "../lib/toast.server";
 
 const CANCEL_CONFIRMATION = `${SUBSCRIPTION_PATH}?disdici#disdetta`;
@@ -228,30 +229,22 @@ function SubscriptionCard({ subscription: s }: { subscription: SubscriptionView 
 /** 'Disdici' asks first: a dialog the server renders at ?disdici, its 'Annulla' a plain link back. */
 function CancelDialog() {
   return (
-    <div id="disdetta" className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4">
-      <dialog
-        open
-        aria-labelledby="disdetta-title"
-        aria-describedby="disdetta-text"
-        aria-modal="true"
-        className="relative w-full max-w-md rounded-lg bg-white p-6 shadow-xl"
-      >
-        <h2 id="disdetta-title" className="font-serif text-2xl font-bold text-brand">
-          {M.cancelTitle}
-        </h2>
-        <p id="disdetta-text" className="mt-3">
-          {M.cancelText}
-        </p>
-        <Form method="post" action={SUBSCRIPTION_PATH} className="mt-6 flex flex-wrap justify-end gap-3">
-          <Link to={SUBSCRIPTION_PATH} className="button-outline">
-            {M.cancelBack}
-          </Link>
-          <button type="submit" name="intent" value="cancel" className="button-primary" autoFocus>
-            {M.cancelConfirm}
-          </button>
-        </Form>
-      </dialog>
-    </div>
+    <ModalDialog labelledBy="disdetta-title" describedBy="disdetta-text" id="disdetta">
+      <h2 id="disdetta-title" className="font-serif text-2xl font-bold text-brand">
+        {M.cancelTitle}
+      </h2>
+      <p id="disdetta-text" className="mt-3">
+        {M.cancelText}
+      </p>
+      <Form method="post" action={SUBSCRIPTION_PATH} className="mt-6 flex flex-wrap justify-end gap-3">
+        <Link to={SUBSCRIPTION_PATH} className="button-outline">
+          {M.cancelBack}
+        </Link>
+        <button type="submit" name="intent" value="cancel" className="button-primary" autoFocus>
+          {M.cancelConfirm}
+        </button>
+      </Form>
+    </ModalDialog>
   );
 }
 

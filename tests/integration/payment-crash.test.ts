@@ -2,56 +2,28 @@
 // portal restarted: the order must end paid, with its access and one charge, or unpaid without a
 // charge; never charged twice, never charged without being recorded.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckout } from "../../server/commerce/checkout.ts";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import type { DatabaseHandle } from "../../server/db/client.ts";
 import { entitlements, orders, payments, sandboxGatewayObjects, users } from "../../server/db/schema.ts";
-import { seedDatabase } from "../../server/db/seed/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
 import { createPayments } from "../../server/payments/service.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { checkoutDetails } from "../support/checkout.ts";
-import { testConfig } from "../support/config.ts";
+import { createSharedDatabase } from "../support/shared-database.ts";
 
-/** Where the other process finds the database: PostgreSQL's URL, or a PGlite folder on disk. */
-let location: string;
-let postgres: TestDatabase | undefined;
-let pgliteDir: string | undefined;
+let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
 
 beforeAll(async () => {
-  if (process.env.TEST_DATABASE === "postgres") {
-    postgres = await createTestDatabase();
-    location = postgres.url!;
-  } else {
-    // PGlite admits one process at a time: each side opens the folder only while it works.
-    pgliteDir = mkdtempSync(path.join(tmpdir(), "portal-crash-"));
-    location = pgliteDir;
-    const handle = await openDatabase({ dataDir: pgliteDir });
-    await handle.migrate(handle.db);
-    await seedDatabase(handle.db, testConfig().links);
-    await handle.close();
-  }
+  shared = await createSharedDatabase("portal-crash-");
 });
-afterAll(async () => {
-  await postgres?.destroy();
-  if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
-});
+afterAll(() => shared.destroy());
 
-async function withDatabase<T>(work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = postgres ? await openDatabase({ url: location, poolMax: 2 }) : await openDatabase({ dataDir: location });
-  try {
-    return await work(handle);
-  } finally {
-    await handle.close();
-  }
-}
+const withDatabase = <T>(work: (database: DatabaseHandle) => Promise<T>) => shared.withDatabase(work);
 
 function portalServices(database: DatabaseHandle, now: () => Date = () => new Date()) {
   const log = createLogger("silent");
@@ -92,7 +64,7 @@ async function cardReadyToCharge(): Promise<{ orderId: string; setupId: string }
 
 function settleAndDie(setupId: string, point: "after-create" | "after-confirm"): Promise<NodeJS.Signals | number | null> {
   const script = path.join(import.meta.dirname, "../support/settle-and-die.ts");
-  const child = spawn(process.execPath, [script, location, setupId, point], { stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, [script, shared.location, setupId, point], { stdio: ["ignore", "ignore", "inherit"] });
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
 }
 

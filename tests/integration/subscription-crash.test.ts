@@ -3,52 +3,24 @@
 // month; after it, the month is finished with the same try's keys: paid once, charged once, its
 // access granted; never charged twice, never charged without being recorded.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import type { DatabaseHandle } from "../../server/db/client.ts";
 import { payments, sandboxGatewayObjects, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
-import { seedDatabase } from "../../server/db/seed/index.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { periodStart } from "../../shared/subscription.ts";
-import { testConfig } from "../support/config.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { createSharedDatabase } from "../support/shared-database.ts";
 import { subscriptionInstance } from "../support/subscriptions.ts";
 
-/** Where the other process finds the database: PostgreSQL's URL, or a PGlite folder on disk. */
-let location: string;
-let postgres: TestDatabase | undefined;
-let pgliteDir: string | undefined;
+let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
 
 beforeAll(async () => {
-  if (process.env.TEST_DATABASE === "postgres") {
-    postgres = await createTestDatabase();
-    location = postgres.url!;
-  } else {
-    // PGlite admits one process at a time: each side opens the folder only while it works.
-    pgliteDir = mkdtempSync(path.join(tmpdir(), "portal-subscription-crash-"));
-    location = pgliteDir;
-    const handle = await openDatabase({ dataDir: pgliteDir });
-    await handle.migrate(handle.db);
-    await seedDatabase(handle.db, testConfig().links);
-    await handle.close();
-  }
+  shared = await createSharedDatabase("portal-subscription-crash-");
 });
-afterAll(async () => {
-  await postgres?.destroy();
-  if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
-});
+afterAll(() => shared.destroy());
 
-async function withDatabase<T>(work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = postgres ? await openDatabase({ url: location, poolMax: 2 }) : await openDatabase({ dataDir: location });
-  try {
-    return await work(handle);
-  } finally {
-    await handle.close();
-  }
-}
+const withDatabase = <T>(work: (database: DatabaseHandle) => Promise<T>) => shared.withDatabase(work);
 
 /**
  * The day the customers subscribe: 31 January of next year at 10:00 in Rome (month 2 falls on
@@ -88,7 +60,7 @@ async function subscribedCustomer(): Promise<{ userId: string; subscriptionId: s
 
 function chargeMonthAndDie(instant: Date, point: "after-create" | "after-confirm"): Promise<NodeJS.Signals | number | null> {
   const script = path.join(import.meta.dirname, "../support/charge-month-and-die.ts");
-  const child = spawn(process.execPath, [script, location, instant.toISOString(), point], {
+  const child = spawn(process.execPath, [script, shared.location, instant.toISOString(), point], {
     stdio: ["ignore", "ignore", "inherit"],
   });
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));

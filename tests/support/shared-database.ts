@@ -1,0 +1,40 @@
+// A database that a test and the child processes it starts share (the crash tests): a new
+// PostgreSQL database when the suite runs against PostgreSQL, else a PGlite folder on disk,
+// migrated and seeded. PGlite admits one process at a time, so each side opens it only while it
+// works (`withDatabase`), and the child gets its location.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import { seedDatabase } from "../../server/db/seed/index.ts";
+import { testConfig } from "./config.ts";
+import { createTestDatabase } from "./database.ts";
+
+export async function createSharedDatabase(folderPrefix: string) {
+  const postgres = process.env.TEST_DATABASE === "postgres" ? await createTestDatabase() : undefined;
+  let pgliteDir: string | undefined;
+  if (!postgres) {
+    pgliteDir = mkdtempSync(path.join(tmpdir(), folderPrefix));
+    const handle = await openDatabase({ dataDir: pgliteDir });
+    await handle.migrate(handle.db);
+    await seedDatabase(handle.db, testConfig().links);
+    await handle.close();
+  }
+  /** Where another process finds it: PostgreSQL's URL, or the PGlite folder. */
+  const location = postgres ? postgres.url! : pgliteDir!;
+  return {
+    location,
+    async withDatabase<T>(work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
+      const handle = postgres ? await openDatabase({ url: location, poolMax: 2 }) : await openDatabase({ dataDir: location });
+      try {
+        return await work(handle);
+      } finally {
+        await handle.close();
+      }
+    },
+    async destroy() {
+      await postgres?.destroy();
+      if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+    },
+  };
+}
