@@ -43,6 +43,7 @@ import {
   subscriptionStartedMail,
 } from "../mail/templates.ts";
 import type { Charge, PaymentGateway } from "../payments/gateway.ts";
+import { insertPayment } from "../payments/payment-rows.ts";
 import { formatDate, formatEuro } from "../../shared/format.ts";
 import { receiptPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import {
@@ -55,7 +56,6 @@ import {
   termOf,
   type SubscriptionStatus,
 } from "../../shared/subscription.ts";
-import { newPaymentCode } from "./order-code.ts";
 
 /** How long a claimed month belongs to the instance charging it. */
 const CHARGE_LEASE_MS = 5 * 60_000;
@@ -420,8 +420,7 @@ export function createSubscriptions({
         .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")))
         .returning({ id: subscriptionPeriods.id });
       if (moved.length === 0) return; // another instance recorded it
-      await tx.insert(payments).values({
-        paymentCode: newPaymentCode(at),
+      await insertPayment(tx, {
         orderId: sub.orderId,
         userId: sub.userId,
         gateway: sub.gateway,

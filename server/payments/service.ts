@@ -23,7 +23,6 @@ import {
   type PaymentAttemptStatus,
 } from "../db/schema.ts";
 import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
-import { newPaymentCode } from "../commerce/order-code.ts";
 import { totalsOf } from "../commerce/totals.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { openSubscription } from "../commerce/subscriptions.ts";
@@ -37,6 +36,7 @@ import { formatEuro } from "../../shared/format.ts";
 import { addMonths } from "../../shared/library-constants.ts";
 import { checkoutOrderPath, receiptPath } from "../../shared/links.ts";
 import type { PaymentGateway, SetupStatus } from "./gateway.ts";
+import { insertPayment } from "./payment-rows.ts";
 
 /** How long a claimed charge belongs to the instance that claimed it. */
 const CHARGE_LEASE_MS = 60_000;
@@ -123,30 +123,24 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       const [order] = await tx.select().from(orders).where(eq(orders.id, attempt.orderId));
       if (!order) throw new Error(`Order ${attempt.orderId} vanished`);
       await lockCustomer(tx, order.userId);
-      const paymentCode = newPaymentCode(at);
-      const inserted = await tx
-        .insert(payments)
-        .values({
-          paymentCode,
-          orderId: order.id,
-          userId: order.userId,
-          attemptId: attempt.id,
-          gateway: attempt.gateway,
-          methodCode: "card_setup",
-          amountCents: attempt.amountCents,
-          chargeId,
-          cardBrand: attempt.cardBrand,
-          cardLast4: attempt.cardLast4,
-          paidAt: at,
-          createdAt: at,
-        })
-        .onConflictDoNothing()
-        .returning({ id: payments.id });
+      const inserted = await insertPayment(tx, {
+        orderId: order.id,
+        userId: order.userId,
+        attemptId: attempt.id,
+        gateway: attempt.gateway,
+        methodCode: "card_setup",
+        amountCents: attempt.amountCents,
+        chargeId,
+        cardBrand: attempt.cardBrand,
+        cardLast4: attempt.cardLast4,
+        paidAt: at,
+        createdAt: at,
+      });
       await tx
         .update(paymentAttempts)
         .set({ status: "succeeded", leaseUntil: null, updatedAt: at })
         .where(eq(paymentAttempts.id, attempt.id));
-      if (inserted.length === 0) return null;
+      if (!inserted) return null;
       const moved = await tx
         .update(orders)
         .set({ status: "payed", committedAt: at, updatedAt: at })
@@ -158,7 +152,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         log.error({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it");
         return null;
       }
-      await grantPurchase(tx, { orderId: order.id, userId: order.userId, attempt, paymentId: inserted[0]!.id, at });
+      await grantPurchase(tx, { orderId: order.id, userId: order.userId, attempt, paymentId: inserted.id, at });
       if (order.couponId) {
         await tx
           .update(coupons)
@@ -174,7 +168,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
           .values({ couponId: order.couponId, orderId: order.id, userId: order.userId, createdAt: at });
       }
       await saveDetailsForNextTime(tx, order, at);
-      return { userId: order.userId, orderCode: order.orderCode, paymentCode };
+      return { userId: order.userId, orderCode: order.orderCode, paymentCode: inserted.paymentCode };
     });
   }
 
