@@ -17,7 +17,6 @@ import {
   orderItems,
   orders,
   paymentAttempts,
-  payments,
   products,
   users,
   type PaymentAttemptStatus,
