@@ -30,6 +30,7 @@ import {
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import { forEachConcurrently } from "../lib/concurrently.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
@@ -61,6 +62,8 @@ import {
 const CHARGE_LEASE_MS = 5 * 60_000;
 /** … and to a customer paying it now, who may spend a while on their bank's 3-D Secure page. */
 const ON_SESSION_LEASE_MS = 30 * 60_000;
+/** Months an instance charges at once (each holds a database connection only between its calls). */
+const CHARGES_AT_ONCE = 4;
 /** A retry is never sooner than this after the last try (an instance catching up after a long stop). */
 const MIN_RETRY_GAP_MS = DAY_MS;
 const MAIL_QUEUE = "subscription-mail";
@@ -522,13 +525,14 @@ export function createSubscriptions({
   /** The sweep: the months due now, each charged by this instance only. */
   async function chargeDue(at: Date, limit: number): Promise<number> {
     const claimed = await claimDue(at, limit);
-    for (const period of claimed) {
+    // A few at once: most of a charge's time is spent waiting for the provider.
+    await forEachConcurrently(claimed, CHARGES_AT_ONCE, async (period) => {
       try {
         await chargeMonth(period);
       } catch (err) {
         log.error({ err, periodId: period.id }, "a subscription month could not be handled; its lease will run out");
       }
-    }
+    });
     return claimed.length;
   }
 

@@ -16,12 +16,15 @@ import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
 import { jobs } from "../db/schema.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import { forEachConcurrently } from "../lib/concurrently.ts";
 import type { Logger } from "../logger.ts";
 
 /** How long a claimed job belongs to the instance that claimed it. */
 const JOB_LEASE_MS = 5 * 60_000;
 /** Jobs claimed at once by an instance. */
 const BATCH_SIZE = 20;
+/** Jobs an instance runs at once (a mail mostly waits for the mail server). */
+const JOBS_AT_ONCE = 4;
 /** A job that keeps failing is given up after this many tries (and logged as an error). */
 const MAX_ATTEMPTS = 8;
 /** A failed job waits 1, 2, 4 … minutes, at most an hour, before its next try. */
@@ -121,9 +124,9 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
         handled += n;
       }
       const claimed = await claimJobs(now());
-      for (const job of claimed) {
+      await forEachConcurrently(claimed, JOBS_AT_ONCE, async (job) => {
         if (await runJob(job)) done[job.queue] = (done[job.queue] ?? 0) + 1;
-      }
+      });
       handled += claimed.length;
       if (handled === 0) return done;
     }
