@@ -64,9 +64,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       if (!outcome) return notPossible;
       // The bank's 3-D Secure page; it sends the customer back here.
       if (outcome.state === "requires_action") throw redirect(outcome.redirectUrl, 303);
-      if (outcome.state === "failed" && outcome.errorMessage === null) {
-        return refuse({ alert: { title: M.paymentFailed, text: M.tooManyPayments } }, 429);
-      }
+      if (outcome.state === "rate_limited") return refuse({ alert: { title: M.paymentFailed, text: M.tooManyPayments } }, 429);
       return done(paymentToast(outcome));
     }
   }

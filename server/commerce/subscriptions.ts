@@ -779,10 +779,10 @@ export function createSubscriptions({
      * the subscription has. A bank asking for 3-D Secure sends them to its page, which comes back
      * to `returnUrl` (then `finishPayment`).
      */
-    async payNow(userId: string, returnUrl: string): Promise<MonthOutcome | null> {
+    async payNow(userId: string, returnUrl: string): Promise<MonthOutcome | { state: "rate_limited" } | null> {
       const sub = await liveOf(userId);
       if (sub?.status !== "past_due") return null;
-      if (!(await rateLimits.claimCardPayment(userId)).ok) return { state: "failed", errorMessage: null };
+      if (!(await rateLimits.claimCardPayment(userId)).ok) return { state: "rate_limited" };
       const at = now();
       await db
         .update(subscriptionPeriods)
