@@ -34,17 +34,22 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+/** EDU bought at the checkout with the sandbox's good card. */
+async function buyEdu(userId: string) {
+  const opened = await services.checkout.open(userId, EDU_PRODUCT_CODE);
+  const started = opened.ok ? await services.payments.start(userId, opened.orderId, checkoutDetails()) : null;
+  if (!started?.ok) throw new Error("setup");
+  await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
+  await services.payments.settleSetup(started.setupId);
+}
+
 const args = (request: Request, config = testConfig()) =>
   ({ request, params: {}, context: createRouterContext(services, config), url: new URL(request.url), pattern: "" }) as never;
 
 describe("/dev/orologio", () => {
   it("moves the clock 31 days forward, keeps it in its file, and charges the month that came due", async () => {
     const { user } = await signedInCustomer(services, database.db);
-    const opened = await services.checkout.open(user.id, EDU_PRODUCT_CODE);
-    const started = opened.ok ? await services.payments.start(user.id, opened.orderId, checkoutDetails()) : null;
-    if (!started?.ok) throw new Error("setup");
-    await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
-    await services.payments.settleSetup(started.setupId);
+    await buyEdu(user.id);
     const before = services.clock().getTime();
 
     const page = (await devClockRoute.loader(args(new Request("http://localhost:3000/dev/orologio/")))) as { offsetDays: number };
@@ -64,11 +69,7 @@ describe("/dev/orologio", () => {
 
   it("makes the signed-in customer's sandbox card decline the next month", async () => {
     const { user } = await signedInCustomer(services, database.db);
-    const opened = await services.checkout.open(user.id, EDU_PRODUCT_CODE);
-    const started = opened.ok ? await services.payments.start(user.id, opened.orderId, checkoutDetails()) : null;
-    if (!started?.ok) throw new Error("setup");
-    await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
-    await services.payments.settleSetup(started.setupId);
+    await buyEdu(user.id);
     // A session at the portal's time, which the first test moved a month ahead.
     const raw = await createSessionStore(database.db, services.clock).create(user.id, {
       accessToken: "at",

@@ -32,10 +32,7 @@ beforeAll(async () => {
   stripe = await startFakeStripe();
   config = testConfig({
     PUBLIC_ORIGIN: ORIGIN,
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.apiBase,
+    ...stripe.env,
   });
   services = await createTestServices(database, config);
 });

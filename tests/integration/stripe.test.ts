@@ -20,10 +20,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   stripe = await startFakeStripe();
   portal = await startPortal(database, {
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_API_BASE: stripe.apiBase,
+    ...stripe.env,
   });
 });
 afterAll(async () => {

@@ -528,6 +528,13 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
     secretKey,
     publishableKey,
     webhookSecret: "whsec_fake_0123456789",
+    /** The portal's settings that point it at this stand-in. */
+    env: {
+      STRIPE_SECRET_KEY: secretKey,
+      STRIPE_PUBLISHABLE_KEY: publishableKey,
+      STRIPE_WEBHOOK_SECRET: "whsec_fake_0123456789",
+      STRIPE_API_BASE: base,
+    },
     requests,
     succeededCharges,
     setupIntent: (id: string) => setupIntents.get(id),
