@@ -1,5 +1,5 @@
 // What a month's charge came to, as the toast after 'Paga ora' or a card update says it.
-import type { MonthOutcome } from "../../server/commerce/subscriptions";
+import type { MonthOutcome } from "../../server/commerce/subscription-charging";
 import { SUBSCRIPTION_MESSAGES as M } from "./subscription-messages";
 import type { Toast } from "./toast.server";
 

@@ -17,7 +17,7 @@ import type { LibraryItem } from "../../server/library/types";
 import { suggestionCarousel, type SuggestionCarousel } from "../lib/suggestion-carousels.server";
 import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "../lib/dashboard-boxes.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
-import type { SubscriptionNotice } from "../../server/commerce/subscriptions";
+import type { SubscriptionNotice } from "../../server/commerce/subscription-records";
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 

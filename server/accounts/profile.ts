@@ -28,7 +28,7 @@ import {
 } from "../db/schema.ts";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { personalKeys } from "../security/rate-limits.ts";
-import { endSubscriptionsOfDeletedAccount } from "../commerce/subscriptions.ts";
+import { endSubscriptionsOfDeletedAccount } from "../commerce/subscription-records.ts";
 import { normalizeEmail } from "./service.ts";
 
 export type ProfileField =

@@ -19,7 +19,7 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../shared/library-constants.ts";
 import type { ReferenceData } from "../catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
-import { subscriptionNoticeOf, type SubscriptionNotice } from "../commerce/subscriptions.ts";
+import { subscriptionNoticeOf, type SubscriptionNotice } from "../commerce/subscription-records.ts";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
 import { checkoutPath, courseUrl } from "../../shared/links.ts";
 import { firstChapterTitle, readingStatus } from "./reading.ts";

@@ -24,7 +24,7 @@ import {
 import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
 import { totalsOf } from "../commerce/totals.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
-import { openSubscription } from "../commerce/subscriptions.ts";
+import { openSubscription } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";

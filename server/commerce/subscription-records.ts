@@ -1,0 +1,186 @@
+// The EDU subscription's rows as other services' transactions write them (the checkout's payment
+// opens a subscription, an account's deletion ends it), what the charging and the mails share (a
+// month scheduled, the access a paid month gives, a mail's job), and what the dashboard reads of
+// it. README, "EDU subscription".
+import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import type { Queryable, Transaction } from "../db/client.ts";
+import { payments, subscriptionPeriods, subscriptions, type PaymentGatewayName } from "../db/schema.ts";
+import { enqueueJob } from "../jobs/runner.ts";
+import { grantEntitlement } from "../library/entitlements.ts";
+import { DAY_MS, instalmentOf, periodStart, RENEWAL_NOTICE_DAYS, termOf } from "../../shared/subscription.ts";
+
+export const MAIL_QUEUE = "subscription-mail";
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type PeriodRow = typeof subscriptionPeriods.$inferSelect;
+
+type MailKind = "started" | "renewal" | "receipt" | "charge_failed" | "cancelled" | "ended";
+export type MailJob = {
+  kind: MailKind;
+  subscriptionId: string;
+  periodId?: string;
+  /** For "cancelled": the cancellation it confirms (epoch ms). */
+  cancelledAt?: number;
+  /** For "charge_failed": the bank wants the customer to authenticate the charge ('Paga ora'). */
+  needsAuthentication?: boolean;
+};
+
+export function mailJob(job: MailJob, key: string, runAt: Date) {
+  return { queue: MAIL_QUEUE, key: `${MAIL_QUEUE}:${key}`, payload: job, runAt };
+}
+
+/** Inserts month `number` as scheduled (once), and the renewal notice when it opens a new term. */
+export async function scheduleMonth(tx: Queryable, sub: SubscriptionRow, number: number, at: Date) {
+  const startsAt = periodStart(sub.anchorAt, number);
+  await tx
+    .insert(subscriptionPeriods)
+    .values({
+      subscriptionId: sub.id,
+      number,
+      startsAt,
+      endsAt: periodStart(sub.anchorAt, number + 1),
+      amountCents: sub.monthlyPriceCents,
+      status: "scheduled",
+      nextAttemptAt: startsAt,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoNothing();
+  if (instalmentOf(number) === 1) {
+    const noticeAt = new Date(Math.max(startsAt.getTime() - RENEWAL_NOTICE_DAYS * DAY_MS, at.getTime()));
+    await enqueueJob(
+      tx,
+      mailJob({ kind: "renewal", subscriptionId: sub.id }, `renewal:${sub.id}:${termOf(number)}`, noticeAt),
+      at,
+    );
+  }
+}
+
+/** The access a paid month gives: that month, on the subscription's order. */
+export async function grantMonth(
+  tx: Transaction,
+  sub: SubscriptionRow,
+  period: Pick<PeriodRow, "startsAt" | "endsAt">,
+  at: Date,
+) {
+  await grantEntitlement(
+    tx,
+    {
+      userId: sub.userId,
+      productId: sub.productId,
+      source: "subscription",
+      startsAt: period.startsAt,
+      expiresAt: period.endsAt,
+      orderId: sub.orderId,
+    },
+    at,
+  );
+}
+
+/**
+ * The checkout paid a subscription's first month (in the payment's transaction): the
+ * subscription, its first month paid with that payment and granted, the second month scheduled.
+ */
+export async function openSubscription(
+  tx: Transaction,
+  input: {
+    userId: string;
+    productId: string;
+    orderId: string;
+    paymentId: string;
+    paidCents: number;
+    monthlyPriceCents: number;
+    gateway: PaymentGatewayName;
+    setupId: string;
+    card: { brand: string | null; last4: string | null };
+    at: Date;
+  },
+): Promise<void> {
+  const { at } = input;
+  const [sub] = await tx
+    .insert(subscriptions)
+    .values({
+      userId: input.userId,
+      productId: input.productId,
+      orderId: input.orderId,
+      status: "active",
+      gateway: input.gateway,
+      setupId: input.setupId,
+      cardBrand: input.card.brand,
+      cardLast4: input.card.last4,
+      monthlyPriceCents: input.monthlyPriceCents,
+      anchorAt: at,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  const first = { startsAt: at, endsAt: periodStart(at, 2) };
+  const [period] = await tx
+    .insert(subscriptionPeriods)
+    .values({
+      subscriptionId: sub!.id,
+      number: 1,
+      ...first,
+      amountCents: input.paidCents,
+      status: "paid",
+      tries: 1,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning({ id: subscriptionPeriods.id });
+  await tx.update(payments).set({ subscriptionPeriodId: period!.id }).where(eq(payments.id, input.paymentId));
+  await grantMonth(tx, sub!, first, at);
+  await scheduleMonth(tx, sub!, 2, at);
+  await enqueueJob(tx, mailJob({ kind: "started", subscriptionId: sub!.id }, `started:${sub!.id}`, at), at);
+}
+
+/** A deleted account's subscriptions end at once (in the deletion's transaction): nothing more is charged. */
+export async function endSubscriptionsOfDeletedAccount(tx: Queryable, userId: string, at: Date): Promise<void> {
+  const ended = await tx
+    .update(subscriptions)
+    .set({ status: "ended", endedAt: at, endedReason: "account_deleted", updatedAt: at })
+    .where(and(eq(subscriptions.userId, userId), ne(subscriptions.status, "ended")))
+    .returning({ id: subscriptions.id });
+  if (ended.length === 0) return;
+  await tx
+    .update(subscriptionPeriods)
+    .set({ status: "void", nextAttemptAt: null, updatedAt: at })
+    .where(
+      and(
+        inArray(
+          subscriptionPeriods.subscriptionId,
+          ended.map((s) => s.id),
+        ),
+        eq(subscriptionPeriods.status, "scheduled"),
+      ),
+    );
+}
+
+/** How long after it ended the dashboard still says why EDU ended. */
+const ENDED_NOTICE_DAYS = 30;
+
+/** What the dashboard and the EDU page say of a subscription that no longer gives access. */
+export type SubscriptionNotice = { kind: "past_due" } | { kind: "ended"; reason: "cancelled" | "payment_failed"; endedAt: Date };
+
+/**
+ * Why a customer's EDU stopped, when their subscription is the reason: a charge being retried,
+ * or a subscription that ended in the last days. Null otherwise (and for an erased account).
+ */
+export async function subscriptionNoticeOf(db: Queryable, userId: string, now: Date): Promise<SubscriptionNotice | null> {
+  const [sub] = await db
+    .select({ status: subscriptions.status, endedAt: subscriptions.endedAt, endedReason: subscriptions.endedReason })
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, userId))
+    .orderBy(desc(subscriptions.createdAt))
+    .limit(1);
+  if (sub?.status === "past_due") return { kind: "past_due" };
+  if (
+    sub?.status === "ended" &&
+    sub.endedAt &&
+    sub.endedAt.getTime() > now.getTime() - ENDED_NOTICE_DAYS * DAY_MS &&
+    (sub.endedReason === "cancelled" || sub.endedReason === "payment_failed")
+  ) {
+    return { kind: "ended", reason: sub.endedReason, endedAt: sub.endedAt };
+  }
+  return null;
+}
