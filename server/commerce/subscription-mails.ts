@@ -51,11 +51,11 @@ export function createSubscriptionMails({
     if (!row?.email) return;
     const { sub, firstname, planName } = row;
     const [period] = periodId ? await db.select().from(subscriptionPeriods).where(eq(subscriptionPeriods.id, periodId)) : [];
-    const next = await nextScheduled(sub.id);
     const monthly = formatEuro(sub.monthlyPriceCents);
     let content;
     switch (kind) {
-      case "started":
+      case "started": {
+        const next = await nextScheduled(sub.id);
         content = subscriptionStartedMail({
           firstname,
           planName,
@@ -64,11 +64,14 @@ export function createSubscriptionMails({
           manageUrl,
         });
         break;
-      case "renewal":
+      }
+      case "renewal": {
         // A subscription cancelled since, or ended, does not renew: nothing to announce.
+        const next = await nextScheduled(sub.id);
         if (sub.status !== "active" || !next || instalmentOf(next.number) !== 1) return;
         content = subscriptionRenewalNoticeMail({ firstname, planName, monthly, renewsOn: formatDate(next.startsAt), manageUrl });
         break;
+      }
       case "receipt": {
         if (!period) return;
         const [payment] = await db

@@ -89,6 +89,40 @@ export function createSubscriptions({
     return row;
   }
 
+  /** The month whose current try is this charge, with its subscription (the customer's only, when named). */
+  async function monthOfCharge(chargeId: string, userId?: string) {
+    const [row] = await db
+      .select({ period: subscriptionPeriods, sub: subscriptions })
+      .from(subscriptionPeriods)
+      .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
+      .where(and(eq(subscriptionPeriods.chargeId, chargeId), userId ? eq(subscriptions.userId, userId) : undefined));
+    return row;
+  }
+
+  /** The customer's card update of this card step, with its subscription. */
+  async function cardUpdateOf(userId: string, setupId: string) {
+    const [row] = await db
+      .select({ update: subscriptionCardUpdates, sub: subscriptions })
+      .from(subscriptionCardUpdates)
+      .innerJoin(subscriptions, eq(subscriptions.id, subscriptionCardUpdates.subscriptionId))
+      .where(and(eq(subscriptionCardUpdates.setupId, setupId), eq(subscriptions.userId, userId)));
+    return row;
+  }
+
+  /**
+   * The subscription's month waiting for a retry, due now and claimed by this instance (the
+   * customer pays now, or just gave a new card); undefined when another instance has it.
+   */
+  async function claimWaitingMonth(subscriptionId: string, leaseMs?: number): Promise<PeriodRow | undefined> {
+    const at = now();
+    await db
+      .update(subscriptionPeriods)
+      .set({ nextAttemptAt: at, updatedAt: at })
+      .where(and(eq(subscriptionPeriods.subscriptionId, subscriptionId), eq(subscriptionPeriods.status, "scheduled")));
+    const [month] = await claimDue(at, 1, { subscriptionId, leaseMs });
+    return month;
+  }
+
   /** The customer's latest subscription (a live one first). */
   async function latestOf(userId: string): Promise<SubscriptionRow | undefined> {
     const [row] = await db
@@ -222,12 +256,7 @@ export function createSubscriptions({
       const sub = await liveOf(userId);
       if (sub?.status !== "past_due") return null;
       if (!(await rateLimits.claimCardPayment(userId)).ok) return { state: "rate_limited" };
-      const at = now();
-      await db
-        .update(subscriptionPeriods)
-        .set({ nextAttemptAt: at, updatedAt: at })
-        .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.status, "scheduled")));
-      const [month] = await claimDue(at, 1, { subscriptionId: sub.id, leaseMs: ON_SESSION_LEASE_MS });
+      const month = await claimWaitingMonth(sub.id, ON_SESSION_LEASE_MS);
       // Another instance is charging it right now: the page shows how it went.
       if (!month) return { state: "pending" };
       return chargeMonth(month, { returnUrl });
@@ -239,11 +268,7 @@ export function createSubscriptions({
      * the charge is none of this customer's months.
      */
     async finishPayment(userId: string, chargeId: string): Promise<MonthOutcome | null> {
-      const [row] = await db
-        .select({ period: subscriptionPeriods, sub: subscriptions })
-        .from(subscriptionPeriods)
-        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
-        .where(and(eq(subscriptionPeriods.chargeId, chargeId), eq(subscriptions.userId, userId)));
+      const row = await monthOfCharge(chargeId, userId);
       if (!row) {
         const [paid] = await db
           .select({ id: payments.id })
@@ -307,9 +332,12 @@ export function createSubscriptions({
         .where(
           and(
             eq(subscriptionCardUpdates.id, cardUpdateId),
-            inArray(subscriptionCardUpdates.status, ["open", "done"]),
             sql`${subscriptionCardUpdates.subscriptionId} in (select id from ${subscriptions} where ${subscriptions.userId} = ${userId})`,
-            or(eq(subscriptionCardUpdates.status, "open"), eq(subscriptionCardUpdates.setupId, setupId)),
+            // Open; or done with this very setup (the same return read again).
+            or(
+              eq(subscriptionCardUpdates.status, "open"),
+              and(eq(subscriptionCardUpdates.status, "done"), eq(subscriptionCardUpdates.setupId, setupId)),
+            ),
           ),
         )
         .returning({ id: subscriptionCardUpdates.id });
@@ -323,11 +351,7 @@ export function createSubscriptions({
      * for an operator, who refunds it: the month may have been paid by another try.
      */
     async settleCharge(chargeId: string): Promise<MonthOutcome | null> {
-      const [row] = await db
-        .select({ period: subscriptionPeriods, sub: subscriptions })
-        .from(subscriptionPeriods)
-        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
-        .where(eq(subscriptionPeriods.chargeId, chargeId));
+      const row = await monthOfCharge(chargeId);
       const charge = await gateway.retrieveCharge(chargeId);
       if (!row || row.period.status !== "charging") {
         const [recorded] = await db.select({ id: payments.id }).from(payments).where(eq(payments.chargeId, chargeId));
@@ -347,22 +371,12 @@ export function createSubscriptions({
 
     /** Whether a charge is one of this customer's months (the sandbox's 3-D Secure page of a charge asks). */
     async isMonthChargeOf(userId: string, chargeId: string): Promise<boolean> {
-      const [row] = await db
-        .select({ id: subscriptionPeriods.id })
-        .from(subscriptionPeriods)
-        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionPeriods.subscriptionId))
-        .where(and(eq(subscriptionPeriods.chargeId, chargeId), eq(subscriptions.userId, userId)));
-      return row !== undefined;
+      return (await monthOfCharge(chargeId, userId)) !== undefined;
     },
 
     /** Whether a card step is one of this customer's card updates (the sandbox's 3-D Secure page asks). */
     async isCardUpdateOf(userId: string, setupId: string): Promise<boolean> {
-      const [row] = await db
-        .select({ id: subscriptionCardUpdates.id })
-        .from(subscriptionCardUpdates)
-        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionCardUpdates.subscriptionId))
-        .where(and(eq(subscriptionCardUpdates.setupId, setupId), eq(subscriptions.userId, userId)));
-      return row !== undefined;
+      return (await cardUpdateOf(userId, setupId)) !== undefined;
     },
 
     /**
@@ -379,11 +393,7 @@ export function createSubscriptions({
       | { state: "pending" }
       | null
     > {
-      const [row] = await db
-        .select({ update: subscriptionCardUpdates, sub: subscriptions })
-        .from(subscriptionCardUpdates)
-        .innerJoin(subscriptions, eq(subscriptions.id, subscriptionCardUpdates.subscriptionId))
-        .where(and(eq(subscriptionCardUpdates.setupId, setupId), eq(subscriptions.userId, userId)));
+      const row = await cardUpdateOf(userId, setupId);
       if (!row) return null;
       if (row.update.status === "done") return { state: "updated", charge: null };
       const setup = await gateway.retrieveSetup(setupId);
@@ -404,11 +414,7 @@ export function createSubscriptions({
         return true;
       });
       if (!changed || row.sub.status !== "past_due") return { state: "updated", charge: null };
-      await db
-        .update(subscriptionPeriods)
-        .set({ nextAttemptAt: at, updatedAt: at })
-        .where(and(eq(subscriptionPeriods.subscriptionId, row.sub.id), eq(subscriptionPeriods.status, "scheduled")));
-      const [month] = await claimDue(at, 1, { subscriptionId: row.sub.id });
+      const month = await claimWaitingMonth(row.sub.id);
       return { state: "updated", charge: month ? await chargeMonth(month) : null };
     },
 
