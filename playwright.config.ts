@@ -79,6 +79,8 @@ export default defineConfig({
       stderr: "pipe",
       env: {
         ...serverEnv,
+        // Production names the test gateway it runs (it would refuse to start without a gateway).
+        PAYMENTS: "sandbox",
         PORT: String(port),
         DATA_DIR: dataDir,
       },

@@ -1,7 +1,13 @@
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import { renderToPipeableStream, type RenderToPipeableStreamOptions } from "react-dom/server";
-import { ServerRouter, type EntryContext, type HandleErrorFunction, type RouterContextProvider } from "react-router";
+import {
+  isRouteErrorResponse,
+  ServerRouter,
+  type EntryContext,
+  type HandleErrorFunction,
+  type RouterContextProvider,
+} from "react-router";
 import { preloadLazyParts } from "./components/lazy-parts";
 import { requestContext } from "../shared/context.ts";
 import { prerenderedHtmlContext } from "./lib/prerender.server";
@@ -83,11 +89,14 @@ function isRefusedCrossSiteAction(request: Request): boolean {
 
 /**
  * Errors of loaders, actions and rendering, logged with the request id. Aborted requests are not
- * errors, and a refused cross-site request is the client's doing: a warning, without a stack.
+ * errors; a refused cross-site request, and any answer of the router's that is the client's fault
+ * (a POST to a page that has no action: 405), are warnings, without a stack.
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
   const { log } = context.get(requestContext);
   if (isRefusedCrossSiteAction(request)) log.warn({ origin: request.headers.get("origin") }, "cross-site action refused");
+  else if (isRouteErrorResponse(error) && error.status < 500)
+    log.warn({ status: error.status, method: request.method }, "request refused by the router");
   else log.error({ err: error }, "error in a route");
 };

@@ -48,6 +48,7 @@ function whole(name: string, fallback: number, min: number): number {
 const config = loadConfig({
   env: {
     NODE_ENV: "production",
+    PAYMENTS: "sandbox",
     PUBLIC_ORIGIN: "https://portale.example.it",
     SESSION_SECRET: randomBytes(48).toString("base64url"),
     OIDC_CLIENT_SECRET: randomBytes(48).toString("base64url"),

@@ -132,6 +132,7 @@ function startServer(port: number, databaseUrl: string) {
     env: {
       ...process.env,
       NODE_ENV: "production",
+      PAYMENTS: "sandbox",
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,

@@ -67,6 +67,41 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SELLER_VAT: "12345678903" } })).toThrow(/SELLER_VAT/);
   });
 
+  describe("the card gateway", () => {
+    const productionSecrets = {
+      NODE_ENV: "production",
+      SESSION_SECRET: "s".repeat(40),
+      OIDC_CLIENT_SECRET: "c".repeat(40),
+      OIDC_COOKIE_KEYS: "k".repeat(40),
+      ACTIVATION_CODE_KEY: "a".repeat(40),
+    };
+    const stripeKeys = { STRIPE_SECRET_KEY: "sk_live_x", STRIPE_PUBLISHABLE_KEY: "pk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
+
+    it("refuses to start in production without a real gateway, naming the keys and the opt-in", () => {
+      const start = () => loadConfig({ env: { ...productionSecrets, DATA_DIR: tempDir() } });
+      expect(start).toThrow(ConfigError);
+      expect(start).toThrow(/STRIPE_SECRET_KEY.*PAYMENTS=sandbox/s);
+    });
+
+    it("runs the sandbox in production only when it is named, and Stripe when its keys are given", () => {
+      expect(loadConfig({ env: { ...productionSecrets, PAYMENTS: "sandbox", DATA_DIR: tempDir() } }).stripe).toBeNull();
+      expect(loadConfig({ env: { ...productionSecrets, ...stripeKeys, DATA_DIR: tempDir() } }).stripe).toMatchObject({
+        secretKey: "sk_live_x",
+      });
+      // Named, the sandbox wins over keys that are there (a staging site sharing a configuration).
+      expect(
+        loadConfig({ env: { ...productionSecrets, ...stripeKeys, PAYMENTS: "sandbox", DATA_DIR: tempDir() } }).stripe,
+      ).toBeNull();
+      expect(() => loadConfig({ env: { ...productionSecrets, PAYMENTS: "stripe", DATA_DIR: tempDir() } })).toThrow(
+        /PAYMENTS=stripe needs/,
+      );
+    });
+
+    it("runs the sandbox by default outside production", () => {
+      expect(loadConfig({ env: { DATA_DIR: tempDir() } }).stripe).toBeNull();
+    });
+  });
+
   it("rejects invalid values with a readable message", () => {
     expect(() => loadConfig({ env: { PORT: "not-a-port" } })).toThrow(/PORT/);
   });

@@ -51,6 +51,13 @@ const envSchema = z.object({
   COURSE_PLATFORM_URL: z.url().default("https://corsi.novalex.example"),
   EDU_PLATFORM_URL: z.url().default("https://edu.novalex.example"),
   SALES_EMAIL: z.email().default("vendite@novalex.example"),
+  /**
+   * Which card gateway takes payments: `stripe` (needs the three keys below) or `sandbox` (the
+   * embedded test gateway: test cards only, no money moves). Unset: Stripe when its keys are set,
+   * otherwise the sandbox, except in production, which must name the sandbox to run it (a staging
+   * site): a production portal that forgot its keys would otherwise give every product away.
+   */
+  PAYMENTS: z.enum(["stripe", "sandbox"]).optional(),
   // Card payments through Stripe: all three keys, or none (then the embedded sandbox gateway).
   STRIPE_SECRET_KEY: z.string().trim().startsWith("sk_").optional(),
   STRIPE_PUBLISHABLE_KEY: z.string().trim().startsWith("pk_").optional(),
@@ -90,7 +97,7 @@ export type Config = {
   salesEmail: string;
   /** The seller named on receipts: company name, address, Partita IVA. */
   seller: { name: string; address: string; vat: string };
-  /** Stripe when its keys are set; null: the embedded sandbox gateway. */
+  /** Stripe when its keys are set (and PAYMENTS is not `sandbox`); null: the embedded sandbox gateway. */
   stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiBase: string | null } | null;
 };
 
@@ -137,6 +144,17 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
   if (stripe.some(Boolean) && !stripe.every(Boolean)) {
     throw new ConfigError("Stripe needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET together.");
   }
+  const hasStripeKeys = stripe.every(Boolean);
+  const payments = e.PAYMENTS ?? (hasStripeKeys ? "stripe" : "sandbox");
+  if (payments === "stripe" && !hasStripeKeys) {
+    throw new ConfigError("PAYMENTS=stripe needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET.");
+  }
+  if (isProduction && !e.PAYMENTS && !hasStripeKeys) {
+    throw new ConfigError(
+      "No card gateway in production: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, " +
+        "or PAYMENTS=sandbox to run the test gateway (test cards only, no money moves: a staging site).",
+    );
+  }
 
   return {
     env: e.NODE_ENV,
@@ -180,7 +198,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     salesEmail: e.SALES_EMAIL,
     seller: { name: e.SELLER_NAME, address: e.SELLER_ADDRESS, vat: e.SELLER_VAT },
     stripe:
-      e.STRIPE_SECRET_KEY && e.STRIPE_PUBLISHABLE_KEY && e.STRIPE_WEBHOOK_SECRET
+      payments === "stripe" && e.STRIPE_SECRET_KEY && e.STRIPE_PUBLISHABLE_KEY && e.STRIPE_WEBHOOK_SECRET
         ? {
             secretKey: e.STRIPE_SECRET_KEY,
             publishableKey: e.STRIPE_PUBLISHABLE_KEY,

@@ -33,6 +33,7 @@ import { createJobRunner } from "./jobs/runner.ts";
 import { createMailService } from "./mail/service.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
+import { createRefunds } from "./payments/refunds.ts";
 import { createStripeCardStep } from "./payments/stripe-card-step.ts";
 import { createStripeGateway, stripeClient } from "./payments/stripe-gateway.ts";
 import { createStripeWebhooks } from "./payments/stripe-webhooks.ts";
@@ -89,8 +90,9 @@ export async function createServices({
   const stripe = config.stripe && stripeClient(config.stripe);
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
-  const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
   const jobs = createJobRunner({ db, log, now });
+  const refunds = createRefunds({ db, gateway, runner: jobs, log, now });
+  const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
   const subscriptions = createSubscriptions({
     db,
     gateway,
@@ -172,6 +174,8 @@ export async function createServices({
     purchases: createPurchases({ db, seller: config.seller }),
     checkout: createCheckout({ db, rateLimits, now }),
     payments,
+    /** Money given back: a charge for an order that could no longer take it, an operator's refund. */
+    refunds,
     subscriptions,
     /** The background job runner: `runDue()` runs what is due now (operators, tests, the development clock). */
     jobs,

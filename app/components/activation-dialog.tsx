@@ -1,5 +1,5 @@
 import { useLocation } from "react-router";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { withoutShow } from "../lib/modals";
 import { ModalDialog } from "./modal-dialog";
 import { ActivationForm } from "./activation-form";

@@ -5,6 +5,7 @@
 // without JavaScript; the server checks only what applies.
 import type { ReplyView } from "../lib/form-reply";
 import { TextField } from "./form-fields";
+import { CHECKOUT_MESSAGES } from "../../shared/checkout-messages.ts";
 import { formatEuro } from "../../shared/format.ts";
 import type { BillingDetails, PostalAddress } from "../../server/db/schema";
 
@@ -257,10 +258,7 @@ export function SandboxCardFields({ reply, disabled = false }: { reply: Reply; d
   return (
     <fieldset disabled={disabled} className="space-y-4">
       <legend className="sr-only">Dati della carta</legend>
-      <p className="rounded-md bg-gold/20 p-3">
-        Ambiente di prova: nessun addebito reale. Usa la carta <strong>4242 4242 4242 4242</strong>, una scadenza futura e un
-        codice qualsiasi.
-      </p>
+      <p className="rounded-md bg-gold/20 p-3">{CHECKOUT_MESSAGES.sandboxCards}</p>
       <TextField label="Titolare della carta" autoComplete="cc-name" {...reply.field("cc_name")} />
       <TextField
         label="Numero della carta"

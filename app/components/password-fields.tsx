@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { Form } from "react-router";
 import { checkPassword } from "../../shared/password-rule.ts";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import type { ReplyView } from "../lib/form-reply";
 import { useHydrated } from "../lib/use-hydrated";
 import { AlertBox } from "./form-fields";

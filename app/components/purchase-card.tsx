@@ -4,7 +4,7 @@
 import { Link } from "react-router";
 import type { PurchaseCard as Card, PurchasePayment } from "../../server/commerce/purchases";
 import { formatDate, formatEuro } from "../../shared/format.ts";
-import { PURCHASE_MESSAGES as M } from "../lib/purchase-messages";
+import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { PaymentMethod } from "./payment-method";
 import { productIdentifier } from "./product-card";
 import { ProductCover } from "./product-cover";

@@ -4,7 +4,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { createRoutesStub } from "react-router";
 import { describe, expect, it } from "vitest";
 import Reader from "../routes/reader";
-import { READER_MESSAGES } from "../lib/reader-messages";
+import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { ReaderRefusal } from "./reader-refusal";
 import { ReaderSupplementary } from "./reader-supplementary";
 import { renderMarkup } from "./test-markup";

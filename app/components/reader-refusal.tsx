@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { READER_MESSAGES } from "../lib/reader-messages";
+import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { withShow } from "../lib/modals";
 
 /** The reader's 403 page: the product is not the customer's (nothing of it is shown). */

@@ -1,5 +1,5 @@
 import { ReaderBookHeader } from "./reader-book-header";
-import { READER_MESSAGES } from "../lib/reader-messages";
+import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import type { BookInfo, ChapterRef } from "../../server/library/reading";
 import { formatDate } from "../../shared/format.ts";
 

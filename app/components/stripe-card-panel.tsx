@@ -12,7 +12,7 @@ import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-
 import { loadStripe } from "@stripe/stripe-js/pure";
 import type { Stripe, StripeElementsOptionsMode } from "@stripe/stripe-js";
 import type { CardWidget, CardWidgetState } from "../lib/card-widget";
-import { CHECKOUT_MESSAGES as M } from "../lib/checkout-messages";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 
 /**
  * Stripe.js, once per page (loadStripe itself tries a failed load once more): rejected when it

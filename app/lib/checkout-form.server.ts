@@ -8,7 +8,7 @@ import type { CheckoutDetails } from "../../server/commerce/checkout";
 import type { PostalAddress } from "../../server/db/schema";
 import { isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId } from "../../shared/italian-ids.ts";
 import { cardDigits, isCardNumber, isExpired, parseCardExpiry } from "../../shared/payment-cards.ts";
-import { CHECKOUT_MESSAGES as M } from "./checkout-messages";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { secret } from "./form-reply.server";
 
 const text = (max = 200) => z.string().trim().max(max).optional();

@@ -3,18 +3,10 @@
 // typed. Every form route's clientAction goes through `keepFormOnNetworkFailure` instead: the
 // page stays as it is, and the root shows the alert 'Errore di comunicazione' (spec §8). The
 // loaders are not asked again after such a failure (`revalidateUnlessNetworkFailed`, exported as
-// shouldRevalidate by the root and every form route): they would fail the same way.
+// shouldRevalidate by the root and every form route): they would fail the same way. The alert's
+// words are shared/communication-failure.ts.
 import { useSyncExternalStore } from "react";
 import type { ShouldRevalidateFunctionArgs } from "react-router";
-
-/**
- * Spec §8's message for a network or parse failure. Here rather than only in MESSAGES: the root
- * shows it on every page, which should not load every message of the portal for it.
- */
-export const COMMUNICATION_FAILURE = Object.freeze({
-  title: "Errore di comunicazione",
-  text: "Ti preghiamo di riprovare più tardi",
-});
 
 /** The action data of a submission that never reached the server. */
 export const NETWORK_FAILURE = Object.freeze({ networkFailure: true as const });

@@ -4,7 +4,7 @@
 import { data } from "react-router";
 import { z } from "zod";
 import type { FormReply } from "./form-reply";
-import { MESSAGES } from "./messages";
+import { MESSAGES } from "../../shared/messages.ts";
 
 /** Values longer than this are not sent back whole: no field of the portal takes as much. */
 const ECHO_LIMIT = 1000;

@@ -5,7 +5,7 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";
 import type { ResetPurpose } from "../../server/accounts/password-resets";
 import { parseForm, refuse, secret } from "./form-reply.server";
-import { MESSAGES } from "./messages";
+import { MESSAGES } from "../../shared/messages.ts";
 
 /**
  * A password form: `fields`, the new password and its confirmation (spec §5: both meet the rule

@@ -9,7 +9,7 @@ import { AuthError } from "../components/auth-error";
 import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { withRedirect } from "../lib/redirects";
 

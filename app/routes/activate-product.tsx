@@ -8,7 +8,7 @@ import { ActivationIntro } from "../components/activation-dialog";
 import { ActivationForm, type ActivationResult } from "../components/activation-form";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { formatDate } from "../../shared/format.ts";
 import { keepFormOnNetworkFailure, replyOf, revalidateUnlessNetworkFailed } from "../lib/communication-failure";

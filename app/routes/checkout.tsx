@@ -30,12 +30,13 @@ import { useHydrated } from "../lib/use-hydrated";
 import { AddressFields, BillingFields, CheckboxField, PaymentMethods, SandboxCardFields } from "../components/checkout-form";
 import { CheckoutSummary } from "../components/checkout-summary";
 import { requireUser } from "../lib/auth.server";
-import { CHECKOUT_MESSAGES as M } from "../lib/checkout-messages";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { cardSchema, checkoutDetails, checkoutSchema } from "../lib/checkout-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { readReply, type FormReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { TextField } from "../components/form-fields";
+import { SandboxNotice } from "../components/sandbox-notice";
 
 /** Spec §9: a succeeded card step is checked 3 times, 2 000 ms apart. */
 const PAYMENT_CHECKS = 3;
@@ -170,6 +171,8 @@ export async function action({ request, params, context }: Route.ActionArgs) {
             return refuseWith({ alert: { title: M.errorTitle, text: M.couponChanged }, values: parsed.values });
           case "rate_limited":
             return refuseWith({ alert: { title: M.errorTitle, text: M.tooManyPayments }, values: parsed.values }, 429);
+          case "edu_active":
+            return refuseWith({ alert: { title: M.errorTitle, text: M.eduAlreadyActive }, values: parsed.values }, 409);
           default:
             throw redirect(page);
         }
@@ -274,11 +277,22 @@ function Confirmed({ orderCode }: { orderCode: string }) {
   );
 }
 
-/** The dialog 'Errore' (spec §5, §8), rendered by the server; 'Chiudi' closes it without JavaScript. */
+/**
+ * The dialog 'Errore' (spec §5, §8), rendered by the server; 'Chiudi' closes it without JavaScript.
+ * With JavaScript the page stays where the customer pressed 'Completa l'acquisto': the dialog is
+ * brought into view there and takes the focus, so it is seen and read out.
+ */
 function ErrorDialog({ notice }: { notice: Notice }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: "center" });
+    ref.current?.focus();
+  }, []);
   return (
     <dialog
+      ref={ref}
       open
+      tabIndex={-1}
       aria-labelledby="checkout-error-title"
       className="relative mx-auto my-4 w-full max-w-xl rounded-lg border border-accent bg-white p-5 shadow-lg"
     >
@@ -345,6 +359,7 @@ function CheckoutForm({ data: loaded, actionData }: { data: Data; actionData: Ac
 
   return (
     <>
+      {sandbox && <SandboxNotice />}
       <h1 className="font-serif text-3xl font-bold text-brand">Checkout</h1>
       <p className="mt-1 text-sm text-muted">Ordine n° {order.orderCode}</p>
       {notice && <ErrorDialog key={`${notice.text}${notice.seq ?? ""}${typed}`} notice={notice} />}

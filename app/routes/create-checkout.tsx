@@ -10,7 +10,7 @@ import { checkoutOrderPath } from "../../shared/links.ts";
 import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 import { AlertBox } from "../components/form-fields";
 import { requireUser } from "../lib/auth.server";
-import { CHECKOUT_MESSAGES as M } from "../lib/checkout-messages";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 
 /** Where 'Torna indietro' leads: the page the customer came from, if it is the portal's. */
 function backTarget(request: Request): string {

@@ -12,8 +12,8 @@ import { AlertBox, FieldError, InterestChoices, SelectField } from "../component
 import { requireUser } from "../lib/auth.server";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../lib/messages";
-import { profileFieldErrors } from "../lib/profile-messages";
+import { MESSAGES } from "../../shared/messages.ts";
+import { profileFieldErrors } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 

@@ -8,7 +8,7 @@ import type { Route } from "./+types/my-products";
 import type { HistoryEntry, HistoryPage } from "../../server/commerce/purchases";
 import type { SubscriptionView } from "../../server/commerce/subscriptions";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { SUBSCRIPTION_MESSAGES as SM, SUBSCRIPTION_STATUS_LABELS } from "../lib/subscription-messages";
+import { SUBSCRIPTION_MESSAGES as SM, SUBSCRIPTION_STATUS_LABELS } from "../../shared/subscription-messages.ts";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { PaymentMethod } from "../components/payment-method";
@@ -17,7 +17,7 @@ import { TabLinks } from "../components/tab-links";
 import { requireUser } from "../lib/auth.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { myProductsHref, readLocation, type PurchaseTab } from "../lib/my-products";
-import { PURCHASE_MESSAGES as M } from "../lib/purchase-messages";
+import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

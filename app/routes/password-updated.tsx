@@ -1,6 +1,6 @@
 // /forgot-password/password-updated — the confirmation after a reset by link (spec §2, §4):
 // 'Password aggiornata' with an 'Accedi' link to the sign-in.
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 
 export default function PasswordUpdated() {
   return (

@@ -10,7 +10,7 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { PasswordChangeFailure } from "../../server/accounts/password-change";
 import type { Route } from "./+types/profile.change-password";
 import { requireUser } from "../lib/auth.server";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox } from "../components/form-fields";
 import { NewPasswordFields, PasswordInput } from "../components/password-fields";

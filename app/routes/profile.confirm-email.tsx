@@ -9,7 +9,7 @@ import type { Route } from "./+types/profile.confirm-email";
 import { AlertBox } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export function headers() {

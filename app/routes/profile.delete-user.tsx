@@ -9,7 +9,7 @@ import { AlertBox } from "../components/form-fields";
 import { getUser, loginRedirect, requireUser } from "../lib/auth.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { ModalDialog } from "../components/modal-dialog";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 

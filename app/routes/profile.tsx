@@ -16,8 +16,8 @@ import { AlertBox, FieldError, InterestChoices, TextField } from "../components/
 import { requireUser } from "../lib/auth.server";
 import { readReply, type ReplyView } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
-import { MESSAGES } from "../lib/messages";
-import { messageFor, profileFieldErrors, type ProfileFormField } from "../lib/profile-messages";
+import { MESSAGES } from "../../shared/messages.ts";
+import { messageFor, profileFieldErrors, type ProfileFormField } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";

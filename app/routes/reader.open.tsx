@@ -6,7 +6,7 @@ import { redirect } from "react-router";
 import type { Route } from "./+types/reader.open";
 import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
-import { READER_MESSAGES } from "../lib/reader-messages";
+import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { readerPath } from "../../shared/links.ts";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";

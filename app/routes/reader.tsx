@@ -14,7 +14,7 @@ import { servicesContext } from "../../shared/context.ts";
 import { requireUser } from "../lib/auth.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
-import { READER_MESSAGES } from "../lib/reader-messages";
+import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { readerPath } from "../../shared/links.ts";
 import type { Chapter, ChapterRef } from "../../server/library/reading";

@@ -15,7 +15,7 @@ import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
 import { requireUser } from "../lib/auth.server";
 import { MY_PRODUCTS_PATH } from "../lib/my-products";
-import { PURCHASE_MESSAGES as M } from "../lib/purchase-messages";
+import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {

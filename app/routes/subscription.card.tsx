@@ -12,6 +12,7 @@ import { requestContext, servicesContext, settingsContext } from "../../shared/c
 import { cardBrandLabel } from "../../shared/commerce-constants.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { SandboxCardFields } from "../components/checkout-form";
+import { SandboxNotice } from "../components/sandbox-notice";
 import { AlertBox } from "../components/form-fields";
 import { requireUser } from "../lib/auth.server";
 import type { CardStep, CardWidget } from "../lib/card-widget";
@@ -19,7 +20,7 @@ import { cardSchema } from "../lib/checkout-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { readReply, type FormReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
-import { SUBSCRIPTION_MESSAGES as M } from "../lib/subscription-messages";
+import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
 import { paymentToast } from "../lib/subscription-toasts.server";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
@@ -133,6 +134,7 @@ export default function SubscriptionCard({ loaderData, actionData }: Route.Compo
   return (
     <div className="mx-auto max-w-xl px-4 py-8 md:py-10">
       <title>{`${M.cardTitle} · Novalex Editore`}</title>
+      {sandbox && <SandboxNotice />}
       <p>
         <Link to={SUBSCRIPTION_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>

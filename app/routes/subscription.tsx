@@ -17,16 +17,17 @@ import { requireUser } from "../lib/auth.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
-import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "../lib/subscription-messages";
+import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "../../shared/subscription-messages.ts";
 import { paymentToast } from "../lib/subscription-toasts.server";
 import { ModalDialog } from "../components/modal-dialog";
+import { SandboxNotice } from "../components/sandbox-notice";
 import { redirectWithToast, type Toast } from "../lib/toast.server";
 
 const CANCEL_CONFIRMATION = `${SUBSCRIPTION_PATH}?disdici#disdetta`;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
-  const { subscriptions } = context.get(servicesContext);
+  const { subscriptions, payments } = context.get(servicesContext);
   const url = new URL(request.url);
   // Back from the bank's page: its answer is the provider's, read there and recorded.
   const chargeId = url.searchParams.get("payment_intent");
@@ -37,6 +38,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     subscription: await subscriptions.ofCustomer(user.id),
     confirmingCancel: url.searchParams.has("disdici"),
+    sandbox: payments.gatewayName === "sandbox",
   };
 }
 
@@ -74,11 +76,13 @@ export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFo
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
 export default function Subscription({ loaderData, actionData }: Route.ComponentProps) {
-  const { subscription, confirmingCancel } = loaderData;
+  const { subscription, confirmingCancel, sandbox } = loaderData;
   const reply = readReply(actionData);
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 md:py-10">
       <title>{`${M.title} · Novalex Editore`}</title>
+      {/* 'Paga ora' charges the card from this page. */}
+      {sandbox && subscription?.status === "past_due" && <SandboxNotice />}
       <p>
         <Link to="/my-products/" className="link text-sm">
           <span aria-hidden="true">← </span>

@@ -22,6 +22,7 @@ import {
   type PostalAddress,
 } from "../db/schema.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import { isProductCode } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -103,6 +104,7 @@ export async function couponUsable(
   coupon: typeof coupons.$inferSelect,
   { userId, lines, now }: { userId: string; lines: Line[]; now: Date },
 ): Promise<boolean> {
+  if (coupon.disabledAt) return false;
   if (coupon.validFrom && coupon.validFrom > now) return false;
   if (coupon.validUntil && coupon.validUntil <= now) return false;
   if (coupon.maxRedemptions !== null && coupon.redemptions >= coupon.maxRedemptions) return false;
@@ -112,6 +114,31 @@ export async function couponUsable(
     .from(couponRedemptions)
     .where(and(eq(couponRedemptions.couponId, coupon.id), eq(couponRedemptions.userId, userId)));
   return (used?.n ?? 0) < coupon.maxPerCustomer;
+}
+
+/**
+ * Whether the customer may not buy this product now because it is a subscription's plan they
+ * hold: EDU still running (however it was granted: a purchase, an eBook+EDU code), or a
+ * subscription of the plan not yet ended (a charge being retried, a cancellation still running),
+ * which is theirs to resume or mend: a second one would charge them twice. Checked when the order
+ * is opened and again when it is paid.
+ */
+export async function purchaseBlockedBySubscription(db: Queryable, userId: string, productId: string, now: Date) {
+  const [product] = await db
+    .select({ code: products.code, monthlyPriceCents: products.monthlyPriceCents })
+    .from(products)
+    .where(eq(products.id, productId));
+  if (!product) return false;
+  if (product.code === EDU_PRODUCT_CODE) {
+    const until = await eduActiveUntil(db, userId);
+    if (until && until > now) return true;
+  }
+  if (product.monthlyPriceCents === null) return false;
+  const [live] = await db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.userId, userId), eq(subscriptions.productId, productId), ne(subscriptions.status, "ended")));
+  return live !== undefined;
 }
 
 /** Keeps the details of a paid order for the customer's next checkout, as they asked. */
@@ -169,6 +196,7 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
 
   /** A product on sale, by its business code or its SKU. */
   async function sellableProduct(productCode: string) {
+    if (!isProductCode(productCode)) return undefined;
     const code = productCode.trim();
     const [product] = await db
       .select({
@@ -210,21 +238,7 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
 
       const existing = await openOrderFor(userId, product.id);
       if (existing) return { ok: true, orderId: existing };
-      if (product.code === EDU_PRODUCT_CODE) {
-        const until = await eduActiveUntil(db, userId);
-        if (until && until > now()) return { ok: false, reason: "edu_active" };
-      }
-      // A subscription not yet ended (a charge being retried, a cancellation still running) is
-      // the customer's to resume or mend: a second one would charge them twice.
-      if (product.monthlyPriceCents !== null) {
-        const [live] = await db
-          .select({ id: subscriptions.id })
-          .from(subscriptions)
-          .where(
-            and(eq(subscriptions.userId, userId), eq(subscriptions.productId, product.id), ne(subscriptions.status, "ended")),
-          );
-        if (live) return { ok: false, reason: "edu_active" };
-      }
+      if (await purchaseBlockedBySubscription(db, userId, product.id, now())) return { ok: false, reason: "edu_active" };
 
       // A subscription's line is its first month (the rest is charged month by month).
       const lineCents = product.monthlyPriceCents ?? product.priceCents;

@@ -27,6 +27,7 @@ import {
   PURCHASE_HISTORY_PAGE_SIZE,
   allocateProportionally,
 } from "../../shared/commerce-constants.ts";
+import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, receiptPath } from "../../shared/links.ts";
 import { vatIncluded } from "./totals.ts";
 
@@ -139,11 +140,6 @@ export type Receipt = {
   /** What the order's payments (or the one payment) brought in, refunds excluded. */
   paidCents: number;
 };
-
-/** Order and payment codes are short; anything longer is not looked up. */
-const MAX_CODE_LENGTH = 40;
-const isCode = (value: string | undefined): value is string =>
-  typeof value === "string" && value.length > 0 && value.length <= MAX_CODE_LENGTH;
 
 type PaymentRow = {
   id: string;
@@ -298,7 +294,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
   }
 
   async function receipt(userId: string, orderCode: string, paymentCode?: string): Promise<Receipt | null> {
-    if (!isCode(orderCode) || (paymentCode !== undefined && !isCode(paymentCode))) return null;
+    if (!isOrderCode(orderCode) || (paymentCode !== undefined && !isOrderCode(paymentCode))) return null;
     const [order] = await db
       .select({
         id: orders.id,

@@ -10,6 +10,9 @@
 //     at the provider and finished, never made again; the next try starts only once the
 //     previous one's failure is recorded (a charge still waiting for the customer is cancelled
 //     at the provider first);
+//   - a try the customer makes ('Paga ora', a new card) has keys of its own and, when it fails,
+//     leaves the month waiting for its scheduled retry as before: pressing 'Paga ora' with a card
+//     still declined never uses up the retries;
 //   - the payment is unique per month (payments.subscription_period_id) and written in the
 //     transaction that marks the month paid, with the access it grants and the next month.
 // No transaction is held open across a call to the gateway.
@@ -54,7 +57,11 @@ export function createMonthCharging({
   log: Logger;
   now?: Clock;
 }) {
-  const key = (purpose: string, periodId: string, tryNo: number) => `portal:${purpose}:${periodId}:${tryNo}`;
+  /** A try's idempotency key: per month and try, the customer's tries numbered apart. */
+  const key = (purpose: string, period: PeriodRow) =>
+    period.tryKind === "customer"
+      ? `portal:${purpose}:${period.id}:customer-${period.customerTries}`
+      : `portal:${purpose}:${period.id}:${period.tries}`;
 
   /**
    * Claims the months due at `at` (and tries whose instance died), at most `limit`; only the
@@ -86,11 +93,33 @@ export function createMonthCharging({
         status: "charging",
         // A new try when the month was waiting; the same try when a dead instance's is taken over.
         tries: sql`case when ${subscriptionPeriods.status} = 'scheduled' then ${subscriptionPeriods.tries} + 1 else ${subscriptionPeriods.tries} end`,
+        tryKind: sql`case when ${subscriptionPeriods.status} = 'scheduled' then 'scheduled' else ${subscriptionPeriods.tryKind} end`,
         leaseUntil: new Date(at.getTime() + leaseMs),
         updatedAt: at,
       })
       .where(inArray(subscriptionPeriods.id, due))
       .returning();
+  }
+
+  /**
+   * Claims the subscription's month waiting for a retry for a try of the customer's own, now,
+   * whenever its retry is scheduled (which stays as it is); undefined when none waits (another
+   * instance is charging it).
+   */
+  async function claimForCustomer(subscriptionId: string, leaseMs = CHARGE_LEASE_MS): Promise<PeriodRow | undefined> {
+    const at = now();
+    const [month] = await db
+      .update(subscriptionPeriods)
+      .set({
+        status: "charging",
+        customerTries: sql`${subscriptionPeriods.customerTries} + 1`,
+        tryKind: "customer",
+        leaseUntil: new Date(at.getTime() + leaseMs),
+        updatedAt: at,
+      })
+      .where(and(eq(subscriptionPeriods.subscriptionId, subscriptionId), eq(subscriptionPeriods.status, "scheduled")))
+      .returning();
+    return month;
   }
 
   /**
@@ -113,8 +142,12 @@ export function createMonthCharging({
           setupId: sub.setupId,
           amountCents: period.amountCents,
           description: `Abbonamento EDU, rata ${instalmentOf(period.number)} di ${INSTALMENTS_PER_TERM}`,
-          idempotencyKey: key("month-charge-create", period.id, period.tries),
-          metadata: { subscription_id: sub.id, period_id: period.id, try: String(period.tries) },
+          idempotencyKey: key("month-charge-create", period),
+          metadata: {
+            subscription_id: sub.id,
+            period_id: period.id,
+            try: period.tryKind === "customer" ? `customer-${period.customerTries}` : String(period.tries),
+          },
         }));
         await db
           .update(subscriptionPeriods)
@@ -127,14 +160,14 @@ export function createMonthCharging({
       // that it can no longer take money once this try is recorded as failed.
       let current = period.chargeId ? await gateway.retrieveCharge(chargeId) : null;
       if (current?.status === "requires_action") {
-        current = await gateway.cancelCharge(chargeId, key("month-charge-cancel", period.id, period.tries));
+        current = await gateway.cancelCharge(chargeId, key("month-charge-cancel", period));
       }
       charge =
         current && current.status !== "unconfirmed"
           ? current
           : await gateway.confirmCharge(chargeId, {
               offSession: !onSession,
-              idempotencyKey: key("month-charge-confirm", period.id, period.tries),
+              idempotencyKey: key("month-charge-confirm", period),
               returnUrl: onSession?.returnUrl,
               authenticateBy: "redirect",
             });
@@ -170,7 +203,7 @@ export function createMonthCharging({
       await lockCustomer(tx, sub.userId);
       const moved = await tx
         .update(subscriptionPeriods)
-        .set({ status: "paid", leaseUntil: null, nextAttemptAt: null, lastError: null, updatedAt: at })
+        .set({ status: "paid", leaseUntil: null, nextAttemptAt: null, lastError: null, tryKind: null, updatedAt: at })
         .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")))
         .returning({ id: subscriptionPeriods.id });
       if (moved.length === 0) return; // another instance recorded it
@@ -208,6 +241,14 @@ export function createMonthCharging({
     needsAuthentication: boolean,
   ) {
     const at = now();
+    if (period.tryKind === "customer") {
+      // The customer saw it fail on the page: the month waits for its scheduled retry as before.
+      await db
+        .update(subscriptionPeriods)
+        .set({ status: "scheduled", chargeId: null, leaseUntil: null, tryKind: null, lastError: errorMessage, updatedAt: at })
+        .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")));
+      return;
+    }
     const scheduled = nextRetryAt(period.startsAt, period.tries);
     const retryAt = scheduled && new Date(Math.max(scheduled.getTime(), at.getTime() + MIN_RETRY_GAP_MS));
     await db.transaction(async (tx) => {
@@ -218,6 +259,7 @@ export function createMonthCharging({
           nextAttemptAt: retryAt,
           chargeId: null,
           leaseUntil: null,
+          tryKind: null,
           lastError: errorMessage,
           updatedAt: at,
         })
@@ -258,7 +300,7 @@ export function createMonthCharging({
     await db.transaction(async (tx) => {
       const moved = await tx
         .update(subscriptionPeriods)
-        .set({ status: "void", nextAttemptAt: null, leaseUntil: null, updatedAt: at })
+        .set({ status: "void", nextAttemptAt: null, leaseUntil: null, tryKind: null, updatedAt: at })
         .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")))
         .returning({ id: subscriptionPeriods.id });
       if (moved.length === 0) return;
@@ -288,7 +330,7 @@ export function createMonthCharging({
   }
 
   return {
-    claimDue,
+    claimForCustomer,
     chargeMonth,
     settleTry,
     /** The sweep: the months due now, each charged by this instance only. */

@@ -9,11 +9,13 @@ import type { Database } from "../db/client.ts";
 import { orders, payments, products, subscriptionCardUpdates, subscriptionPeriods, subscriptions } from "../db/schema.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import { isGatewayRef } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import type { PaymentGateway } from "../payments/gateway.ts";
+import { enqueueRefund } from "../payments/refunds.ts";
 import { receiptPath } from "../../shared/links.ts";
 import { INSTALMENTS_PER_TERM, instalmentOf, type SubscriptionStatus } from "../../shared/subscription.ts";
 import { createMonthCharging, ON_SESSION_LEASE_MS, type MonthOutcome } from "./subscription-charging.ts";
@@ -75,7 +77,7 @@ export function createSubscriptions({
   log,
   now = systemClock,
 }: SubscriptionsOptions) {
-  const { claimDue, chargeMonth, settleTry, chargeDue } = createMonthCharging({ db, gateway, log, now });
+  const { claimForCustomer, chargeMonth, settleTry, chargeDue } = createMonthCharging({ db, gateway, log, now });
   runner.sweep("subscription-charges", chargeDue);
   runner.handle(MAIL_QUEUE, createSubscriptionMails({ db, mail, publicOrigin, now }));
 
@@ -91,6 +93,7 @@ export function createSubscriptions({
 
   /** The month whose current try is this charge, with its subscription (the customer's only, when named). */
   async function monthOfCharge(chargeId: string, userId?: string) {
+    if (!isGatewayRef(chargeId)) return undefined;
     const [row] = await db
       .select({ period: subscriptionPeriods, sub: subscriptions })
       .from(subscriptionPeriods)
@@ -101,26 +104,13 @@ export function createSubscriptions({
 
   /** The customer's card update of this card step, with its subscription. */
   async function cardUpdateOf(userId: string, setupId: string) {
+    if (!isGatewayRef(setupId)) return undefined;
     const [row] = await db
       .select({ update: subscriptionCardUpdates, sub: subscriptions })
       .from(subscriptionCardUpdates)
       .innerJoin(subscriptions, eq(subscriptions.id, subscriptionCardUpdates.subscriptionId))
       .where(and(eq(subscriptionCardUpdates.setupId, setupId), eq(subscriptions.userId, userId)));
     return row;
-  }
-
-  /**
-   * The subscription's month waiting for a retry, due now and claimed by this instance (the
-   * customer pays now, or just gave a new card); undefined when another instance has it.
-   */
-  async function claimWaitingMonth(subscriptionId: string, leaseMs?: number): Promise<PeriodRow | undefined> {
-    const at = now();
-    await db
-      .update(subscriptionPeriods)
-      .set({ nextAttemptAt: at, updatedAt: at })
-      .where(and(eq(subscriptionPeriods.subscriptionId, subscriptionId), eq(subscriptionPeriods.status, "scheduled")));
-    const [month] = await claimDue(at, 1, { subscriptionId, leaseMs });
-    return month;
   }
 
   /** The customer's latest subscription (a live one first). */
@@ -255,10 +245,12 @@ export function createSubscriptions({
     async payNow(userId: string, returnUrl: string): Promise<MonthOutcome | { state: "rate_limited" } | null> {
       const sub = await liveOf(userId);
       if (sub?.status !== "past_due") return null;
-      if (!(await rateLimits.claimCardPayment(userId)).ok) return { state: "rate_limited" };
-      const month = await claimWaitingMonth(sub.id, ON_SESSION_LEASE_MS);
+      if (!(await rateLimits.checkCardPayment(userId)).ok) return { state: "rate_limited" };
+      const month = await claimForCustomer(sub.id, ON_SESSION_LEASE_MS);
       // Another instance is charging it right now: the page shows how it went.
       if (!month) return { state: "pending" };
+      // Spent only by a press that charges (its try failing leaves the scheduled retries be).
+      await rateLimits.claimCardPayment(userId);
       return chargeMonth(month, { returnUrl });
     },
 
@@ -270,6 +262,7 @@ export function createSubscriptions({
     async finishPayment(userId: string, chargeId: string): Promise<MonthOutcome | null> {
       const row = await monthOfCharge(chargeId, userId);
       if (!row) {
+        if (!isGatewayRef(chargeId)) return null;
         const [paid] = await db
           .select({ id: payments.id })
           .from(payments)
@@ -325,7 +318,7 @@ export function createSubscriptions({
      * longer open.
      */
     async adoptCardUpdateSetup(userId: string, cardUpdateId: string, setupId: string): Promise<boolean> {
-      if (!isUuid(cardUpdateId)) return false;
+      if (!isUuid(cardUpdateId) || !isGatewayRef(setupId)) return false;
       const adopted = await db
         .update(subscriptionCardUpdates)
         .set({ setupId, updatedAt: now() })
@@ -351,12 +344,16 @@ export function createSubscriptions({
      * for an operator, who refunds it: the month may have been paid by another try.
      */
     async settleCharge(chargeId: string): Promise<MonthOutcome | null> {
+      if (!isGatewayRef(chargeId)) return null;
       const row = await monthOfCharge(chargeId);
       const charge = await gateway.retrieveCharge(chargeId);
       if (!row || row.period.status !== "charging") {
         const [recorded] = await db.select({ id: payments.id }).from(payments).where(eq(payments.chargeId, chargeId));
         if (charge?.status === "succeeded" && !recorded) {
-          log.error({ chargeId }, "a subscription charge succeeded after its try was recorded: refund it");
+          // The month was settled otherwise (another try paid it, or it failed for good): the
+          // money goes back rather than sit unrecorded.
+          log.warn({ chargeId }, "a subscription charge succeeded after its try was recorded: refunding it");
+          await enqueueRefund(db, { chargeId, reason: "stray_charge" }, now());
         }
         return null;
       }
@@ -414,7 +411,7 @@ export function createSubscriptions({
         return true;
       });
       if (!changed || row.sub.status !== "past_due") return { state: "updated", charge: null };
-      const month = await claimWaitingMonth(row.sub.id);
+      const month = await claimForCustomer(row.sub.id);
       return { state: "updated", charge: month ? await chargeMonth(month) : null };
     },
 

@@ -39,7 +39,7 @@ describe("prepareDatabase", () => {
   it("creates no demo accounts in production", async () => {
     const fresh = await createTestDatabase({ migrate: false });
     try {
-      await prepareDatabase(fresh, testConfig({ NODE_ENV: "production" }), log);
+      await prepareDatabase(fresh, testConfig({ NODE_ENV: "production", PAYMENTS: "sandbox" }), log);
       const [u] = await fresh.db.select({ n: count() }).from(users);
       expect(u!.n).toBe(0);
     } finally {

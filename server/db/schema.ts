@@ -420,6 +420,18 @@ export const AUDIT_EVENTS = [
   "email_change_requested",
   "email_changed",
   "account_deleted",
+  // Operators' commands (scripts/admin.ts): who ran them is the row's `actor`.
+  "codes_created",
+  "codes_disabled",
+  "customer_viewed",
+  "customer_exported",
+  "access_granted",
+  "access_revoked",
+  "customer_signed_out",
+  "coupon_created",
+  "coupon_disabled",
+  "order_viewed",
+  "order_refunded",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -435,6 +447,10 @@ export const auditLog = pgTable(
     /** The e-mail typed in, for failures on unknown accounts. */
     subject: text("subject"),
     ip: text("ip"),
+    /** Who acted, when not the customer: an operator's command (`operator:<name>`), or the portal itself. */
+    actor: text("actor"),
+    /** What an operator's command did (a batch, a product, an amount): never a secret or a code in clear. */
+    details: jsonb("details"),
     createdAt: createdAt(),
   },
   (t) => [index("audit_log_user_idx").on(t.userId, t.createdAt)],
@@ -444,9 +460,10 @@ export const auditLog = pgTable(
 
 /**
  * Order statuses with the spec's codes. Only `payed` counts as an active order; `new` is
- * editable and payable, `waitforpayment` awaits the payment result, the others are inactive.
+ * editable and payable, `waitforpayment` awaits the payment result, the others are inactive
+ * (`refunded`: an operator gave the money back, and the access it granted ended).
  */
-export const ORDER_STATUS_CODES = ["new", "waitforpayment", "payed", "cancelled", "expired", "interrupted"] as const;
+export const ORDER_STATUS_CODES = ["new", "waitforpayment", "payed", "cancelled", "expired", "interrupted", "refunded"] as const;
 export type OrderStatusCode = (typeof ORDER_STATUS_CODES)[number];
 
 export const orderStatuses = pgTable("order_statuses", {
@@ -513,6 +530,8 @@ export const coupons = pgTable(
     maxPerCustomer: integer("max_per_customer").notNull().default(1),
     /** Only for orders holding this product; null: any. */
     productId: uuid("product_id").references(() => products.id),
+    /** An operator withdrew the code: it applies to no order from then on. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -610,7 +629,10 @@ export const orderItems = pgTable(
   (t) => [index("order_items_order_idx").on(t.orderId), check("order_items_quantity_positive", sql`${t.quantity} >= 1`)],
 );
 
-/** A coupon used by a paid order: written with the payment, and counted against the caps. */
+/**
+ * A coupon used by an order: written (and counted in `coupons.redemptions`) in the transaction
+ * that starts its payment, under the caps; removed again if that payment fails or is given up.
+ */
 export const couponRedemptions = pgTable(
   "coupon_redemptions",
   {
@@ -721,6 +743,9 @@ export const payments = pgTable(
     cardBrand: text("card_brand"),
     cardLast4: text("card_last4"),
     paidAt: timestamp("paid_at", { withTimezone: true }).notNull(),
+    /** When the money went back to the customer (status `refunded`), and the provider's refund. */
+    refundedAt: timestamp("refunded_at", { withTimezone: true }),
+    refundRef: text("refund_ref"),
     /** The subscription's month this payment paid (unique: a month is paid once), or null. */
     subscriptionPeriodId: uuid("subscription_period_id")
       .unique()
@@ -770,7 +795,7 @@ export const gatewayEvents = pgTable(
  */
 export const sandboxGatewayObjects = pgTable("sandbox_gateway_objects", {
   id: text("id").primaryKey(),
-  kind: text("kind", { enum: ["setup", "charge"] }).notNull(),
+  kind: text("kind", { enum: ["setup", "charge", "refund"] }).notNull(),
   /** A request repeated with the same key gets the first one's object (as with Stripe). */
   idempotencyKey: text("idempotency_key").unique(),
   data: jsonb("data").notNull(),
@@ -805,7 +830,7 @@ export const entitlements = pgTable(
 
 // ---------------------------------------------------------------- subscriptions
 
-export const SUBSCRIPTION_END_REASONS = ["cancelled", "payment_failed", "account_deleted"] as const;
+export const SUBSCRIPTION_END_REASONS = ["cancelled", "payment_failed", "account_deleted", "refunded"] as const;
 
 /**
  * A customer's subscription to a plan (EDU): charged every month on the anchor's day with the
@@ -878,8 +903,15 @@ export const subscriptionPeriods = pgTable(
     endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
     amountCents: integer("amount_cents").notNull(),
     status: text("status", { enum: SUBSCRIPTION_PERIOD_STATUSES }).notNull(),
-    /** Tries made so far (part of each try's idempotency keys). */
+    /** Scheduled tries made so far (part of each try's idempotency keys; the retry schedule counts them). */
     tries: integer("tries").notNull().default(0),
+    /**
+     * Tries the customer made themselves ('Paga ora', a new card): they have keys of their own and
+     * leave the scheduled retries as they were.
+     */
+    customerTries: integer("customer_tries").notNull().default(0),
+    /** While `charging`: whose try it is (a scheduled one, or the customer's). */
+    tryKind: text("try_kind", { enum: ["scheduled", "customer"] }),
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
     leaseUntil: timestamp("lease_until", { withTimezone: true }),
     /** The current try's charge, stored before it is confirmed so that a crash can be reconciled. */
@@ -959,6 +991,8 @@ export const activationCodeBatches = pgTable(
     maxUses: integer("max_uses").notNull().default(1),
     validFrom: timestamp("valid_from", { withTimezone: true }),
     validUntil: timestamp("valid_until", { withTimezone: true }),
+    /** An operator withdrew the batch: none of its codes activates anything from then on. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [check("activation_code_batches_max_uses_positive", sql`${t.maxUses} >= 1`)],

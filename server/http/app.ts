@@ -13,6 +13,7 @@ import type { ContextKeys } from "../../shared/context.ts";
 import { publicSettingsOf } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
+import { refuseNulInAddress } from "./address-guard.ts";
 import { limitRequestBodies, MAX_BODY_BYTES } from "./body-limit.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { redactingSerializers } from "./log-redaction.ts";
@@ -73,6 +74,7 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
     next();
   });
   app.use(securityHeaders(config));
+  app.use(refuseNulInAddress());
   // Before anything reads a body, the identity provider's routes included.
   app.use(limitRequestBodies());
   app.use(compression());

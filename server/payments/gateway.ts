@@ -41,6 +41,9 @@ export type Charge = {
   redirectUrl: string | null;
 };
 
+/** Money given back for a charge (the whole of it). `pending`: the provider is still sending it. */
+export type Refund = { id: string; status: "succeeded" | "pending" | "failed"; amountCents: number };
+
 export type PaymentGateway = {
   readonly name: PaymentGatewayName;
   /**
@@ -79,4 +82,6 @@ export type PaymentGateway = {
    * that succeeded meanwhile stays succeeded).
    */
   cancelCharge(id: string, idempotencyKey: string): Promise<Charge | null>;
+  /** Gives the whole of a succeeded charge back to the card. The same key always gives the same refund. */
+  refundCharge(id: string, input: { idempotencyKey: string; metadata: Record<string, string> }): Promise<Refund>;
 };

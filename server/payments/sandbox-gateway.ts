@@ -20,6 +20,8 @@ import type { Charge, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
  */
 export type SavedCardBehaviour = "succeeds" | "declined" | "authentication_required";
 
+type RefundData = { chargeId: string; amountCents: number; metadata: Record<string, string> };
+
 type SetupData = {
   status: SetupStatus;
   clientSecret: string;
@@ -30,6 +32,8 @@ type SetupData = {
 
 type ChargeData = {
   status: "requires_confirmation" | Charge["status"];
+  /** The refund that gave the money back, once refunded. */
+  refundId?: string;
   setupId: string;
   amountCents: number;
   metadata: Record<string, string>;
@@ -61,7 +65,12 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("base64u
 
 export function createSandboxGateway(db: Database, now: Clock = systemClock) {
   /** Inserts an object, or returns the one made earlier with the same idempotency key. */
-  async function insertOnce(kind: "setup" | "charge", idPrefix: string, idempotencyKey: string, data: SetupData | ChargeData) {
+  async function insertOnce(
+    kind: "setup" | "charge" | "refund",
+    idPrefix: string,
+    idempotencyKey: string,
+    data: SetupData | ChargeData | RefundData,
+  ) {
     const id = newId(idPrefix);
     try {
       await db.insert(sandboxGatewayObjects).values({ id, kind, idempotencyKey, data, createdAt: now() });
@@ -73,7 +82,7 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
         .from(sandboxGatewayObjects)
         .where(eq(sandboxGatewayObjects.idempotencyKey, idempotencyKey));
       if (!earlier) throw error;
-      return { id: earlier.id, data: earlier.data as SetupData | ChargeData };
+      return { id: earlier.id, data: earlier.data as SetupData | ChargeData | RefundData };
     }
   }
 
@@ -183,6 +192,19 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
     async retrieveCharge(id) {
       const data = await read<ChargeData>(id, "charge");
       return data && chargeView(id, data);
+    },
+
+    async refundCharge(id, { idempotencyKey, metadata }) {
+      const charge = await read<ChargeData>(id, "charge");
+      if (charge?.status !== "succeeded") throw new Error(`The sandbox refunds only a succeeded charge (${id})`);
+      const refund = await insertOnce("refund", "sbx_re", idempotencyKey, {
+        chargeId: id,
+        amountCents: charge.amountCents,
+        metadata,
+      });
+      // One refund per charge, as Stripe's "charge already refunded": a second key finds the first.
+      const refunded = await update<ChargeData>(id, (data) => (data.refundId ? null : { ...data, refundId: refund.id }));
+      return { id: refunded?.refundId ?? refund.id, status: "succeeded", amountCents: charge.amountCents };
     },
   };
 

@@ -7,9 +7,12 @@
 //             it grants are written in one transaction. The return page's checks, the sandbox's
 //             card step and the reconciler all call it; whoever comes second finds it done.
 //   reset   — the customer gives up the attempt (spec: resetpaymenthub): the order is new again.
+// An attempt moves only from the status its mover read (one conditional UPDATE each), so a reset
+// and a settlement racing never both win: an attempt already charging is never closed. A charge
+// that succeeds for an order that is no longer waiting for it is recorded and refunded.
 // No transaction is ever held open across a call to the gateway (the embedded database has one
 // connection: it would stop every other request).
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client.ts";
 import {
   couponRedemptions,
@@ -21,11 +24,17 @@ import {
   users,
   type PaymentAttemptStatus,
 } from "../db/schema.ts";
-import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
+import {
+  couponUsable,
+  purchaseBlockedBySubscription,
+  saveDetailsForNextTime,
+  type CheckoutDetails,
+} from "../commerce/checkout.ts";
 import { totalsOf } from "../commerce/totals.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { openSubscription } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import { isGatewayRef } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
@@ -36,15 +45,17 @@ import { addMonths } from "../../shared/library-constants.ts";
 import { checkoutOrderPath, receiptPath } from "../../shared/links.ts";
 import type { PaymentGateway, SetupStatus } from "./gateway.ts";
 import { insertPayment } from "./payment-rows.ts";
+import { enqueueRefund } from "./refunds.ts";
 
 /** How long a claimed charge belongs to the instance that claimed it. */
 const CHARGE_LEASE_MS = 60_000;
-/** Attempts whose card step is still open. */
-const OPEN_ATTEMPT: PaymentAttemptStatus[] = ["created", "awaiting_customer", "setup_succeeded", "charging"];
 
 export type StartResult =
   | { ok: true; setupId: string; clientSecret: string }
-  | { ok: false; reason: "not_found" | "not_new" | "not_card" | "rate_limited" | "coupon_changed" };
+  | { ok: false; reason: "not_found" | "not_new" | "not_card" | "rate_limited" | "coupon_changed" | "edu_active" };
+
+/** Thrown inside start's transaction to undo it: the coupon's caps were reached meanwhile. */
+class CouponExhausted extends Error {}
 
 /** Where a payment stands after a check (spec §4: what the return page does next). */
 export type SettleResult =
@@ -92,26 +103,89 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
     return order;
   }
 
-  /** The attempt ended without a charge: it is closed, and the order can be edited and paid again. */
-  async function closeAttempt(attempt: AttemptRow, status: "failed" | "canceled", errorMessage: string | null) {
-    await db.transaction(async (tx) => {
+  /**
+   * The attempt ended without a charge: it is closed, the order can be edited and paid again, and
+   * the coupon's use it held is given back. Only from the status the caller read (`from`): an
+   * attempt that moved meanwhile (its charge started) stays as it is, and false is answered.
+   */
+  async function closeAttempt(
+    attempt: Pick<AttemptRow, "id" | "orderId">,
+    from: PaymentAttemptStatus,
+    status: "failed" | "canceled",
+    errorMessage: string | null,
+  ): Promise<boolean> {
+    const at = now();
+    return db.transaction(async (tx) => {
+      const [order] = await tx.select({ userId: orders.userId }).from(orders).where(eq(orders.id, attempt.orderId));
+      if (order) await lockCustomer(tx, order.userId);
       const closed = await tx
         .update(paymentAttempts)
-        .set({ status, errorMessage, leaseUntil: null, updatedAt: now() })
-        .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, OPEN_ATTEMPT)))
+        .set({ status, errorMessage, leaseUntil: null, updatedAt: at })
+        .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, from)))
         .returning({ id: paymentAttempts.id });
-      if (closed.length === 0) return;
+      if (closed.length === 0) return false;
       await tx
         .update(orders)
-        .set({ status: "new", updatedAt: now() })
+        .set({ status: "new", updatedAt: at })
         .where(and(eq(orders.id, attempt.orderId), eq(orders.status, "waitforpayment")));
+      await releaseCoupon(tx, attempt.orderId);
+      return true;
     });
+  }
+
+  /**
+   * Counts the order's coupon against its caps, in start's transaction (the customer locked, so
+   * their own orders take their uses one at a time): a use in all (one conditional UPDATE) and the
+   * customer's own. Throws CouponExhausted when either cap is reached.
+   */
+  async function reserveCoupon(tx: Transaction, coupon: typeof coupons.$inferSelect, orderId: string, userId: string, at: Date) {
+    const counted = await tx
+      .update(coupons)
+      .set({ redemptions: sql`${coupons.redemptions} + 1` })
+      .where(
+        and(
+          eq(coupons.id, coupon.id),
+          isNull(coupons.disabledAt),
+          sql`(${coupons.maxRedemptions} is null or ${coupons.redemptions} < ${coupons.maxRedemptions})`,
+        ),
+      )
+      .returning({ id: coupons.id });
+    if (counted.length === 0) throw new CouponExhausted();
+    const [mine] = await tx
+      .select({ n: count() })
+      .from(couponRedemptions)
+      .where(and(eq(couponRedemptions.couponId, coupon.id), eq(couponRedemptions.userId, userId)));
+    if ((mine?.n ?? 0) >= coupon.maxPerCustomer) throw new CouponExhausted();
+    await tx.insert(couponRedemptions).values({ couponId: coupon.id, orderId, userId, createdAt: at });
+  }
+
+  /** Takes a code that no longer applies off an order still `new`, with the totals without it. */
+  async function dropCoupon(orderId: string, couponId: string, lines: { productId: string; totalCents: number }[]) {
+    await db
+      .update(orders)
+      .set({ ...totalsOf(lines, null), couponId: null, couponCode: null, updatedAt: now() })
+      .where(and(eq(orders.id, orderId), eq(orders.status, "new"), eq(orders.couponId, couponId)));
+  }
+
+  /** Gives back the coupon use an order's payment held (the payment failed or was given up). */
+  async function releaseCoupon(tx: Transaction, orderId: string) {
+    const [released] = await tx
+      .delete(couponRedemptions)
+      .where(eq(couponRedemptions.orderId, orderId))
+      .returning({ couponId: couponRedemptions.couponId });
+    if (!released) return;
+    await tx
+      .update(coupons)
+      .set({ redemptions: sql`${coupons.redemptions} - 1` })
+      .where(and(eq(coupons.id, released.couponId), sql`${coupons.redemptions} > 0`));
   }
 
   /**
    * The paid order, in one transaction: the payment (once per charge), the order's status
    * (once: only from waitforpayment), then, only for the transaction that moved the order, what
-   * it grants, the coupon's use and the details to keep.
+   * it grants and the details to keep (the coupon's use was counted when the payment started).
+   * A charge for an order no longer waiting for it (an operator closed it) is recorded and
+   * refunded, and grants nothing.
    */
   async function recordPayment(
     attempt: AttemptRow,
@@ -146,26 +220,11 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         .where(and(eq(orders.id, order.id), eq(orders.status, "waitforpayment")))
         .returning({ id: orders.id });
       if (moved.length === 0) {
-        // Paid, but the order had left waitforpayment (an operator cancelled it): the money is
-        // recorded and an operator must refund it; nothing is granted.
-        log.error({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it");
+        log.warn({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it: refunding it");
+        await enqueueRefund(tx, { paymentId: inserted.id, reason: "order_closed" }, at);
         return null;
       }
       await grantPurchase(tx, { orderId: order.id, userId: order.userId, attempt, paymentId: inserted.id, at });
-      if (order.couponId) {
-        await tx
-          .update(coupons)
-          .set({ redemptions: sql`${coupons.redemptions} + 1` })
-          .where(
-            and(
-              eq(coupons.id, order.couponId),
-              sql`(${coupons.maxRedemptions} is null or ${coupons.redemptions} < ${coupons.maxRedemptions})`,
-            ),
-          );
-        await tx
-          .insert(couponRedemptions)
-          .values({ couponId: order.couponId, orderId: order.id, userId: order.userId, createdAt: at });
-      }
       await saveDetailsForNextTime(tx, order, at);
       return { userId: order.userId, orderCode: order.orderCode, paymentCode: inserted.paymentCode };
     });
@@ -267,7 +326,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       canceled: { state: "canceled" },
     };
     if (setup.status !== "succeeded") {
-      if (setup.status === "canceled") await closeAttempt(attempt, "canceled", null);
+      if (setup.status === "canceled") await closeAttempt(attempt, "awaiting_customer", "canceled", null);
       return byStatus[setup.status];
     }
     await db
@@ -372,14 +431,17 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       return { state: "paid" };
     }
     if (charge.status === "failed") {
-      await closeAttempt(claimed, "failed", charge.errorMessage);
+      await closeAttempt(claimed, "charging", "failed", charge.errorMessage);
       return { state: "failed", errorMessage: charge.errorMessage };
     }
     // The bank asks the customer to authenticate this charge: the page completes it in the
     // browser, then checks again. Processing: the lease runs out and a later check settles it.
     if (charge.status === "requires_action" && charge.clientSecret) {
       // The customer's authentication ends it: the next check may claim it at once.
-      await db.update(paymentAttempts).set({ leaseUntil: now(), updatedAt: now() }).where(eq(paymentAttempts.id, claimed.id));
+      await db
+        .update(paymentAttempts)
+        .set({ leaseUntil: now(), updatedAt: now() })
+        .where(and(eq(paymentAttempts.id, claimed.id), eq(paymentAttempts.status, "charging")));
       return { state: "requires_action", clientSecret: charge.clientSecret };
     }
     return { state: "pending" };
@@ -390,15 +452,18 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     /**
      * 'Completa l'acquisto' with the card: the details (validated by the page) are written and the
-     * order moves to waitforpayment in one conditional UPDATE, so of two submits one goes on; the
-     * discount is recomputed now, and a code that no longer applies is dropped and the customer
-     * sees the new total before paying.
+     * order moves to waitforpayment in one conditional UPDATE, so of two submits one goes on, and
+     * only if its discount code is still the one this request read (a 'Rimuovi' or 'Applica' racing
+     * it makes it start again from the page). The discount is recomputed now: a code that no longer
+     * applies is dropped and the customer sees the new total before paying. The code's use is
+     * counted against its caps in the same transaction (given back if the payment fails), and only
+     * a request that starts a payment spends one of the customer's card payments of the hour.
      */
     async start(userId: string, orderId: string, details: CheckoutDetails): Promise<StartResult> {
       if (details.paymentHub !== "card") return { ok: false, reason: "not_card" };
       if (!isUuid(orderId)) return { ok: false, reason: "not_found" };
       const [order] = await db
-        .select({ status: orders.status, couponId: orders.couponId, couponCode: orders.couponCode, orderCode: orders.orderCode })
+        .select({ status: orders.status, couponId: orders.couponId })
         .from(orders)
         .where(and(eq(orders.id, orderId), eq(orders.userId, userId)));
       if (!order) return { ok: false, reason: "not_found" };
@@ -409,58 +474,86 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         .from(orderItems)
         .where(eq(orderItems.orderId, orderId));
       const at = now();
+      // EDU that became active after the order was opened (an eBook+EDU code) is not sold twice.
+      for (const line of lines) {
+        if (await purchaseBlockedBySubscription(db, userId, line.productId, at)) return { ok: false, reason: "edu_active" };
+      }
       const [applied] = order.couponId ? await db.select().from(coupons).where(eq(coupons.id, order.couponId)) : [];
       const coupon = applied && (await couponUsable(db, applied, { userId, lines, now: at })) ? applied : null;
-      const totals = totalsOf(lines, coupon);
       if (order.couponId && !coupon) {
-        await db
-          .update(orders)
-          .set({ ...totals, couponId: null, couponCode: null, updatedAt: at })
-          .where(and(eq(orders.id, orderId), eq(orders.status, "new")));
+        await dropCoupon(orderId, order.couponId, lines);
         return { ok: false, reason: "coupon_changed" };
       }
-      if (!(await rateLimits.claimCardPayment(userId)).ok) return { ok: false, reason: "rate_limited" };
+      if (!(await rateLimits.checkCardPayment(userId)).ok) return { ok: false, reason: "rate_limited" };
 
-      const attempt = await db.transaction(async (tx) => {
-        const moved = await tx
-          .update(orders)
-          .set({
-            status: "waitforpayment",
-            ...totals,
-            paymentHub: "card",
-            customerFirstname: details.customer.firstname,
-            customerLastname: details.customer.lastname,
-            customerEmail: details.customer.email,
-            shipment: details.shipment,
-            shipmentSave: details.shipmentSave && details.shipment !== null,
-            hasBilling: details.billing !== null,
-            billing: details.billing,
-            billingSave: details.billingSave && details.billing !== null,
-            termsSalesAt: at,
-            termsCancelAt: at,
-            updatedAt: at,
-          })
-          .where(and(eq(orders.id, orderId), eq(orders.userId, userId), eq(orders.status, "new")))
-          .returning({ shipmentPriceCents: orders.shipmentPriceCents });
-        if (moved.length === 0) return null;
-        const [last] = await tx
-          .select({ no: sql<number>`coalesce(max(${paymentAttempts.attemptNo}), 0)` })
-          .from(paymentAttempts)
-          .where(eq(paymentAttempts.orderId, orderId));
-        const [row] = await tx
-          .insert(paymentAttempts)
-          .values({
-            orderId,
-            attemptNo: Number(last?.no ?? 0) + 1,
-            gateway: gateway.name,
-            amountCents: totals.totalCents + moved[0]!.shipmentPriceCents,
-            createdAt: at,
-            updatedAt: at,
-          })
-          .returning();
-        return row!;
-      });
-      if (!attempt) return { ok: false, reason: "not_new" };
+      const totals = totalsOf(lines, coupon);
+      let attempt: AttemptRow | null;
+      try {
+        attempt = await db.transaction(async (tx) => {
+          await lockCustomer(tx, userId);
+          const moved = await tx
+            .update(orders)
+            .set({
+              status: "waitforpayment",
+              ...totals,
+              paymentHub: "card",
+              customerFirstname: details.customer.firstname,
+              customerLastname: details.customer.lastname,
+              customerEmail: details.customer.email,
+              shipment: details.shipment,
+              shipmentSave: details.shipmentSave && details.shipment !== null,
+              hasBilling: details.billing !== null,
+              billing: details.billing,
+              billingSave: details.billingSave && details.billing !== null,
+              termsSalesAt: at,
+              termsCancelAt: at,
+              updatedAt: at,
+            })
+            .where(
+              and(
+                eq(orders.id, orderId),
+                eq(orders.userId, userId),
+                eq(orders.status, "new"),
+                order.couponId ? eq(orders.couponId, order.couponId) : isNull(orders.couponId),
+              ),
+            )
+            .returning({ shipmentPriceCents: orders.shipmentPriceCents });
+          if (moved.length === 0) return null;
+          if (coupon) await reserveCoupon(tx, coupon, orderId, userId, at);
+          const [last] = await tx
+            .select({ no: sql<number>`coalesce(max(${paymentAttempts.attemptNo}), 0)` })
+            .from(paymentAttempts)
+            .where(eq(paymentAttempts.orderId, orderId));
+          const [row] = await tx
+            .insert(paymentAttempts)
+            .values({
+              orderId,
+              attemptNo: Number(last?.no ?? 0) + 1,
+              gateway: gateway.name,
+              amountCents: totals.totalCents + moved[0]!.shipmentPriceCents,
+              createdAt: at,
+              updatedAt: at,
+            })
+            .returning();
+          return row!;
+        });
+      } catch (error) {
+        if (!(error instanceof CouponExhausted)) throw error;
+        // Its last use went to another order meanwhile: the code no longer applies.
+        await dropCoupon(orderId, coupon!.id, lines);
+        return { ok: false, reason: "coupon_changed" };
+      }
+      if (!attempt) {
+        // Another submit moved the order, or the discount code changed under this one.
+        const [current] = await db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
+        return { ok: false, reason: current?.status === "new" ? "coupon_changed" : "not_new" };
+      }
+      // The point is spent once the payment has started; a customer's other payment that took the
+      // hour's last point meanwhile undoes this one.
+      if (!(await rateLimits.claimCardPayment(userId)).ok) {
+        await closeAttempt(attempt, "created", "canceled", null);
+        return { ok: false, reason: "rate_limited" };
+      }
 
       try {
         const setup = await gateway.createSetup({
@@ -468,13 +561,19 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
           idempotencyKey: key("setup-create", attempt.id),
           metadata: { order_id: orderId, attempt_id: attempt.id },
         });
-        await db
+        const waiting = await db
           .update(paymentAttempts)
           .set({ status: "awaiting_customer", setupId: setup.id, updatedAt: now() })
-          .where(eq(paymentAttempts.id, attempt.id));
+          .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, "created")))
+          .returning({ id: paymentAttempts.id });
+        if (waiting.length === 0) {
+          // Given up ('Annulla') while the card step was being opened.
+          await gateway.cancelSetup(setup.id, key("setup-cancel", attempt.id));
+          return { ok: false, reason: "not_new" };
+        }
         return { ok: true, setupId: setup.id, clientSecret: setup.clientSecret };
       } catch (error) {
-        await closeAttempt(attempt, "failed", null);
+        await closeAttempt(attempt, "created", "failed", null);
         throw error;
       }
     },
@@ -498,6 +597,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     /** Settles the attempt of a card setup (the sandbox's card step, Stripe's setup_intent events). */
     async settleSetup(setupId: string): Promise<SettleResult> {
+      if (!isGatewayRef(setupId)) return { state: "canceled" };
       const [attempt] = await db
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
@@ -507,6 +607,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     /** Settles the attempt of a charge (Stripe's payment_intent events); an unknown charge does nothing. */
     async settleCharge(chargeId: string): Promise<SettleResult | null> {
+      if (!isGatewayRef(chargeId)) return null;
       const [attempt] = await db
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
@@ -527,7 +628,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       attemptId: string,
       setupId: string,
     ): Promise<{ orderId: string; replaced: string | null } | null> {
-      if (!isUuid(attemptId)) return null;
+      if (!isUuid(attemptId) || !isGatewayRef(setupId)) return null;
       const read = async () => {
         const [row] = await db
           .select({ orderId: paymentAttempts.orderId, setupId: paymentAttempts.setupId, userId: orders.userId })
@@ -557,6 +658,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     /** The customer's order a card setup belongs to (the sandbox's 3-D Secure page), or null. */
     async orderOfSetup(userId: string, setupId: string): Promise<string | null> {
+      if (!isGatewayRef(setupId)) return null;
       const [row] = await db
         .select({ orderId: orders.id })
         .from(paymentAttempts)
@@ -574,6 +676,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       orderId: string,
       setupId: string,
     ): Promise<{ status: SetupStatus; errorMessage: string | null } | null> {
+      if (!isGatewayRef(setupId)) return null;
       const order = await ownedOrder(userId, orderId);
       if (!order) return null;
       const [attempt] = await db
@@ -587,31 +690,23 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     /**
      * Spec: resetpaymenthub. Gives up the open attempt, unless its charge is running or done
-     * (then the payment is being verified: nothing is undone). The order is new again.
+     * (then the payment is being verified: nothing is undone, and false is answered). The order
+     * is new again.
      */
     async reset(userId: string, orderId: string): Promise<{ ok: boolean }> {
       const order = await ownedOrder(userId, orderId);
       if (!order || order.status === "payed") return { ok: false };
       const attempt = await latestAttempt(orderId, ["created", "awaiting_customer", "setup_succeeded"]);
-      if (!attempt) {
-        // No open attempt (it failed, or was given up): the order may already be new.
-        const charging = await latestAttempt(orderId, ["charging"]);
-        if (charging) return { ok: false };
-        await db
-          .update(orders)
-          .set({ status: "new", updatedAt: now() })
-          .where(and(eq(orders.id, orderId), eq(orders.status, "waitforpayment")));
-        return { ok: true };
-      }
-      if (attempt.setupId) {
+      if (!attempt) return { ok: order.status === "new" };
+      if (attempt.setupId && attempt.status === "awaiting_customer") {
         try {
           await gateway.cancelSetup(attempt.setupId, key("setup-cancel", attempt.id));
         } catch (err) {
           log.warn({ err, attemptId: attempt.id }, "the card setup could not be cancelled at the gateway");
         }
       }
-      await closeAttempt(attempt, "canceled", null);
-      return { ok: true };
+      // Closed only as it was read: a settlement that claimed it meanwhile goes on and pays.
+      return { ok: await closeAttempt(attempt, attempt.status, "canceled", null) };
     },
 
     /**

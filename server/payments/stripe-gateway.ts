@@ -8,7 +8,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { paymentCustomers } from "../db/schema.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import type { Charge, ChargeStatus, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
+import type { Charge, ChargeStatus, PaymentGateway, Refund, Setup, SetupStatus } from "./gateway.ts";
 
 export type StripeSettings = { secretKey: string; apiBase: string | null };
 
@@ -194,7 +194,25 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
         throw error;
       }
     },
+
+    async refundCharge(id, { idempotencyKey, metadata }) {
+      try {
+        return refundOf(await stripe.refunds.create({ payment_intent: id, metadata }, { idempotencyKey }));
+      } catch (error) {
+        // Refunded already (under another key): Stripe refuses a second one; the first stands.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "charge_already_refunded") {
+          const [earlier] = (await stripe.refunds.list({ payment_intent: id, limit: 1 })).data;
+          if (earlier) return refundOf(earlier);
+        }
+        throw error;
+      }
+    },
   };
+}
+
+function refundOf(refund: Stripe.Refund): Refund {
+  const statuses: Record<string, Refund["status"]> = { succeeded: "succeeded", failed: "failed", canceled: "failed" };
+  return { id: refund.id, status: statuses[refund.status ?? ""] ?? "pending", amountCents: refund.amount };
 }
 
 function failed(id: string, message: string): Charge {

@@ -421,7 +421,13 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
     async recordCouponFailure(userId: string): Promise<RateLimitResult> {
       return recordFailure("couponUser", userId);
     },
-    /** Spends one of the customer's card payments of the hour. */
+    /** Whether the customer has a card payment of the hour left (reads only: call before starting one). */
+    async checkCardPayment(userId: string): Promise<RateLimitResult> {
+      const res = await limiters.cardPaymentUser.get(userId);
+      if (res && res.consumedPoints >= policies.cardPaymentUser.points) return refused("cardPaymentUser", res.msBeforeNext);
+      return OK;
+    },
+    /** Spends one of the customer's card payments of the hour: call once a payment has started, and only then. */
     async claimCardPayment(userId: string): Promise<RateLimitResult> {
       return attempt("cardPaymentUser", userId);
     },

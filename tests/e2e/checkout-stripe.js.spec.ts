@@ -8,7 +8,7 @@
 import { gzipSync } from "node:zlib";
 import { futureExpiry } from "../support/cards.ts";
 import { expect, test, type Page } from "@playwright/test";
-import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
 import { acceptTerms, complete, confirmed, errorDialog, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake, STRIPE_ORIGINS } from "./stripe-support";

@@ -2,7 +2,7 @@
 // projects): axe on the page, its card panel as each browser gets it. The card step itself:
 // checkout-stripe.js.spec.ts (Stripe.js) and checkout-stripe.nojs.spec.ts (the hosted page).
 import { expect, test } from "@playwright/test";
-import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
 import { openEduCheckout } from "./checkout-support";
 import { routeStripeToFake } from "./stripe-support";
@@ -18,6 +18,8 @@ test("the checkout page with Stripe is accessible, its card panel Stripe's widge
   await registerAndSignIn(page, newEmail("stripe-axe"));
   await completeFirstAccess(page, "Studente");
   await openEduCheckout(page);
+  // Real payments: no test-environment notice.
+  await expect(page.getByText(M.sandboxNotice)).toHaveCount(0);
   if (test.info().project.use.javaScriptEnabled === false) {
     await expect(page.getByText(M.cardOnStripePage)).toBeVisible();
     // No card field of the portal's own: the card is typed on Stripe's page.

@@ -24,6 +24,8 @@ const fillCard = (page: Page, number: string) => fillSandboxCard(page.locator("f
 test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", async ({ page }) => {
   await newStudent(page, "edu");
   await openCheckout(page);
+  // The sandbox takes test cards only, and the page says so before anything else.
+  await expect(page.getByRole("note")).toHaveText("Ambiente di prova: nessun addebito reale");
   const summary = page.getByRole("complementary", { name: "Riepilogo ordine" });
   await expect(summary).toContainText("1 x EDU - Abbonamento 6 mesi");
   await expect(summary).toContainText("Consegna gratuita in 48 ore");

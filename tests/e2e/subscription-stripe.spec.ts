@@ -5,7 +5,7 @@
 // Stripe specs do.)
 import { futureExpiry } from "../support/cards.ts";
 import { expect, test, type Page } from "@playwright/test";
-import { SUBSCRIPTION_MESSAGES as M } from "../../app/lib/subscription-messages.ts";
+import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
 import { acceptTerms, complete, confirmed, newStudent, openEduCheckout } from "./checkout-support";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
 import { routeStripeToFake } from "./stripe-support";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as checkoutRoute from "../../app/routes/checkout";
 import * as createCheckoutRoute from "../../app/routes/create-checkout";
 import * as sandbox3ds from "../../app/routes/sandbox-3ds";
-import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { coupons, entitlements, orders, payments, products } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { SANDBOX_MESSAGES } from "../../server/payments/sandbox-gateway.ts";

@@ -37,7 +37,7 @@ describe("/dev/mailbox/<id>/html", () => {
   });
 
   it("does not exist in production, nor for an unknown mail", async () => {
-    const production = testConfig({ NODE_ENV: "production", PUBLIC_ORIGIN: "https://portale.example.it" });
+    const production = testConfig({ NODE_ENV: "production", PAYMENTS: "sandbox", PUBLIC_ORIGIN: "https://portale.example.it" });
     const args = {
       ...loaderArgs(services, "/dev/mailbox/x/html", { id: "x" }),
       context: createRouterContext(services, production),

@@ -274,3 +274,93 @@ describe("every form route, fuzzed", () => {
     expect(JSON.stringify(portal.lines)).not.toContain("x@example.it");
   });
 });
+
+/**
+ * Every address that carries an id or a code, in its path or its query: random values (unicode,
+ * NUL characters, percent signs, very long ones) must answer without a 5xx and log no error.
+ */
+const ADDRESSES: { path: (value: string) => string; signedIn: boolean }[] = [
+  { path: (v) => `/create-checkout/${v}/`, signedIn: true },
+  { path: (v) => `/checkout/${v}/`, signedIn: true },
+  { path: (v) => `/ricevuta/${v}/`, signedIn: true },
+  { path: (v) => `/ricevuta/NX261122-7K3M9Q/${v}/`, signedIn: true },
+  { path: (v) => `/leggi/${v}/`, signedIn: true },
+  { path: (v) => `/pagamenti/prova/3ds/${v}/`, signedIn: true },
+  { path: (v) => `/pagamenti/prova/3ds-addebito/${v}/`, signedIn: true },
+  { path: (v) => `/checkout/${UNKNOWN_ID}/?setup_intent=${v}&redirect_status=succeeded`, signedIn: true },
+  { path: (v) => `/my-products/abbonamento/carta/?setup_intent=${v}&redirect_status=succeeded`, signedIn: true },
+  { path: (v) => `/my-products/abbonamento/carta/?session_id=${v}`, signedIn: true },
+  { path: (v) => `/my-products/abbonamento/?payment_intent=${v}`, signedIn: true },
+  { path: (v) => `/pagamenti/carta/ritorno/?session_id=${v}`, signedIn: true },
+  { path: (v) => `/my-products/?page=${v}`, signedIn: true },
+  { path: (v) => `/landingpage/${v}/`, signedIn: false },
+  { path: (v) => `/media/copertine/${v}`, signedIn: false },
+  { path: (v) => `/forgot-password/reset/${v}/`, signedIn: false },
+  { path: (v) => `/mandatory-password/reset/${v}/`, signedIn: false },
+  { path: (v) => `/profile/confirm-email/${v}/`, signedIn: false },
+  { path: (v) => `/accedi/${v}/`, signedIn: false },
+  { path: (v) => `/login/?redirect=${v}`, signedIn: false },
+];
+
+const addressValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: "grapheme", maxLength: 30 }),
+  fc.string({ maxLength: 10 }).map((s) => `${s}\u0000${s}`),
+  fc.constantFrom("", ".", "..", "%", "%00", "%zz", "sbx_seti_\u0000", "pi_x\u0000", UNKNOWN_ID, "-1", "1e309"),
+  fc.integer({ min: 300, max: 5000 }).map((n) => "a".repeat(n)),
+);
+
+describe("every address with an id, fuzzed", () => {
+  it.each(ADDRESSES.map((a) => ({ ...a, name: a.path("…") })))(
+    "$name answers without a 5xx and logs no error",
+    async (address) => {
+      const customer = address.signedIn ? await signedInCustomer(portal.services, database.db, "student") : null;
+      const before = await snapshot();
+      await fc.assert(
+        fc.asyncProperty(addressValue, fc.constantFrom("GET", "POST"), async (value, method) => {
+          const path = address.path(encodeURIComponent(value));
+          const response = await portal.fetch(path, {
+            method,
+            headers: { origin: portal.origin, ...(customer ? { cookie: customer.cookie } : {}) },
+          });
+          const lines = await portal.linesOf(response);
+          expect(response.status, `${method} ${path.slice(0, 80)}`).toBeLessThan(500);
+          expect(
+            lines.filter((line) => line.level >= levelOf("error")).map((line) => line.msg),
+            `${method} ${path.slice(0, 80)}`,
+          ).toEqual([]);
+        }),
+        { numRuns: 25 },
+      );
+      expect(await snapshot()).toBe(before);
+    },
+  );
+
+  it("answers a NUL in an id with 400, logged as a warning", async () => {
+    const customer = await signedInCustomer(portal.services, database.db, "student");
+    for (const path of [
+      "/create-checkout/%00/",
+      "/ricevuta/%00/",
+      `/checkout/${UNKNOWN_ID}/?setup_intent=%00`,
+      "/my-products/abbonamento/carta/?setup_intent=%00",
+      "/my-products/abbonamento/?payment_intent=%00",
+    ]) {
+      const response = await portal.fetch(path, { headers: { cookie: customer.cookie } });
+      const lines = await portal.linesOf(response);
+      expect(response.status, path).toBe(400);
+      expect(Math.max(...lines.map((line) => line.level)), path).toBe(levelOf("warn"));
+    }
+  });
+
+  it("logs a POST to a page without an action (405) as a warning", async () => {
+    const response = await portal.fetch("/help-center/", {
+      method: "POST",
+      headers: { origin: portal.origin, "content-type": "application/x-www-form-urlencoded" },
+      body: "q=1",
+    });
+    const lines = await portal.linesOf(response);
+    expect(response.status).toBe(405);
+    expect(lines.some((line) => line.level >= levelOf("error"))).toBe(false);
+    expect(lines.find((line) => line.msg === "request refused by the router")).toMatchObject({ level: levelOf("warn") });
+  });
+});

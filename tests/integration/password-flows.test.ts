@@ -13,7 +13,7 @@ import ChangePassword, { action as changeAction, loader as changeLoader } from "
 import ResetPassword, { action as resetAction, loader as resetLoader } from "../../app/routes/reset-password";
 import { requestContext } from "../../shared/context.ts";
 import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../app/lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { users } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";

@@ -12,7 +12,7 @@ import { action as deleteAction, loader as deleteLoader } from "../../app/routes
 import { action as forgotPasswordAction } from "../../app/routes/forgot-password";
 import { loader as dashboardLoader } from "../../app/routes/dashboard";
 import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../app/lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { requestContext } from "../../shared/context.ts";
 import { action as confirmEmailAction, loader as confirmEmailLoader } from "../../app/routes/profile.confirm-email";
 import type { Profiles } from "../../server/accounts/profile.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as openAction, loader as openLoader } from "../../app/routes/reader.open";
 import { action as readerAction, loader as readerLoader } from "../../app/routes/reader";
 import type { FormReply } from "../../app/lib/form-reply";
-import { READER_MESSAGES } from "../../app/lib/reader-messages";
+import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { ebookChapters, entitlements, readingSessions } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";

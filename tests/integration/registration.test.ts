@@ -1,7 +1,7 @@
 // The registration action: account, welcome mail, audit entry, the spec's answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../app/lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { action as registerAction } from "../../app/routes/register";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";

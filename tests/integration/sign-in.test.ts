@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createCookie } from "react-router";
 import { action as loginAction, loader as loginScreenLoader } from "../../app/routes/accedi";
 import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../app/lib/messages";
+import { MESSAGES } from "../../shared/messages.ts";
 import { auditLog, mailOutbox, users } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as checkoutRoute from "../../app/routes/checkout";
 import * as createCheckoutRoute from "../../app/routes/create-checkout";
 import * as cardReturnRoute from "../../app/routes/stripe-card-return";
-import { CHECKOUT_MESSAGES as M } from "../../app/lib/checkout-messages";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import type { Config } from "../../server/config.ts";
 import { orders, paymentAttempts, payments } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";

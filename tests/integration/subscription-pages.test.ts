@@ -11,7 +11,7 @@ import * as sandbox3ds from "../../app/routes/sandbox-3ds";
 import * as sandboxCharge3ds from "../../app/routes/sandbox-charge-3ds";
 import * as cardRoute from "../../app/routes/subscription.card";
 import * as subscriptionRoute from "../../app/routes/subscription";
-import { SUBSCRIPTION_MESSAGES as M } from "../../app/lib/subscription-messages";
+import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { mailOutbox, payments, subscriptions } from "../../server/db/schema.ts";
 import { SANDBOX_MESSAGES } from "../../server/payments/sandbox-gateway.ts";

@@ -8,6 +8,7 @@ import {
   jobs,
   mailOutbox,
   payments,
+  rateLimits,
   sandboxGatewayObjects,
   subscriptionPeriods,
   subscriptions,
@@ -265,6 +266,61 @@ describe("a card that stops working", () => {
     // Nothing more, however long the clock runs.
     await at(new Date(due.getTime() + 90 * DAY_MS));
     expect(await monthlyChargesOf(userId)).toHaveLength(4);
+  });
+
+  it("'Paga ora' with a card still declined, pressed again and again, leaves the scheduled retries as they were", async () => {
+    const userId = await newCustomer();
+    const { setupId } = await instance.buyEdu(userId);
+    await instance.sandbox.simulateSavedCard(setupId, "declined");
+    const due = await dueAt(userId, 2);
+    await at(due);
+    const [, waiting] = await monthsOf(userId);
+    expect(waiting).toMatchObject({ status: "scheduled", tries: 1, nextAttemptAt: new Date(due.getTime() + DAY_MS) });
+
+    for (let press = 0; press < 5; press++) {
+      clock = new Date(due.getTime() + (press + 1) * MINUTE);
+      expect(await instance.subscriptions.payNow(userId, "https://portale.example.it/my-products/abbonamento/")).toEqual({
+        state: "failed",
+        errorMessage: "La carta è stata rifiutata per fondi insufficienti.",
+      });
+    }
+    const [, after] = await monthsOf(userId);
+    expect(after).toMatchObject({ status: "scheduled", tries: 1, customerTries: 5, tryKind: null });
+    expect(after!.nextAttemptAt).toEqual(new Date(due.getTime() + DAY_MS));
+    expect((await subscriptionOf(userId)).status).toBe("past_due");
+    // Each press was a charge of its own (its own idempotency keys), and no failure mail was sent for them.
+    expect(await monthlyChargesOf(userId)).toHaveLength(6);
+    expect((await mailSubjectsOf(userId)).filter((subject) => subject.startsWith("Pagamento non riuscito"))).toHaveLength(1);
+
+    // The schedule goes on as before: retries on days 1, 3 and 7, then the end.
+    await instance.sandbox.simulateSavedCard(setupId, "succeeds");
+    await at(new Date(due.getTime() + DAY_MS));
+    expect((await subscriptionOf(userId)).status).toBe("active");
+    expect((await paymentsOf(userId)).map((p) => p.amountCents)).toEqual([450, 450]);
+  });
+
+  it("a press of 'Paga ora' spends one of the hour's card payments only when it charges", async () => {
+    const userId = await newCustomer();
+    const { setupId } = await instance.buyEdu(userId);
+    await instance.sandbox.simulateSavedCard(setupId, "declined");
+    await at(await dueAt(userId, 2));
+    const spent = async () => {
+      const [row] = await database.db
+        .select()
+        .from(rateLimits)
+        .where(eq(rateLimits.key, `cardPaymentUser:${userId}`));
+      return row?.points ?? 0;
+    };
+    const before = await spent();
+    const presses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 === 0 ? instance : other).subscriptions.payNow(userId, "https://portale.example.it/my-products/abbonamento/"),
+      ),
+    );
+    const charged = presses.filter((outcome) => outcome?.state === "failed").length;
+    expect(charged).toBeGreaterThanOrEqual(1);
+    expect(presses.filter((outcome) => outcome?.state === "rate_limited")).toHaveLength(0);
+    expect((await spent()) - before).toBe(charged);
   });
 
   it("a retry that succeeds brings the subscription back, with the month it paid", async () => {

@@ -97,6 +97,8 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
   const requests: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
   /** Charges that moved money: one per succeeded confirmation. */
   const succeededCharges: string[] = [];
+  /** Money given back: one refund per PaymentIntent at most, as Stripe allows for a whole refund. */
+  const refunds = new Map<string, Json>();
   let failing: { count: number; path: RegExp } = { count: 0, path: /./ };
 
   const error = (status: number, type: string, message: string, extra: Json = {}): Answer => ({
@@ -360,6 +362,31 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
       succeededCharges.push(String(intent.id));
       return { status: 200, body: paymentView(intent) };
     }
+    if (method === "POST" && path === "/v1/refunds") {
+      const intent = paymentIntents.get(String(params.payment_intent));
+      if (!intent) return error(404, "invalid_request_error", "No such payment_intent", { code: "resource_missing" });
+      if (intent.status !== "succeeded")
+        return error(400, "invalid_request_error", "This PaymentIntent does not have a successful charge to refund.");
+      if ([...refunds.values()].some((refund) => refund.payment_intent === intent.id))
+        return error(400, "invalid_request_error", `Charge for ${String(intent.id)} has already been refunded.`, {
+          code: "charge_already_refunded",
+        });
+      const refund = {
+        id: newId("re"),
+        object: "refund",
+        amount: intent.amount,
+        currency: intent.currency,
+        payment_intent: intent.id,
+        status: "succeeded",
+        metadata: params.metadata ?? {},
+      };
+      refunds.set(refund.id, refund);
+      return { status: 200, body: refund };
+    }
+    if (method === "GET" && path === "/v1/refunds") {
+      const data = [...refunds.values()].filter((refund) => refund.payment_intent === query.get("payment_intent"));
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/refunds" } };
+    }
     if (method === "POST" && path === "/v1/checkout/sessions") {
       if (params.mode !== "setup") return error(400, "invalid_request_error", "The fake answers only sessions in setup mode");
       if (!customers.has(String(params.customer))) return error(400, "invalid_request_error", "No such customer");
@@ -537,6 +564,8 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
     },
     requests,
     succeededCharges,
+    /** The refunds made, each with the PaymentIntent it gave back. */
+    refunds: () => [...refunds.values()],
     setupIntent: (id: string) => setupIntents.get(id),
     checkoutSession: (id: string) => checkoutSessions.get(id),
     paymentIntent: (id: string) => paymentIntents.get(id),

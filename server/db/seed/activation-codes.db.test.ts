@@ -139,7 +139,7 @@ describe("at start-up", () => {
   });
 
   it("seeds and logs none in production", async () => {
-    const { unused, logged } = await prepareFresh({ NODE_ENV: "production" });
+    const { unused, logged } = await prepareFresh({ NODE_ENV: "production", PAYMENTS: "sandbox" });
     expect(unused).toEqual([]);
     expect(logged).toBeUndefined();
   });

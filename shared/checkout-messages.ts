@@ -45,6 +45,9 @@ export const CHECKOUT_MESSAGES = {
   // Without JavaScript, Stripe's card step is its hosted page.
   cardOnStripePage:
     "Dopo 'Completa l'acquisto' inserirai i dati della carta nella pagina di pagamento sicura di Stripe, che ti riporterà qui.",
+  // The sandbox gateway: every page that takes a card says so while it runs.
+  sandboxNotice: "Ambiente di prova: nessun addebito reale",
+  sandboxCards: "Usa la carta 4242 4242 4242 4242, una scadenza futura e un codice qualsiasi.",
   // The sandbox's own card form.
   cardNameMissing: "Manca il titolare della carta",
   cardNumberMissing: "Manca il numero della carta",

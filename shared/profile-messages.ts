@@ -1,7 +1,7 @@
 // The Italian messages for the profile service's error codes (server/accounts/profile.ts), shared
 // by first access and the account page, keyed by the names of the forms' fields.
-import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../../server/accounts/profile";
-import { MESSAGES } from "./messages";
+import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../server/accounts/profile.ts";
+import { MESSAGES } from "./messages.ts";
 
 const REQUIRED: Record<ProfileField, string> = {
   firstname: MESSAGES.firstnameRequired,

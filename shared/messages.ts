@@ -1,5 +1,5 @@
 // The Italian messages of the spec (§5, §8) that forms show and tests assert: one place.
-import { COMMUNICATION_FAILURE } from "./communication-failure";
+import { COMMUNICATION_FAILURE } from "./communication-failure.ts";
 export const MESSAGES = {
   // Activation modal 'ESPANDI IL LIBRO' (spec §4, §8: an invalid code gets the invalid mark only).
   activationTitle: "ESPANDI IL LIBRO",

@@ -1,6 +1,6 @@
 // The Italian texts of the reader and of opening a product (spec §3, §4), in one place for the
 // pages and the tests that assert them.
-import { NO_CHAPTER_STATUS } from "../../shared/library-constants.ts";
+import { NO_CHAPTER_STATUS } from "./library-constants.ts";
 
 export const READER_MESSAGES = {
   /** The section an expired customer still sees (spec §4). */

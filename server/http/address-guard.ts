@@ -1,0 +1,20 @@
+import type { RequestHandler } from "express";
+import { renderErrorPage } from "./error-page.ts";
+
+/**
+ * Refuses an address holding a NUL character (%00), in its path or its query: no id, code or
+ * token of the portal has one, and PostgreSQL refuses it in text, so it could only turn a lookup
+ * into a server error. The client's fault: a 400, logged as a warning. (Services check the shape
+ * of every id they are given too: this is the net under them.)
+ */
+export function refuseNulInAddress(): RequestHandler {
+  return (req, res, next) => {
+    if (!/%00/.test(req.originalUrl)) return next();
+    req.log.warn("address with a NUL character refused");
+    res
+      .status(400)
+      .set("Cache-Control", "no-store")
+      .type("html")
+      .send(renderErrorPage({ status: 400, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
+  };
+}
