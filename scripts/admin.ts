@@ -441,6 +441,10 @@ async function main(argv: string[]): Promise<number> {
     });
     // No option is declared `multiple`, so each value is one string or boolean.
     ({ positionals: args, values } = parsed as { positionals: string[]; values: Values });
+    if (values.help) {
+      console.log(`usage: npm run admin -- ${command.help}`);
+      return 0;
+    }
     if (args.length !== command.args.length) {
       throw new UsageError(`${name} takes ${command.args.map((a) => `<${a}>`).join(" ") || "no arguments"}`);
     }
@@ -448,11 +452,6 @@ async function main(argv: string[]): Promise<number> {
     console.error(`${(error as Error).message}\nusage: npm run admin -- ${command.help}`);
     return 2;
   }
-  if (values.help) {
-    console.log(`usage: npm run admin -- ${command.help}`);
-    return 0;
-  }
-
   const config = loadConfig();
   // One rule, read-only commands included: against production, the operator says --yes.
   if (config.isProduction && !values.yes) {

@@ -13,8 +13,11 @@ import { createTestDatabase } from "./database.ts";
 export async function createSharedDatabase(folderPrefix: string) {
   const postgres = process.env.TEST_DATABASE === "postgres" ? await createTestDatabase() : undefined;
   let pgliteDir: string | undefined;
-  if (!postgres) {
-    pgliteDir = mkdtempSync(path.join(tmpdir(), folderPrefix));
+  // The PGlite folder sits in a folder of its own, as `pglite/` in a DATA_DIR (what a script run
+  // as the portal's operator finds).
+  const dataDir = postgres ? undefined : mkdtempSync(path.join(tmpdir(), folderPrefix));
+  if (dataDir) {
+    pgliteDir = path.join(dataDir, "pglite");
     const handle = await openDatabase({ dataDir: pgliteDir });
     await handle.migrate(handle.db);
     await seedDatabase(handle.db, testConfig().links);
@@ -24,6 +27,8 @@ export async function createSharedDatabase(folderPrefix: string) {
   const location = postgres ? postgres.url! : pgliteDir!;
   return {
     location,
+    /** The settings that point the portal's scripts at it: DATABASE_URL, or DATA_DIR. */
+    env: postgres ? { DATABASE_URL: location } : { DATA_DIR: dataDir! },
     async withDatabase<T>(work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
       const handle = postgres ? await openDatabase({ url: location, poolMax: 2 }) : await openDatabase({ dataDir: location });
       try {
@@ -34,7 +39,7 @@ export async function createSharedDatabase(folderPrefix: string) {
     },
     async destroy() {
       await postgres?.destroy();
-      if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

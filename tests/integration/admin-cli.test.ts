@@ -1,0 +1,99 @@
+// `npm run admin` as an operator runs it: a child process over the test's database (a PGlite
+// folder, or the PostgreSQL database of this run). Few and slow on purpose: what the commands do is
+// tested in server/operators/; here, the command line itself — the --yes rule, the CSV, the exit
+// codes and a user's mistake told without a stack trace.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditLog, users } from "../../server/db/schema.ts";
+import { createActivation } from "../../server/library/activation.ts";
+import { createRateLimits } from "../../server/security/rate-limits.ts";
+import { testConfig } from "../support/config.ts";
+import { createSharedDatabase } from "../support/shared-database.ts";
+
+const SCRIPT = path.resolve(import.meta.dirname, "../../scripts/admin.ts");
+const config = testConfig();
+let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
+/** The commands' working folder: where the CSV goes. */
+let folder: string;
+
+beforeAll(async () => {
+  shared = await createSharedDatabase("portal-admin-");
+  folder = mkdtempSync(path.join(tmpdir(), "portal-admin-out-"));
+});
+afterAll(async () => {
+  await shared?.destroy();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** Runs the command in production, as an operator on the server would, with the test's secrets. */
+function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_ENV: "production",
+    PAYMENTS: "sandbox",
+    SESSION_SECRET: "test-session-secret-that-is-long-enough-0123456789",
+    OIDC_CLIENT_SECRET: "test-oidc-client-secret-long-enough-0123456789",
+    OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
+    ACTIVATION_CODE_KEY: config.secrets.activationCodeKey,
+    ...shared.env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: folder, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npm run admin", () => {
+  it("in production does nothing without --yes, not even read", async () => {
+    const run = await admin(["codes:batches"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--yes");
+    expect(run.stdout).toBe("");
+    const listed = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "codes_listed")));
+    expect(listed).toHaveLength(0);
+  });
+
+  it("with --yes writes the batch's CSV, whose codes activate; the audit log names the operator", async () => {
+    const print = ["codes:create", "--product", "EB-9788828813217", "--kind", "ebook", "--count", "3", "--out", "stampa.csv"];
+    const run = await admin([...print, "--actor", "mrossi", "--yes"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(path.join(folder, "stampa.csv"));
+    const [header, ...codes] = readFileSync(path.join(folder, "stampa.csv"), "utf8").trimEnd().split("\n");
+    expect(header).toBe("code");
+    expect(codes).toHaveLength(3);
+    // Never printed in the report: the file is the only copy.
+    for (const code of codes) expect(run.stdout).not.toContain(code);
+
+    await shared.withDatabase(async ({ db }) => {
+      const [entry] = await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.event, "codes_created"), eq(auditLog.actor, "operator:mrossi")));
+      expect(entry!.details).toMatchObject({ product: "EB-9788828813217", kind: "ebook", count: 3 });
+      const [customer] = await db.insert(users).values({ email: "lettrice@example.it" }).returning({ id: users.id });
+      const rateLimits = createRateLimits(db, { clearExpiredByTimeout: false });
+      const activation = createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits });
+      for (const code of codes)
+        expect((await activation.activate({ userId: customer!.id, ip: "203.0.113.7", code })).ok).toBe(true);
+      rateLimits.close();
+    });
+
+    // Writing over the printer's file is refused before any batch is made.
+    const again = await admin([...print, "--yes"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/stampa\.csv exists already/);
+    expect(again.stderr).not.toMatch(/\n\s+at /);
+    const created = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "codes_created")));
+    expect(created).toHaveLength(1);
+  });
+});
