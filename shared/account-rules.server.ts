@@ -8,5 +8,9 @@ export const accountFields = {
   firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100, MESSAGES.fieldTooLong),
   lastname: z.string().trim().min(1, MESSAGES.lastnameRequired).max(100, MESSAGES.fieldTooLong),
   email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.fieldTooLong).email(MESSAGES.emailInvalid),
-  password: z.string().min(1, MESSAGES.passwordRequired).max(200, MESSAGES.fieldTooLong).refine(isValidPassword, MESSAGES.passwordRule),
+  password: z
+    .string()
+    .min(1, MESSAGES.passwordRequired)
+    .max(200, MESSAGES.fieldTooLong)
+    .refine(isValidPassword, MESSAGES.passwordRule),
 };

@@ -13,9 +13,7 @@ import { CHECKOUT_MESSAGES as M } from "./checkout-messages.ts";
 /** A field of text of at most `max` characters, trimmed. */
 export const text = (max = 200) => z.string().trim().max(max).optional();
 /** A box ticked: a form posts its value ("1", "on"); a JSON client may send true (false: not ticked). */
-const flag = z
-  .union([z.string().max(10), z.boolean().transform((ticked) => (ticked ? "1" : undefined))])
-  .optional();
+const flag = z.union([z.string().max(10), z.boolean().transform((ticked) => (ticked ? "1" : undefined))]).optional();
 const ADDRESS_PARTS = ["firstname", "lastname", "address", "postcode", "city", "province", "at", "mobile"] as const;
 const addressFields = <P extends string>(prefix: P) =>
   Object.fromEntries(ADDRESS_PARTS.map((part) => [`${prefix}_${part}`, text(part === "address" ? 300 : 120)])) as Record<

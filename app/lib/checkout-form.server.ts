@@ -3,14 +3,7 @@
 import { z } from "zod";
 import { cardDigits, isCardNumber, isExpired, parseCardExpiry } from "../../shared/payment-cards.ts";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import {
-  customerProblems,
-  customerShape,
-  text,
-  withProblems,
-  type CustomerValues,
-  type Problem,
-} from "../../shared/checkout-rules.server.ts";
+import { customerProblems, customerShape, text, withProblems, type Problem } from "../../shared/checkout-rules.server.ts";
 import { secret } from "./form-reply.server";
 
 export { checkoutDetails } from "../../shared/checkout-rules.server.ts";
@@ -59,4 +52,3 @@ export function checkoutSchema({ needsShipment, sandboxCard, now }: { needsShipm
 export function cardSchema(now: Date) {
   return z.object(cardShape).superRefine(withProblems((v: CardValues) => cardProblems(v, now)));
 }
-

@@ -51,7 +51,9 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
       tags: [op.module],
       summary: op.summary,
       parameters: [...parametersOf(op.params, "path"), ...parametersOf(op.query, "query")],
-      ...(op.body ? { requestBody: { required: false, content: { "application/json": { schema: jsonSchema(op.body, "input") } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: false, content: { "application/json": { schema: jsonSchema(op.body, "input") } } } }
+        : {}),
       ...(op.auth === "customer" ? { security: [{ portal: ["api"] }] } : { security: [] }),
       responses,
     };

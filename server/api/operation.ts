@@ -28,7 +28,12 @@ export type OperationContext<Params, Query, Body> = {
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export type Operation<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined, R extends Schema = Schema> = {
+export type Operation<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+> = {
   module: ApiModule;
   /** The model of the manifest's maps (§3: e.g. `order`, `session`, `resource`). */
   model: string;
@@ -50,9 +55,12 @@ export type Operation<P extends Schema | undefined = Schema | undefined, Q exten
 };
 
 /** Declares an operation; the schemas type its handler. */
-export function operation<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema>(
-  op: Operation<P, Q, B, R>,
-): Operation {
+export function operation<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema,
+>(op: Operation<P, Q, B, R>): Operation {
   return op as unknown as Operation;
 }
 

@@ -2,7 +2,7 @@
 // JSON bodies, validation, and the `{result}` / `{error: {description}}` answers of §7. A route
 // only validates and calls its operation, which calls the same services the pages call.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
@@ -127,9 +127,16 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
   }
 
   // Known paths with another method, then unknown paths: JSON, never the portal's pages.
-  const paths = new Set(operations.map((op) => routeOf(op).slice("/api".length)));
+  const routes = operations.map(
+    (op) =>
+      new RegExp(
+        `^${routeOf(op)
+          .slice("/api".length)
+          .replace(/:[^/]+/g, "[^/]+")}$`,
+      ),
+  );
   router.all("/{*rest}", (req, _res, next) => {
-    const known = [...paths].some((p) => new RegExp(`^${p.replace(/:[^/]+/g, "[^/]+")}$`).test(req.path));
+    const known = routes.some((route) => route.test(req.path));
     next(new ApiError(known ? 405 : 404, known ? API_MESSAGES.noOperation : API_MESSAGES.notFound));
   });
 

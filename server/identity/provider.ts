@@ -28,7 +28,7 @@ export const PORTAL_SCOPES = ["openid", "email", "profile", "offline_access"];
  * The JSON API's scope. A client asks for it (with or without `resource`, RFC 8707) and gets an
  * access token for the API: a JWT whose audience is the API, signed with the provider's keys.
  */
-export const API_SCOPE = "api";
+const API_SCOPE = "api";
 
 /** Lifetime of an API access token, in seconds: a revoked grant is refused at once anyway. */
 const API_ACCESS_TOKEN_TTL = 10 * 60;
@@ -75,11 +75,13 @@ function appSignInPolicy() {
   const { Check, base } = interactionPolicy;
   const policy = base();
   policy.get("consent")!.checks.remove("native_client_prompt");
-  policy.get("login")!.checks.add(
-    new Check("native_client_login", "native clients sign in with the login form every time", "login_required", (ctx) =>
-      ctx.oidc.client?.applicationType === "native" && !ctx.oidc.result?.login ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
-    ),
-  );
+  policy
+    .get("login")!
+    .checks.add(
+      new Check("native_client_login", "native clients sign in with the login form every time", "login_required", (ctx) =>
+        ctx.oidc.client?.applicationType === "native" && !ctx.oidc.result?.login ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
+      ),
+    );
   return policy;
 }
 

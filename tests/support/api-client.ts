@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { operationUrl, type ModuleManifest } from "../../server/api/manifest.ts";
 import { createCookieJar } from "./cookie-jar.ts";
 
-export const APP_REDIRECT_URI = "http://127.0.0.1/oauth/callback";
+const APP_REDIRECT_URI = "http://127.0.0.1/oauth/callback";
 
 export type AppTokens = { access_token: string; refresh_token: string; expires_in: number; scope: string };
 
@@ -23,7 +23,11 @@ export async function signInApp(origin: string, { email, password }: { email: st
     code_challenge_method: "S256",
   });
   const go = async (url: string, init: RequestInit = {}) => {
-    const response = await fetch(new URL(url, origin), { redirect: "manual", ...init, headers: { cookie: jar.header(), ...init.headers } });
+    const response = await fetch(new URL(url, origin), {
+      redirect: "manual",
+      ...init,
+      headers: { cookie: jar.header(), ...init.headers },
+    });
     jar.store(response);
     return response;
   };
@@ -50,13 +54,23 @@ export async function signInApp(origin: string, { email, password }: { email: st
   const token = await fetch(new URL("/oidc/token", origin), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", client_id: "novalex-app", code, code_verifier: verifier, redirect_uri: APP_REDIRECT_URI }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: "novalex-app",
+      code,
+      code_verifier: verifier,
+      redirect_uri: APP_REDIRECT_URI,
+    }),
   });
   if (token.status !== 200) throw new Error(`token exchange: ${token.status} ${await token.text()}`);
   return (await token.json()) as AppTokens;
 }
 
-export type ApiAnswer = { status: number; body: { result?: unknown; error?: { description: string } } | null; response: Response };
+export type ApiAnswer = {
+  status: number;
+  body: { result?: unknown; error?: { description: string } } | null;
+  response: Response;
+};
 
 export async function loadManifests(origin: string): Promise<Record<string, ModuleManifest>> {
   const root = (await (await fetch(new URL("/api/manifest.json", origin))).json()) as {

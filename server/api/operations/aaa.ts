@@ -57,7 +57,10 @@ async function callerAccount(context: OperationContext<unknown, unknown, unknown
 const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, `${MESSAGES.tooManyRequests}. ${MESSAGES.retryAfter(retryAfterSeconds)}`);
 
-const resetBody = z.object({ token: z.string().min(1, MESSAGES.passwordNotSetText).max(200, MESSAGES.passwordNotSetText), password: accountFields.password });
+const resetBody = z.object({
+  token: z.string().min(1, MESSAGES.passwordNotSetText).max(200, MESSAGES.passwordNotSetText),
+  password: accountFields.password,
+});
 const tokenBody = z.object({ token: z.string().max(200) });
 
 export const aaaOperations = [

@@ -6,7 +6,10 @@ import { API_MESSAGES } from "../errors.ts";
 export const uuid = z.uuid({ error: API_MESSAGES.notFound }).transform((id) => id.toLowerCase());
 
 /** The body of a load: the ids of the objects wanted (§7: `load [ids]`). */
-export const idList = z.array(uuid, { error: API_MESSAGES.notFound }).min(1, API_MESSAGES.notFound).max(100, API_MESSAGES.notFound);
+export const idList = z
+  .array(uuid, { error: API_MESSAGES.notFound })
+  .min(1, API_MESSAGES.notFound)
+  .max(100, API_MESSAGES.notFound);
 
 /** A time as milliseconds since the epoch (§3: has_edu_upto and the like); null when unset. */
 export const millis = z.number().int().nullable();

@@ -147,7 +147,12 @@ export const orderOperations = [
     async handle({ params, caller, ip, services }) {
       const result = await services.library.activation.activate({ userId: caller!.userId, ip, code: params.code });
       if (result.ok) {
-        return { order: result.orderId, ordercode: result.orderCode, product: result.productId, expires: toMillis(result.expiresAt) };
+        return {
+          order: result.orderId,
+          ordercode: result.orderCode,
+          product: result.productId,
+          expires: toMillis(result.expiresAt),
+        };
       }
       if (result.reason === "already_redeemed") throw new ApiError(409, MESSAGES.activationAlreadyRedeemed);
       throw new ApiError(404, API_MESSAGES.notFound);
@@ -290,7 +295,11 @@ export const orderOperations = [
       if (order.status !== "new") throw new ApiError(409, M.paymentCancelled);
       const parsed = customerSchema({ needsShipment: order.hasShipment }).safeParse({ ...body, paymenthub: params.hub });
       if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
-      const started = await services.payments.start(userId, order.id, checkoutDetails(parsed.data, { needsShipment: order.hasShipment }));
+      const started = await services.payments.start(
+        userId,
+        order.id,
+        checkoutDetails(parsed.data, { needsShipment: order.hasShipment }),
+      );
       if (started.ok) return { state: "started" as const, message: null, setup_intent_client_secret: started.clientSecret };
       switch (started.reason) {
         case "not_card":

@@ -9,7 +9,11 @@ const coded = option.extend({ code: z.string() });
 const profession = coded.extend({ position: z.number() });
 
 const asOption = ({ id, name }: { id: string; name: string }) => ({ uuid: id, name });
-const asProfession = (p: { id: string; name: string; code: string; position: number }) => ({ ...asOption(p), code: p.code, position: p.position });
+const asProfession = (p: { id: string; name: string; code: string; position: number }) => ({
+  ...asOption(p),
+  code: p.code,
+  position: p.position,
+});
 
 export const pimOperations = [
   operation({
