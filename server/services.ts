@@ -89,6 +89,11 @@ export async function createServices({
     endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
     now,
   });
+  /** Ends every session of an account: the portal's, and the identity provider's grants and tokens. */
+  const endAllSessions = async (userId: string) => {
+    await auth.endOtherSessions(userId);
+    await identity.revokeAccount(userId);
+  };
   // Stripe when its keys are configured, the embedded sandbox otherwise (README, "Payments").
   const stripe = config.stripe && stripeClient(config.stripe);
   const sandbox = stripe ? null : createSandboxGateway(db, now);
@@ -147,10 +152,7 @@ export async function createServices({
       rateLimits,
       mail,
       audit,
-      endAllSessions: async (userId) => {
-        await auth.endOtherSessions(userId);
-        await identity.revokeAccount(userId);
-      },
+      endAllSessions,
       publicOrigin: config.publicOrigin,
       secret: config.secrets.session,
       secure: config.isHttps,
@@ -176,6 +178,8 @@ export async function createServices({
       accounts,
     }),
     auth,
+    /** Signs an account out everywhere (a password reset, an operator's customer:signout-all). */
+    endAllSessions,
     socialLogin: createSocialLogin({ config, accounts }),
     library: {
       activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits, now }),

@@ -20,6 +20,7 @@ export const ORDER_STATUS_BADGES: Readonly<Record<string, string>> = {
   cancelled: "Annullato",
   expired: "Scaduto",
   interrupted: "Interrotto",
+  refunded: "Rimborsato",
 };
 
 /** How a payment method is named to the customer (spec §3: both card codes read 'Carta di Credito'). */

@@ -58,8 +58,8 @@ function romeWallClock(instant: Date): Date {
   );
 }
 
-/** The instant at which Rome's clocks show the given wall-clock time. */
-function fromRomeWallClock(wall: Date): Date {
+/** The instant at which Rome's clocks show the given wall-clock time (its fields read as UTC). */
+export function fromRomeWallClock(wall: Date): Date {
   // Rome is UTC+1 or UTC+2: guess with the offset of the guess itself, then correct once.
   let instant = new Date(wall.getTime() - (romeWallClock(wall).getTime() - wall.getTime()));
   const drift = romeWallClock(instant).getTime() - wall.getTime();

@@ -8,6 +8,7 @@ import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { PaymentMethod } from "./payment-method";
 import { productIdentifier } from "./product-card";
 import { ProductCover } from "./product-cover";
+import { RefundedBadge } from "./refunded-badge";
 
 export function PurchaseCard({ card }: { card: Card }) {
   const active = card.status === "payed";
@@ -74,7 +75,7 @@ function PaymentRow({ payment }: { payment: PurchasePayment }) {
       <span className="min-w-0">
         <span className="block font-medium text-ink">
           {formatDate(payment.paidAt)} · {formatEuro(payment.amountCents)}
-          {payment.status === "refunded" && <span className="ml-2 badge">{M.refunded}</span>}
+          <RefundedBadge payment={payment} />
         </span>
         <span className="block text-muted">
           <PaymentMethod payment={payment} />

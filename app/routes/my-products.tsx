@@ -13,6 +13,7 @@ import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { PaymentMethod } from "../components/payment-method";
 import { PurchaseCard } from "../components/purchase-card";
+import { RefundedBadge } from "../components/refunded-badge";
 import { TabLinks } from "../components/tab-links";
 import { requireUser } from "../lib/auth.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -217,7 +218,7 @@ function HistoryRow({ entry }: { entry: HistoryEntry }) {
           <dt className={term}>Importo</dt>
           <dd className="mt-0.5 font-semibold text-ink">
             {formatEuro(entry.amountCents)}
-            {entry.status === "refunded" && <span className="ml-2 badge">{M.refunded}</span>}
+            <RefundedBadge payment={entry} />
           </dd>
         </div>
       </dl>

@@ -13,6 +13,7 @@ import { servicesContext } from "../../shared/context.ts";
 import { formatDate, formatEuro } from "../../shared/format.ts";
 import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
+import { RefundedBadge } from "../components/refunded-badge";
 import { requireUser } from "../lib/auth.server";
 import { MY_PRODUCTS_PATH } from "../lib/my-products";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
@@ -272,10 +273,6 @@ function Lines({ receipt }: { receipt: Receipt }) {
   );
 }
 
-function RefundedMark({ payment }: { payment: ReceiptPayment }) {
-  return payment.status === "refunded" ? <span className="ml-2 badge">{M.refunded}</span> : null;
-}
-
 /** A payment's receipt: that payment's method, date and amount. */
 function OnePayment({ payment }: { payment: ReceiptPayment }) {
   return (
@@ -293,7 +290,7 @@ function OnePayment({ payment }: { payment: ReceiptPayment }) {
         <dt className="font-semibold text-ink">Importo pagato</dt>
         <dd className="font-semibold text-ink">
           {formatEuro(payment.amountCents)}
-          <RefundedMark payment={payment} />
+          <RefundedBadge payment={payment} />
         </dd>
         {payment.vatCents > 0 && (
           <>
@@ -332,7 +329,7 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
                 </span>
                 <span className="font-semibold text-ink">
                   {formatEuro(payment.amountCents)}
-                  <RefundedMark payment={payment} />
+                  <RefundedBadge payment={payment} />
                 </span>
               </li>
             ))}
@@ -341,6 +338,12 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
             <span>Totale pagato</span>
             <span>{formatEuro(receipt.paidCents)}</span>
           </p>
+          {receipt.refundedCents > 0 && (
+            <p className="mt-1 flex justify-between text-sm text-ink">
+              <span>Totale rimborsato</span>
+              <span>{formatEuro(receipt.refundedCents)}</span>
+            </p>
+          )}
         </>
       )}
     </section>

@@ -39,6 +39,8 @@ describe("audit log", () => {
       userId: mario,
       subject: null,
       ip: null,
+      actor: null,
+      details: null,
       createdAt: expect.any(Date),
     });
     expect((await audit.listForUser(mario, 2)).map((e) => e.event)).toEqual(["password_changed", "password_reset"]);
@@ -55,6 +57,25 @@ describe("audit log", () => {
     expect(byIp.get("203")).toMatchObject({ userId: null, subject: "nessuno@example.it", ip: "203.0.113.9" });
     expect(byIp.get("xxx")!.subject).toBe("a".repeat(254));
     expect(byIp.get("xxx")!.ip).toBe("x".repeat(45));
+  });
+
+  it("records who ran an operator's command and what it did", async () => {
+    const anna = await createUser("anna@example.it");
+    await audit.record("access_granted", {
+      userId: anna,
+      actor: "  operator:rossi  ",
+      details: { product: "EB-1", months: 3, expiresAt: "2027-01-01T00:00:00.000Z" },
+    });
+    const [entry] = await audit.listForUser(anna);
+    expect(entry).toMatchObject({
+      event: "access_granted",
+      actor: "operator:rossi",
+      details: { product: "EB-1", months: 3, expiresAt: "2027-01-01T00:00:00.000Z" },
+    });
+    await audit.record("coupon_created", { actor: `operator:${"x".repeat(200)}` });
+    const [coupon] = await database.db.select().from(auditLog).where(eq(auditLog.event, "coupon_created"));
+    expect(coupon!.actor).toHaveLength(100);
+    expect(coupon!.details).toBeNull();
   });
 
   it("refuses an event it does not know", async () => {

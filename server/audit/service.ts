@@ -1,8 +1,9 @@
 // The audit log: security-relevant events of an account (sign-ins, password resets and changes,
-// deletion) with who, when and from where. The API has no field for a password or a token, so
-// none can be stored by mistake.
+// deletion) and what operators' commands did, with who, when and from where. The API has no field
+// for a password or a token, so none can be stored by mistake; an operator's `details` are the
+// command's own summary (a batch, a product, an amount), never a code in clear.
 import { desc, eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { AUDIT_EVENTS, auditLog, type AuditEvent } from "../db/schema.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
@@ -13,6 +14,10 @@ export type AuditDetails = {
   subject?: string | null;
   /** The client address; at most 45 characters (the longest textual IPv6 address). */
   ip?: string | null;
+  /** Who acted when not the customer: `operator:<name>` for an operator's command. At most 100 characters. */
+  actor?: string | null;
+  /** What an operator's command did, as JSON. */
+  details?: Record<string, unknown> | null;
 };
 
 export type AuditEntry = {
@@ -21,11 +26,14 @@ export type AuditEntry = {
   userId: string | null;
   subject: string | null;
   ip: string | null;
+  actor: string | null;
+  details: unknown;
   createdAt: Date;
 };
 
 const MAX_SUBJECT = 254;
 const MAX_IP = 45;
+const MAX_ACTOR = 100;
 const MAX_LIST = 500;
 
 /** Trimmed and cut to `max` characters (whole code points); null when nothing is left. */
@@ -40,15 +48,17 @@ function bounded(value: string | null | undefined, max: number): string | null {
  * Takes any Drizzle database or transaction: to record an event in the same transaction as
  * the change it describes, create one over the transaction (`createAuditLog(tx)`).
  */
-export function createAuditLog(db: Database, now: Clock = systemClock) {
+export function createAuditLog(db: Queryable, now: Clock = systemClock) {
   return {
-    async record(event: AuditEvent, { userId, subject, ip }: AuditDetails = {}): Promise<void> {
+    async record(event: AuditEvent, { userId, subject, ip, actor, details }: AuditDetails = {}): Promise<void> {
       if (!AUDIT_EVENTS.includes(event)) throw new Error(`Unknown audit event: ${String(event)}`);
       await db.insert(auditLog).values({
         event,
         userId: userId ?? null,
         subject: bounded(subject?.toLowerCase(), MAX_SUBJECT),
         ip: bounded(ip, MAX_IP),
+        actor: bounded(actor, MAX_ACTOR),
+        details: details ?? null,
         createdAt: now(),
       });
     },
@@ -63,6 +73,8 @@ export function createAuditLog(db: Database, now: Clock = systemClock) {
           userId: auditLog.userId,
           subject: auditLog.subject,
           ip: auditLog.ip,
+          actor: auditLog.actor,
+          details: auditLog.details,
           createdAt: auditLog.createdAt,
         })
         .from(auditLog)

@@ -95,6 +95,9 @@ async function linesOf(db: Queryable, orderId: string): Promise<Line[]> {
     .where(eq(orderItems.orderId, orderId));
 }
 
+/** A discount code as stored and looked up: trimmed and upper-cased (typing is case-insensitive). */
+export const normalizeCouponCode = (input: string) => input.trim().toUpperCase();
+
 /**
  * Whether a coupon may be used now by this customer on these lines: within its window and its
  * caps (in all, and per customer), on its product, and leaving something to pay.
@@ -358,7 +361,7 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
      * against the customer's attempts, so codes cannot be guessed in bulk.
      */
     async applyCoupon(userId: string, orderId: string, input: string): Promise<boolean> {
-      const code = input.trim().toUpperCase();
+      const code = normalizeCouponCode(input);
       if (code === "" || !isUuid(orderId)) return false;
       if (!(await rateLimits.checkCoupon(userId)).ok) return false;
       const [coupon] = await db.select().from(coupons).where(eq(coupons.code, code));

@@ -45,6 +45,8 @@ export type PurchasePayment = {
   cardLast4: string | null;
   amountCents: number;
   status: "payed" | "refunded";
+  /** When the payment was given back (status `refunded`). */
+  refundedAt: Date | null;
   /** /ricevuta/<order>/<payment>/ */
   receiptHref: string;
 };
@@ -139,6 +141,8 @@ export type Receipt = {
   payment: ReceiptPayment | null;
   /** What the order's payments (or the one payment) brought in, refunds excluded. */
   paidCents: number;
+  /** What of them was given back. */
+  refundedCents: number;
 };
 
 type PaymentRow = {
@@ -151,9 +155,12 @@ type PaymentRow = {
   cardLast4: string | null;
   amountCents: number;
   status: (typeof PAYMENT_STATUS_CODES)[number];
+  refundedAt: Date | null;
 };
 
 const itemType = alias(productTypes, "item_type");
+
+const sumOf = (rows: { amountCents: number }[]) => rows.reduce((sum, row) => sum + row.amountCents, 0);
 
 /** An order item's product type: its snapshot (spec: producttype), or its product's on older rows. */
 const typeCodeOf = sql<string>`coalesce(${orderItems.productTypeCode}, ${productTypes.code})`;
@@ -171,6 +178,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     cardLast4: payments.cardLast4,
     amountCents: payments.amountCents,
     status: payments.status,
+    refundedAt: payments.refundedAt,
   };
 
   const toPayment = (row: PaymentRow, orderCode: string): PurchasePayment => ({
@@ -182,6 +190,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     cardLast4: row.cardLast4,
     amountCents: row.amountCents,
     status: row.status,
+    refundedAt: row.refundedAt,
     receiptHref: receiptPath(orderCode, row.code),
   });
 
@@ -421,7 +430,8 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       vatCents: lines.reduce((sum, line) => sum + line.vatCents, 0),
       payments: receiptPayments,
       payment: paymentCode === undefined ? null : receiptPayments[0]!,
-      paidCents: receiptPayments.filter((p) => p.status === "payed").reduce((sum, p) => sum + p.amountCents, 0),
+      paidCents: sumOf(receiptPayments.filter((p) => p.status === "payed")),
+      refundedCents: sumOf(receiptPayments.filter((p) => p.status === "refunded")),
     };
   }
 

@@ -2,9 +2,15 @@
 // opens a subscription, an account's deletion ends it), what the charging and the mails share (a
 // month scheduled, the access a paid month gives, a mail's job), and what the dashboard reads of
 // it. README, "EDU subscription".
-import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import { and, desc, eq, inArray, ne, type SQL } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
-import { payments, subscriptionPeriods, subscriptions, type PaymentGatewayName } from "../db/schema.ts";
+import {
+  payments,
+  type SUBSCRIPTION_END_REASONS,
+  subscriptionPeriods,
+  subscriptions,
+  type PaymentGatewayName,
+} from "../db/schema.ts";
 import { enqueueJob } from "../jobs/runner.ts";
 import { grantEntitlement } from "../library/entitlements.ts";
 import { DAY_MS, instalmentOf, periodStart, RENEWAL_NOTICE_DAYS, termOf } from "../../shared/subscription.ts";
@@ -134,26 +140,33 @@ export async function openSubscription(
   await enqueueJob(tx, mailJob({ kind: "started", subscriptionId: sub!.id }, `started:${sub!.id}`, at), at);
 }
 
-/** A deleted account's subscriptions end at once (in the deletion's transaction): nothing more is charged. */
-export async function endSubscriptionsOfDeletedAccount(tx: Queryable, userId: string, at: Date): Promise<void> {
+/**
+ * Ends at once the subscriptions matching `which` that have not ended (in the caller's
+ * transaction), their months not yet charged void: nothing more is charged. Returns their ids.
+ */
+export async function endSubscriptionsNow(
+  tx: Queryable,
+  which: SQL | undefined,
+  reason: (typeof SUBSCRIPTION_END_REASONS)[number],
+  at: Date,
+): Promise<string[]> {
   const ended = await tx
     .update(subscriptions)
-    .set({ status: "ended", endedAt: at, endedReason: "account_deleted", updatedAt: at })
-    .where(and(eq(subscriptions.userId, userId), ne(subscriptions.status, "ended")))
+    .set({ status: "ended", endedAt: at, endedReason: reason, updatedAt: at })
+    .where(and(which, ne(subscriptions.status, "ended")))
     .returning({ id: subscriptions.id });
-  if (ended.length === 0) return;
+  const ids = ended.map((s) => s.id);
+  if (ids.length === 0) return ids;
   await tx
     .update(subscriptionPeriods)
     .set({ status: "void", nextAttemptAt: null, updatedAt: at })
-    .where(
-      and(
-        inArray(
-          subscriptionPeriods.subscriptionId,
-          ended.map((s) => s.id),
-        ),
-        eq(subscriptionPeriods.status, "scheduled"),
-      ),
-    );
+    .where(and(inArray(subscriptionPeriods.subscriptionId, ids), eq(subscriptionPeriods.status, "scheduled")));
+  return ids;
+}
+
+/** A deleted account's subscriptions end at once (in the deletion's transaction): nothing more is charged. */
+export async function endSubscriptionsOfDeletedAccount(tx: Queryable, userId: string, at: Date): Promise<void> {
+  await endSubscriptionsNow(tx, eq(subscriptions.userId, userId), "account_deleted", at);
 }
 
 /** How long after it ended the dashboard still says why EDU ended. */

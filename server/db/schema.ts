@@ -422,6 +422,7 @@ export const AUDIT_EVENTS = [
   "account_deleted",
   // Operators' commands (scripts/admin.ts): who ran them is the row's `actor`.
   "codes_created",
+  "codes_listed",
   "codes_disabled",
   "customer_viewed",
   "customer_exported",
@@ -429,6 +430,7 @@ export const AUDIT_EVENTS = [
   "access_revoked",
   "customer_signed_out",
   "coupon_created",
+  "coupons_listed",
   "coupon_disabled",
   "order_viewed",
   "order_refunded",
@@ -802,7 +804,8 @@ export const sandboxGatewayObjects = pgTable("sandbox_gateway_objects", {
   createdAt: createdAt(),
 });
 
-export const ENTITLEMENT_SOURCES = ["activation_code", "purchase", "subscription"] as const;
+/** `operator`: given by an operator's command (`npm run admin -- customer:grant`), with no order behind it. */
+export const ENTITLEMENT_SOURCES = ["activation_code", "purchase", "subscription", "operator"] as const;
 export type EntitlementSource = (typeof ENTITLEMENT_SOURCES)[number];
 
 /**

@@ -275,6 +275,31 @@ describe("activate", () => {
     expect(await rowsOf(entitlements, [user])).toBe(0);
   });
 
+  it("refuses every code of a batch an operator disabled exactly like an unknown code, and counts the guess", async () => {
+    const [first, second] = await newUsers(2);
+    const { batchId, codes } = await batch({ count: 3, maxUses: 2 });
+    expect((await activation.activate({ userId: first!, ip: IP, code: codes[0]! })).ok).toBe(true);
+    await database.db.update(activationCodeBatches).set({ disabledAt: new Date() }).where(eq(activationCodeBatches.id, batchId));
+
+    const unknown = { verify: await activation.verify({ userId: second!, ip: IP, code: unknownCode() }) };
+    expect(unknown.verify).toBe("invalid");
+    for (const code of codes) {
+      expect(await activation.verify({ userId: second!, ip: IP, code })).toBe(unknown.verify);
+      expect(await activation.activate({ userId: second!, ip: IP, code })).toEqual({ ok: false, reason: "invalid" });
+    }
+    // The customer who activated a code before is still told so (their access stays).
+    expect(await activation.verify({ userId: first!, ip: IP, code: codes[0]! })).toBe("already_redeemed");
+    expect((await codeRow(codes[0]!)).uses).toBe(1);
+    expect((await codeRow(codes[1]!)).uses).toBe(0);
+    expect(await rowsOf(orders, [second!])).toBe(0);
+    // Each refusal was a failed guess, as for a code that does not exist: 1 + 3 checks + 3 activations.
+    const [counter] = await database.db
+      .select()
+      .from(rateLimits)
+      .where(eq(rateLimits.key, `activationUser:${second!}`));
+    expect(counter?.points).toBe(7);
+  });
+
   it("lets exactly one of 100 customers racing for a single-use code have it", async () => {
     const customers = await newUsers(100);
     const code = await oneCode();

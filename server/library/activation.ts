@@ -55,6 +55,7 @@ type FoundCode = {
   maxUses: number;
   validFrom: Date | null;
   validUntil: Date | null;
+  disabledAt: Date | null;
   productId: string;
   productName: string;
   redeemedByUser: boolean;
@@ -69,6 +70,7 @@ async function findCode(db: Queryable, codeHash: string, userId: string): Promis
       maxUses: activationCodeBatches.maxUses,
       validFrom: activationCodeBatches.validFrom,
       validUntil: activationCodeBatches.validUntil,
+      disabledAt: activationCodeBatches.disabledAt,
       productId: products.id,
       productName: products.name,
       redemptionId: activationRedemptions.id,
@@ -86,13 +88,22 @@ async function findCode(db: Queryable, codeHash: string, userId: string): Promis
   return { ...code, redeemedByUser: redemptionId !== null };
 }
 
-/** The batch's validity window holds `now` (the same rule as `batchOpenAt`, in SQL). */
-function isOpen(code: Pick<FoundCode, "validFrom" | "validUntil">, now: Date): boolean {
-  return (code.validFrom === null || code.validFrom <= now) && (code.validUntil === null || code.validUntil > now);
+/**
+ * The batch's validity window holds `now` and no operator has withdrawn it (the same rule as
+ * `batchOpenAt`, in SQL). A withdrawn batch's codes are simply invalid, as unknown or expired
+ * ones are: the customer is told nothing more.
+ */
+function isOpen(code: Pick<FoundCode, "validFrom" | "validUntil" | "disabledAt">, now: Date): boolean {
+  return (
+    code.disabledAt === null &&
+    (code.validFrom === null || code.validFrom <= now) &&
+    (code.validUntil === null || code.validUntil > now)
+  );
 }
 
 function batchOpenAt(now: Date) {
   return and(
+    isNull(activationCodeBatches.disabledAt),
     or(isNull(activationCodeBatches.validFrom), lte(activationCodeBatches.validFrom, now)),
     or(isNull(activationCodeBatches.validUntil), gt(activationCodeBatches.validUntil, now)),
   );

@@ -1,6 +1,6 @@
 // Entitlements: who may read or open which product, until when. EDU is the entitlement to the
 // abbonamentoedu product; `has_edu_upto` is its latest expiry.
-import { and, eq, max, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, max, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
 import { entitlements, products, users, type EntitlementSource } from "../db/schema.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -21,6 +21,19 @@ export async function grantEntitlement(tx: Transaction, grant: Grant, now: Date)
     .values({ ...grant, createdAt: now })
     .returning();
   return row!;
+}
+
+/**
+ * Ends now the grants matching `which` that have not ended yet (an operator's revocation, a
+ * refunded order). The rows stay, as the record of what was given; a grant still to start (EDU
+ * stacked after the current one) ends where it would have started, so it gives nothing.
+ */
+export async function endEntitlements(tx: Queryable, which: SQL | undefined, now: Date) {
+  return tx
+    .update(entitlements)
+    .set({ expiresAt: sql`greatest(${entitlements.startsAt}, ${now.toISOString()}::timestamptz)` })
+    .where(and(which, or(isNull(entitlements.expiresAt), gt(entitlements.expiresAt, now))))
+    .returning({ id: entitlements.id, productId: entitlements.productId, expiresAt: entitlements.expiresAt });
 }
 
 /**
@@ -53,7 +66,7 @@ export async function extendEdu(
     now,
     months,
     source = "activation_code",
-  }: { userId: string; orderId: string; now: Date; months: number; source?: EntitlementSource },
+  }: { userId: string; orderId: string | null; now: Date; months: number; source?: EntitlementSource },
 ) {
   const [edu] = await tx.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
   if (!edu) throw new Error(`The ${EDU_PRODUCT_CODE} product is missing from the catalogue`);

@@ -1,0 +1,489 @@
+// Operators' commands (README, "Operators' commands"):  npm run admin -- <command> [arguments] [options]
+// This script only reads the command line, applies the --yes rule, prints and sets the exit code;
+// what each command does is in server/operators/ (codes, customers, coupons, orders), which the
+// tests call directly. Every command writes an audit_log row naming the operator.
+// Exit codes: 0 done; 1 refused or failed (the message says why); 2 a mistake in the command line.
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { userInfo } from "node:os";
+import path from "node:path";
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { ConfigError, loadConfig } from "../server/config.ts";
+import { codesCsv, createCodes, disableBatch, listBatches } from "../server/operators/codes.ts";
+import { operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
+import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
+import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
+import { refundOrder, showOrder } from "../server/operators/orders.ts";
+import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
+import { formatDate, formatEuro } from "../shared/format.ts";
+import { table, when, withOperatorServices } from "./operator-runtime.ts";
+
+type Values = Record<string, string | boolean | undefined>;
+type Command = {
+  /** The positional arguments, in order (all required). */
+  args: string[];
+  options?: ParseArgsOptionsConfig;
+  help: string;
+  /** Prints the result; returns the exit code when not 0. */
+  run(op: Operator, args: string[], values: Values): Promise<number | void>;
+};
+
+/** Where a file the operator named goes, created new (never over another) and readable by them only. */
+function createPrivateFile(file: string): { fd: number; path: string } {
+  const resolved = path.resolve(file);
+  try {
+    return { fd: openSync(resolved, "wx", 0o600), path: resolved };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new OperatorError(
+      code === "EEXIST" ? `${resolved} exists already: choose another --out` : `Cannot write ${resolved}: ${code}`,
+    );
+  }
+}
+
+/** A mistake in the command line: printed with the command's help. */
+class UsageError extends Error {}
+
+/** A whole number from the command line (the modules check its range). */
+function integer(value: string | boolean | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^-?\d+$/.test(value)) throw new UsageError(`${option} needs a whole number`);
+  return Number(value);
+}
+const text = (value: string | boolean | undefined) => (typeof value === "string" ? value : undefined);
+const euro = (cents: number | null) => (cents === null ? "-" : formatEuro(cents));
+/** The last day a code works, from the first instant it no longer does (--valid-until's own day). */
+const through = (validUntil: Date | null) => (validUntil ? formatDate(new Date(validUntil.getTime() - 1)) : "no end");
+const until = (date: Date | null) => (date ? when(date) : "no end");
+
+const COMMANDS: Record<string, Command> = {
+  "codes:create": {
+    args: [],
+    options: {
+      product: { type: "string" },
+      kind: { type: "string" },
+      count: { type: "string" },
+      "max-uses": { type: "string" },
+      "valid-until": { type: "string" },
+      label: { type: "string" },
+      out: { type: "string" },
+    },
+    help: `codes:create --product <sku|code> --kind <${ACTIVATION_CODE_KINDS.join("|")}> --count N
+             [--max-uses M] [--valid-until YYYY-MM-DD] [--label text] [--out file.csv | --out -]
+    A batch of N activation codes. The plaintext codes go to the CSV (header "code", one code a
+    line; default ./codes-<sku>-<time>.csv, created readable by you only, never overwriting; "-"
+    writes it to stdout): the only time they exist in clear. --valid-until: through that day (Rome).`,
+    async run(op, _args, values) {
+      if (!values.product || !values.kind || !values.count) throw new UsageError("--product, --kind and --count are needed");
+      const toStdout = values.out === "-";
+      const stamp = op.services.clock().toISOString().replace(/[-:]/g, "").slice(0, 15);
+      const file = toStdout ? null : createPrivateFile(text(values.out) ?? `codes-${String(values.product)}-${stamp}.csv`);
+      let batch;
+      try {
+        batch = await createCodes(op, {
+          product: String(values.product),
+          kind: String(values.kind),
+          count: integer(values.count, "--count")!,
+          maxUses: integer(values["max-uses"], "--max-uses"),
+          validUntil: text(values["valid-until"]),
+          label: text(values.label),
+        });
+      } catch (error) {
+        if (file) {
+          closeSync(file.fd);
+          unlinkSync(file.path);
+        }
+        throw error;
+      }
+      const csv = codesCsv(batch.codes);
+      if (file) {
+        writeSync(file.fd, csv);
+        closeSync(file.fd);
+      } else process.stdout.write(csv);
+      const report = [
+        `Batch ${batch.batchId} "${batch.label}": ${batch.codes.length} ${batch.kind} code(s) for ${batch.product.sku} (${batch.product.name}),`,
+        `  ${batch.maxUses} customer(s) per code, valid through ${through(batch.validUntil)}.`,
+        file
+          ? `The codes are in ${file.path}, the only copy in clear: hand it to the printer, then delete it.`
+          : "The codes went to stdout, the only copy in clear.",
+      ].join("\n");
+      // With the codes on stdout, the report goes to stderr so that the CSV stays clean.
+      (toStdout ? console.error : console.log)(report);
+    },
+  },
+
+  "codes:batches": {
+    args: [],
+    help: "codes:batches\n    Every batch, newest first, with its codes and activations so far.",
+    async run(op) {
+      const rows = await listBatches(op);
+      table(
+        ["batch", "product", "kind", "label", "max uses", "valid through", "disabled", "codes", "uses", "created"],
+        rows.map((b) => [
+          b.id,
+          b.sku,
+          b.kind,
+          b.label,
+          String(b.maxUses),
+          through(b.validUntil),
+          b.disabledAt ? when(b.disabledAt) : "-",
+          String(b.codes),
+          String(b.uses),
+          when(b.createdAt),
+        ]),
+        ["max uses", "codes", "uses"],
+      );
+    },
+  },
+
+  "codes:disable": {
+    args: ["batchId"],
+    help: "codes:disable <batchId>\n    Withdraws a batch: its codes activate nothing from now on (customers see them as invalid).",
+    async run(op, [batchId]) {
+      const result = await disableBatch(op, batchId!);
+      console.log(
+        result.alreadyDisabled
+          ? `Batch ${result.batchId} "${result.label}" was disabled already, on ${when(result.disabledAt)}.`
+          : `Batch ${result.batchId} "${result.label}" disabled: its codes no longer activate anything.`,
+      );
+    },
+  },
+
+  "customer:show": {
+    args: ["email"],
+    help: "customer:show <email>\n    Profile, portal sessions, orders, access and subscriptions of a customer.",
+    async run(op, [email]) {
+      const c = await showCustomer(op, email!);
+      const p = c.profile;
+      console.log(`${p.firstname ?? ""} ${p.lastname ?? ""} <${p.email}>  (${p.id})`);
+      console.log(
+        `  ${p.profession ?? "no profession"}${p.university ? `, ${p.university}` : ""}; registered ${when(p.createdAt)}; ` +
+          `${p.status}${p.migratedFromShop ? ", migrated from the old shop" : ""}; marketing ${p.acceptMarketing ? "yes" : "no"}`,
+      );
+      console.log(`\nPortal sessions: ${c.portalSessions.length}`);
+      table(
+        ["signed in", "last seen", "expires"],
+        c.portalSessions.map((s) => [when(s.createdAt), when(s.lastSeenAt), when(s.expiresAt)]),
+      );
+      console.log(`\nOrders: ${c.orders.length}`);
+      table(
+        ["order", "status", "products", "total", "created", "paid", "payments"],
+        c.orders.map((o) => [
+          o.orderCode,
+          o.status,
+          o.items.map((i) => i.sku).join(", "),
+          euro(o.totalCents),
+          when(o.createdAt),
+          when(o.committedAt),
+          o.payments.map((x) => `${x.paymentCode} ${euro(x.amountCents)} ${x.status}`).join("; ") || "-",
+        ]),
+        ["total"],
+      );
+      console.log(`\nAccess: ${c.entitlements.length} grant(s)`);
+      table(
+        ["product", "source", "from", "until", "order"],
+        c.entitlements.map((e) => [e.sku, e.source, when(e.startsAt), until(e.expiresAt), e.orderCode ?? "-"]),
+      );
+      console.log(`\nSubscriptions: ${c.subscriptions.length}`);
+      table(
+        ["product", "order", "status", "monthly", "card", "since", "months paid", "ended"],
+        c.subscriptions.map((s) => [
+          s.sku,
+          s.orderCode,
+          s.status,
+          euro(s.monthlyPriceCents),
+          s.cardLast4 ? `${s.cardBrand ?? "card"} …${s.cardLast4}` : "-",
+          when(s.anchorAt),
+          String(s.months.filter((m) => m.status === "paid").length),
+          s.endedAt ? `${when(s.endedAt)} (${s.endedReason})` : "-",
+        ]),
+      );
+    },
+  },
+
+  "customer:grant": {
+    args: ["email", "product"],
+    options: { months: { type: "string" } },
+    help: "customer:grant <email> <sku|code> --months N\n    Gives N months of a product from now (EDU: after the EDU they have), with no order.",
+    async run(op, [email, product], values) {
+      const months = integer(values.months, "--months");
+      if (months === undefined) throw new UsageError("--months is needed");
+      const grant = await grantAccess(op, email!, product!, months);
+      console.log(
+        `Granted ${grant.product.sku} (${grant.product.name}) to ${email} from ${when(grant.startsAt)} until ${when(grant.expiresAt)}.`,
+      );
+    },
+  },
+
+  "customer:revoke": {
+    args: ["email", "product"],
+    help: "customer:revoke <email> <sku|code>\n    Ends now every running grant of the product to the customer.",
+    async run(op, [email, product]) {
+      const result = await revokeAccess(op, email!, product!);
+      console.log(
+        result.ended
+          ? `Ended ${result.ended} grant(s) of ${result.product.sku} to ${email}: no access from now on.`
+          : `${email} had no running access to ${result.product.sku}: nothing changed.`,
+      );
+    },
+  },
+
+  "customer:export": {
+    args: ["email"],
+    options: { out: { type: "string" } },
+    help: "customer:export <email> [--out file.json]\n    Everything held about the customer as JSON (GDPR art. 15 and 20), on stdout or in a new file.",
+    async run(op, [email], values) {
+      const file = values.out === undefined ? null : createPrivateFile(String(values.out));
+      try {
+        const json = JSON.stringify(await exportCustomer(op, email!), null, 2) + "\n";
+        if (!file) return void process.stdout.write(json);
+        writeSync(file.fd, json);
+        closeSync(file.fd);
+        console.log(`Exported ${email} to ${file.path}.`);
+      } catch (error) {
+        if (file) {
+          closeSync(file.fd);
+          unlinkSync(file.path);
+        }
+        throw error;
+      }
+    },
+  },
+
+  "customer:signout-all": {
+    args: ["email"],
+    help: "customer:signout-all <email>\n    Ends every portal session and every grant and token the identity provider gave the customer.",
+    async run(op, [email]) {
+      const result = await signOutEverywhere(op, email!);
+      console.log(
+        `Signed ${email} out everywhere: ${result.portalSessions} portal session(s) and ` +
+          `${result.providerRecords} identity provider record(s) ended.`,
+      );
+    },
+  },
+
+  "coupons:create": {
+    args: [],
+    options: {
+      code: { type: "string" },
+      description: { type: "string" },
+      percent: { type: "string" },
+      "amount-cents": { type: "string" },
+      "max-redemptions": { type: "string" },
+      "max-per-customer": { type: "string" },
+      product: { type: "string" },
+      "valid-until": { type: "string" },
+    },
+    help: `coupons:create --code X --description text (--percent N | --amount-cents N)
+               [--max-redemptions N] [--max-per-customer N (default 1)] [--product sku] [--valid-until YYYY-MM-DD]`,
+    async run(op, _args, values) {
+      if (!values.code || !values.description) throw new UsageError("--code and --description are needed");
+      const coupon = await createCoupon(op, {
+        code: String(values.code),
+        description: String(values.description),
+        percent: integer(values.percent, "--percent"),
+        amountCents: integer(values["amount-cents"], "--amount-cents"),
+        maxRedemptions: integer(values["max-redemptions"], "--max-redemptions"),
+        maxPerCustomer: integer(values["max-per-customer"], "--max-per-customer"),
+        product: text(values.product),
+        validUntil: text(values["valid-until"]),
+      });
+      const off = coupon.percentOff !== null ? `${coupon.percentOff} %` : euro(coupon.amountOffCents);
+      console.log(
+        `Discount code ${coupon.code} created: ${off} off${coupon.product ? ` ${coupon.product}` : ""}, ` +
+          `${coupon.maxRedemptions ?? "unlimited"} use(s) in all, ${coupon.maxPerCustomer} per customer, valid through ${through(coupon.validUntil)}.`,
+      );
+    },
+  },
+
+  "coupons:list": {
+    args: [],
+    help: "coupons:list\n    Every discount code with its uses.",
+    async run(op) {
+      table(
+        ["code", "off", "product", "valid through", "uses", "cap", "per customer", "disabled", "description"],
+        (await listCoupons(op)).map((c) => [
+          c.code,
+          c.percentOff !== null ? `${c.percentOff} %` : euro(c.amountOffCents),
+          c.product ?? "any",
+          through(c.validUntil),
+          String(c.redemptions),
+          c.maxRedemptions === null ? "-" : String(c.maxRedemptions),
+          String(c.maxPerCustomer),
+          c.disabledAt ? when(c.disabledAt) : "-",
+          c.description,
+        ]),
+        ["uses", "cap", "per customer"],
+      );
+    },
+  },
+
+  "coupons:disable": {
+    args: ["code"],
+    help: "coupons:disable <code>\n    Withdraws a discount code: it applies to no order from now on.",
+    async run(op, [code]) {
+      const result = await disableCoupon(op, code!);
+      console.log(
+        result.alreadyDisabled
+          ? `${result.code} was disabled already, on ${when(result.disabledAt)}.`
+          : `${result.code} disabled: it applies to no order from now on.`,
+      );
+    },
+  },
+
+  "orders:show": {
+    args: ["ordercode"],
+    help: "orders:show <ordercode>\n    An order with its customer, lines, payments, the access it gave and its subscription.",
+    async run(op, [orderCode]) {
+      const o = await showOrder(op, orderCode!);
+      console.log(`Order ${o.orderCode} of ${o.email ?? "an erased account"}: ${o.status}`);
+      console.log(
+        `  created ${when(o.createdAt)}, paid ${when(o.committedAt)}; subtotal ${euro(o.subtotalCents)}, ` +
+          `discount ${euro(o.discountCents)}${o.couponCode ? ` (${o.couponCode})` : ""}, shipping ${euro(o.shipmentPriceCents)}, ` +
+          `total ${euro(o.totalCents)}`,
+      );
+      console.log("\nLines:");
+      table(
+        ["product", "description", "quantity", "amount"],
+        o.items.map((i) => [i.sku, i.description, String(i.quantity), euro(i.totalCents)]),
+        ["quantity", "amount"],
+      );
+      console.log("\nPayments:");
+      table(
+        ["payment", "status", "amount", "gateway", "card", "paid", "refunded", "refund"],
+        o.payments.map((p) => [
+          p.paymentCode,
+          p.status,
+          euro(p.amountCents),
+          p.gateway,
+          p.cardLast4 ? `${p.cardBrand ?? "card"} …${p.cardLast4}` : "-",
+          when(p.paidAt),
+          when(p.refundedAt),
+          p.refundRef ?? "-",
+        ]),
+        ["amount"],
+      );
+      console.log("\nAccess given:");
+      table(
+        ["product", "source", "from", "until"],
+        o.entitlements.map((e) => [e.sku, e.source, when(e.startsAt), until(e.expiresAt)]),
+      );
+      if (o.subscription) {
+        const s = o.subscription;
+        console.log(`\nSubscription: ${s.status}${s.endedAt ? `, ended ${when(s.endedAt)} (${s.endedReason})` : ""}`);
+      }
+    },
+  },
+
+  "orders:refund": {
+    args: ["ordercode"],
+    help: `orders:refund <ordercode>
+    Gives back every payment of the order through its gateway (EDU: every month paid), ends the
+    access it gave and the subscription it started, and marks it refunded (receipts say so).
+    Safe to repeat: a payment is refunded once.`,
+    async run(op, [orderCode]) {
+      const r = await refundOrder(op, orderCode!);
+      console.log(
+        r.alreadyRefunded
+          ? `Order ${r.orderCode} (${r.email ?? "an erased account"}) was refunded already.`
+          : `Order ${r.orderCode} (${r.email ?? "an erased account"}) refunded: ${r.grantsEnded} grant(s) ended` +
+              `${r.subscriptionEnded ? ", its subscription ended" : ""}.`,
+      );
+      for (const p of r.payments) {
+        console.log(
+          p.state === "refunded"
+            ? `  ${p.paymentCode} ${euro(p.amountCents)}: refunded by ${p.gateway} (${p.refundRef})`
+            : `  ${p.paymentCode} ${euro(p.amountCents)}: ${p.gateway} failed now (${p.error}); the portal's job runner retries it`,
+        );
+      }
+      if (r.payments.some((p) => p.state === "queued")) {
+        console.error("Some money has not gone back yet: run this command again later, or check the portal's log.");
+        return 1;
+      }
+    },
+  },
+};
+
+const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
+  yes: { type: "boolean" },
+  actor: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+const USAGE = `usage: npm run admin -- <command> [arguments] [options] [--actor name] [--yes]
+
+${Object.values(COMMANDS)
+  .map((c) => "  " + c.help)
+  .join("\n\n")}
+
+Every command is written to the audit log as operator:<your system user, or --actor>.
+With NODE_ENV=production every command needs --yes. Uses DATABASE_URL, or the embedded PGlite
+in DATA_DIR (stop the portal first: PGlite is one process at a time).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`Unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(", ")} (npm run admin -- --help).`);
+    return 2;
+  }
+  let args: string[];
+  let values: Values;
+  try {
+    const parsed = parseArgs({
+      args: rest,
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
+    // No option is declared `multiple`, so each value is one string or boolean.
+    ({ positionals: args, values } = parsed as { positionals: string[]; values: Values });
+    if (args.length !== command.args.length) {
+      throw new UsageError(`${name} takes ${command.args.map((a) => `<${a}>`).join(" ") || "no arguments"}`);
+    }
+  } catch (error) {
+    console.error(`${(error as Error).message}\nusage: npm run admin -- ${command.help}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(`usage: npm run admin -- ${command.help}`);
+    return 0;
+  }
+
+  const config = loadConfig();
+  // One rule, read-only commands included: against production, the operator says --yes.
+  if (config.isProduction && !values.yes) {
+    console.error(`NODE_ENV=production: ${name} acts on the production database only with --yes.`);
+    return 2;
+  }
+  const actor = operatorActor(text(values.actor) ?? systemUser());
+  return withOperatorServices(config, async ({ db, services, where }) => {
+    if (!config.isProduction) console.error(`(database: ${where})`);
+    return (await command.run({ db, services, actor }, args, values)) ?? 0;
+  });
+}
+
+function systemUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof OperatorError || error instanceof ConfigError) {
+    console.error(error.message);
+    process.exitCode = 1;
+  } else if (error instanceof UsageError) {
+    console.error(error.message);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,464 @@
+// Operators' commands for a customer: what the portal holds about them (shown, or exported whole
+// for a request under GDPR art. 15 and 20), access given or taken away by hand, and signing them
+// out everywhere. Every read is an explicit list of columns: no password hash, session id, token,
+// reset link or mail body ever leaves the database through here.
+import { and, asc, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import type { Queryable } from "../db/client.ts";
+import {
+  activationCodeBatches,
+  activationCodes,
+  activationRedemptions,
+  auditLog,
+  couponRedemptions,
+  coupons,
+  degreeCourses,
+  ebookChapters,
+  emailChangeRequests,
+  entitlements,
+  interests,
+  mailOutbox,
+  oidcPayloads,
+  orderItems,
+  orders,
+  passwordResetTokens,
+  paymentCustomers,
+  payments,
+  products,
+  professions,
+  readingSessions,
+  savedCheckoutDetails,
+  sessions,
+  subjects,
+  subscriptionPeriods,
+  subscriptions,
+  universities,
+  userInterests,
+  users,
+} from "../db/schema.ts";
+import { endEntitlements, extendEdu, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { checkInteger, customerByEmail, OperatorError, productBySkuOrCode, recordOperation, type Operator } from "./context.ts";
+
+/** The longest access an operator grants in one go. */
+const MAX_GRANT_MONTHS = 120;
+/** Identifies the export's layout for whoever reads it later. */
+const EXPORT_FORMAT = "novalex-portal-customer-export/1";
+
+const orderOfGrant = alias(orders, "grant_order");
+
+async function profileOf(db: Queryable, userId: string) {
+  const [row] = await db
+    .select({
+      id: users.id,
+      email: users.email,
+      firstname: users.firstname,
+      lastname: users.lastname,
+      mobile: users.mobile,
+      profession: professions.name,
+      university: universities.name,
+      degreeCourse: degreeCourses.name,
+      subject: subjects.name,
+      acceptMarketing: users.acceptMarketing,
+      acceptCustomize: users.acceptCustomize,
+      migratedFromShop: users.migratedFromShop,
+      status: users.status,
+      createdAt: users.createdAt,
+      updatedAt: users.updatedAt,
+    })
+    .from(users)
+    .leftJoin(professions, eq(professions.id, users.professionId))
+    .leftJoin(universities, eq(universities.id, users.universityId))
+    .leftJoin(degreeCourses, eq(degreeCourses.id, users.degreeCourseId))
+    .leftJoin(subjects, eq(subjects.id, users.subjectId))
+    .where(eq(users.id, userId));
+  const chosen = await db
+    .select({ name: interests.name })
+    .from(userInterests)
+    .innerJoin(interests, eq(interests.id, userInterests.interestId))
+    .where(eq(userInterests.userId, userId))
+    .orderBy(asc(interests.name));
+  return { ...row!, interests: chosen.map((i) => i.name) };
+}
+
+/** The portal's sessions: when, never their ids or the provider's tokens they hold. */
+async function portalSessionsOf(db: Queryable, userId: string) {
+  return db
+    .select({ createdAt: sessions.createdAt, lastSeenAt: sessions.lastSeenAt, expiresAt: sessions.expiresAt })
+    .from(sessions)
+    .where(eq(sessions.userId, userId))
+    .orderBy(desc(sessions.lastSeenAt));
+}
+
+/** Every order, newest first, with its lines and its payments (no provider references). */
+async function ordersOf(db: Queryable, userId: string) {
+  const rows = await db
+    .select({
+      id: orders.id,
+      orderCode: orders.orderCode,
+      status: orders.status,
+      createdAt: orders.createdAt,
+      committedAt: orders.committedAt,
+      subtotalCents: orders.subtotalCents,
+      discountCents: orders.discountCents,
+      shipmentPriceCents: orders.shipmentPriceCents,
+      totalCents: orders.totalCents,
+      couponCode: orders.couponCode,
+      customerFirstname: orders.customerFirstname,
+      customerLastname: orders.customerLastname,
+      customerEmail: orders.customerEmail,
+      shipment: orders.shipment,
+      billing: orders.billing,
+      termsSalesAt: orders.termsSalesAt,
+      termsCancelAt: orders.termsCancelAt,
+    })
+    .from(orders)
+    .where(eq(orders.userId, userId))
+    .orderBy(desc(orders.createdAt), asc(orders.orderCode));
+  const ids = rows.map((o) => o.id);
+  const [items, paid] = ids.length
+    ? await Promise.all([
+        db
+          .select({
+            orderId: orderItems.orderId,
+            sku: products.sku,
+            description: orderItems.description,
+            quantity: orderItems.quantity,
+            totalCents: orderItems.totalCents,
+            monthlyPriceCents: orderItems.monthlyPriceCents,
+          })
+          .from(orderItems)
+          .innerJoin(products, eq(products.id, orderItems.productId))
+          .where(inArray(orderItems.orderId, ids))
+          .orderBy(asc(orderItems.description)),
+        db
+          .select({
+            orderId: payments.orderId,
+            paymentCode: payments.paymentCode,
+            status: payments.status,
+            amountCents: payments.amountCents,
+            method: payments.methodCode,
+            gateway: payments.gateway,
+            cardBrand: payments.cardBrand,
+            cardLast4: payments.cardLast4,
+            paidAt: payments.paidAt,
+            refundedAt: payments.refundedAt,
+          })
+          .from(payments)
+          .where(inArray(payments.orderId, ids))
+          .orderBy(asc(payments.paidAt)),
+      ])
+    : [[], []];
+  return rows.map(({ id, ...order }) => ({
+    ...order,
+    items: items.filter((i) => i.orderId === id).map(({ orderId: _, ...item }) => item),
+    payments: paid.filter((p) => p.orderId === id).map(({ orderId: _, ...payment }) => payment),
+  }));
+}
+
+async function entitlementsOf(db: Queryable, userId: string) {
+  return db
+    .select({
+      sku: products.sku,
+      product: products.name,
+      source: entitlements.source,
+      startsAt: entitlements.startsAt,
+      expiresAt: entitlements.expiresAt,
+      orderCode: orderOfGrant.orderCode,
+    })
+    .from(entitlements)
+    .innerJoin(products, eq(products.id, entitlements.productId))
+    .leftJoin(orderOfGrant, eq(orderOfGrant.id, entitlements.orderId))
+    .where(eq(entitlements.userId, userId))
+    .orderBy(asc(products.sku), asc(entitlements.startsAt));
+}
+
+/** Subscriptions, the live one first, each with its months (the card's brand and last 4 only). */
+async function subscriptionsOf(db: Queryable, userId: string) {
+  const rows = await db
+    .select({
+      id: subscriptions.id,
+      sku: products.sku,
+      orderCode: orders.orderCode,
+      status: subscriptions.status,
+      monthlyPriceCents: subscriptions.monthlyPriceCents,
+      cardBrand: subscriptions.cardBrand,
+      cardLast4: subscriptions.cardLast4,
+      anchorAt: subscriptions.anchorAt,
+      cancelledAt: subscriptions.cancelledAt,
+      endedAt: subscriptions.endedAt,
+      endedReason: subscriptions.endedReason,
+      createdAt: subscriptions.createdAt,
+    })
+    .from(subscriptions)
+    .innerJoin(products, eq(products.id, subscriptions.productId))
+    .innerJoin(orders, eq(orders.id, subscriptions.orderId))
+    .where(eq(subscriptions.userId, userId))
+    .orderBy(sql`${subscriptions.status} = 'ended'`, desc(subscriptions.createdAt));
+  const months = rows.length
+    ? await db
+        .select({
+          subscriptionId: subscriptionPeriods.subscriptionId,
+          number: subscriptionPeriods.number,
+          startsAt: subscriptionPeriods.startsAt,
+          endsAt: subscriptionPeriods.endsAt,
+          amountCents: subscriptionPeriods.amountCents,
+          status: subscriptionPeriods.status,
+          lastError: subscriptionPeriods.lastError,
+        })
+        .from(subscriptionPeriods)
+        .where(
+          inArray(
+            subscriptionPeriods.subscriptionId,
+            rows.map((s) => s.id),
+          ),
+        )
+        .orderBy(asc(subscriptionPeriods.number))
+    : [];
+  return rows.map(({ id, ...sub }) => ({
+    ...sub,
+    months: months.filter((m) => m.subscriptionId === id).map(({ subscriptionId: _, ...month }) => month),
+  }));
+}
+
+/** Who they are, where they are signed in, what they bought and hold: `customer:show`, and the export's core. */
+async function summaryOf(db: Queryable, userId: string) {
+  const [profile, portalSessions, customerOrders, grants, subs] = await Promise.all([
+    profileOf(db, userId),
+    portalSessionsOf(db, userId),
+    ordersOf(db, userId),
+    entitlementsOf(db, userId),
+    subscriptionsOf(db, userId),
+  ]);
+  return { profile, portalSessions, orders: customerOrders, entitlements: grants, subscriptions: subs };
+}
+
+export async function showCustomer(op: Operator, email: string) {
+  const customer = await customerByEmail(op.db, email);
+  const summary = await summaryOf(op.db, customer.id);
+  await recordOperation(op.db, op, "customer_viewed", { userId: customer.id, details: { command: "customer:show" } });
+  return summary;
+}
+
+export type CustomerSummary = Awaited<ReturnType<typeof showCustomer>>;
+
+/**
+ * Everything the portal holds about the customer, as JSON-ready data (GDPR art. 15 and 20). Mails
+ * are listed without their bodies (a password link is a credential), the identity provider's
+ * records by kind and expiry (their ids are tokens), payments without the provider's references.
+ */
+export async function exportCustomer(op: Operator, email: string) {
+  const { db, services } = op;
+  const customer = await customerByEmail(db, email);
+  const userId = customer.id;
+  const [summary, saved, redemptions, couponUses, reading, resetLinks, emailChanges, mails, providerAccounts, provider] =
+    await Promise.all([
+      summaryOf(db, userId),
+      db
+        .select({
+          shipment: savedCheckoutDetails.shipment,
+          billing: savedCheckoutDetails.billing,
+          updatedAt: savedCheckoutDetails.updatedAt,
+        })
+        .from(savedCheckoutDetails)
+        .where(eq(savedCheckoutDetails.userId, userId)),
+      db
+        .select({
+          redeemedAt: activationRedemptions.redeemedAt,
+          sku: products.sku,
+          batch: activationCodeBatches.label,
+          orderCode: orders.orderCode,
+        })
+        .from(activationRedemptions)
+        .innerJoin(activationCodes, eq(activationCodes.id, activationRedemptions.codeId))
+        .innerJoin(activationCodeBatches, eq(activationCodeBatches.id, activationCodes.batchId))
+        .innerJoin(products, eq(products.id, activationCodeBatches.productId))
+        .innerJoin(orders, eq(orders.id, activationRedemptions.orderId))
+        .where(eq(activationRedemptions.userId, userId))
+        .orderBy(asc(activationRedemptions.redeemedAt)),
+      db
+        .select({ couponCode: coupons.code, orderCode: orders.orderCode, createdAt: couponRedemptions.createdAt })
+        .from(couponRedemptions)
+        .innerJoin(coupons, eq(coupons.id, couponRedemptions.couponId))
+        .innerJoin(orders, eq(orders.id, couponRedemptions.orderId))
+        .where(eq(couponRedemptions.userId, userId))
+        .orderBy(asc(couponRedemptions.createdAt)),
+      db
+        .select({
+          sku: products.sku,
+          startedAt: readingSessions.startedAt,
+          lastReadAt: readingSessions.lastReadAt,
+          chapter: ebookChapters.title,
+        })
+        .from(readingSessions)
+        .innerJoin(products, eq(products.id, readingSessions.productId))
+        .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
+        .where(eq(readingSessions.userId, userId))
+        .orderBy(desc(readingSessions.lastReadAt)),
+      db
+        .select({
+          purpose: passwordResetTokens.purpose,
+          createdAt: passwordResetTokens.createdAt,
+          expiresAt: passwordResetTokens.expiresAt,
+          usedAt: passwordResetTokens.usedAt,
+        })
+        .from(passwordResetTokens)
+        .where(eq(passwordResetTokens.userId, userId))
+        .orderBy(asc(passwordResetTokens.createdAt)),
+      db
+        .select({
+          newEmail: emailChangeRequests.newEmail,
+          createdAt: emailChangeRequests.createdAt,
+          expiresAt: emailChangeRequests.expiresAt,
+          usedAt: emailChangeRequests.usedAt,
+        })
+        .from(emailChangeRequests)
+        .where(eq(emailChangeRequests.userId, userId))
+        .orderBy(asc(emailChangeRequests.createdAt)),
+      db
+        .select({ to: mailOutbox.to, subject: mailOutbox.subject, createdAt: mailOutbox.createdAt, sentAt: mailOutbox.sentAt })
+        .from(mailOutbox)
+        .where(sql`${mailOutbox.userId} = ${userId} or ${mailOutbox.to} = ${customer.email}`)
+        .orderBy(asc(mailOutbox.seq)),
+      db
+        .select({ gateway: paymentCustomers.gateway, createdAt: paymentCustomers.createdAt })
+        .from(paymentCustomers)
+        .where(eq(paymentCustomers.userId, userId)),
+      db
+        .select({ kind: oidcPayloads.type, expiresAt: oidcPayloads.expiresAt })
+        .from(oidcPayloads)
+        .where(sql`${oidcPayloads.payload} ->> 'accountId' = ${userId}`)
+        .orderBy(asc(oidcPayloads.type), asc(oidcPayloads.expiresAt)),
+    ]);
+  const audit = await db
+    .select({
+      event: auditLog.event,
+      createdAt: auditLog.createdAt,
+      ip: auditLog.ip,
+      subject: auditLog.subject,
+      actor: auditLog.actor,
+      details: auditLog.details,
+    })
+    .from(auditLog)
+    .where(eq(auditLog.userId, userId))
+    .orderBy(asc(auditLog.seq));
+  await recordOperation(db, op, "customer_exported", { userId, details: { command: "customer:export" } });
+  const { profile, portalSessions, ...bought } = summary;
+  return {
+    format: EXPORT_FORMAT,
+    exportedAt: services.clock(),
+    profile,
+    savedCheckoutDetails: saved[0] ?? null,
+    ...bought,
+    activationRedemptions: redemptions,
+    couponRedemptions: couponUses,
+    readingSessions: reading,
+    portalSessions,
+    identityProviderRecords: provider,
+    passwordLinks: resetLinks,
+    emailChangeRequests: emailChanges,
+    mails,
+    paymentProviderAccounts: providerAccounts,
+    auditLog: audit,
+  };
+}
+
+export type GrantResult = { product: { sku: string; name: string }; startsAt: Date; expiresAt: Date };
+
+/**
+ * Gives the customer `months` of a product from now, with no order behind it (source
+ * `operator`). EDU stacks after the EDU they already have, as an eBook+EDU code's does.
+ */
+export async function grantAccess(op: Operator, email: string, productRef: string, months: number): Promise<GrantResult> {
+  const { db, services } = op;
+  checkInteger(months, "--months", 1, MAX_GRANT_MONTHS);
+  const customer = await customerByEmail(db, email);
+  const product = await productBySkuOrCode(db, productRef);
+  const now = services.clock();
+  const grant = await db.transaction(async (tx) => {
+    await lockCustomer(tx, customer.id);
+    const row =
+      product.code === EDU_PRODUCT_CODE
+        ? await extendEdu(tx, { userId: customer.id, orderId: null, now, months, source: "operator" })
+        : await grantEntitlement(
+            tx,
+            {
+              userId: customer.id,
+              productId: product.id,
+              source: "operator",
+              startsAt: now,
+              expiresAt: addMonths(now, months),
+              orderId: null,
+            },
+            now,
+          );
+    await recordOperation(tx, op, "access_granted", {
+      userId: customer.id,
+      details: { product: product.sku, months, startsAt: row.startsAt, expiresAt: row.expiresAt },
+    });
+    return row;
+  });
+  return { product: { sku: product.sku, name: product.name }, startsAt: grant.startsAt, expiresAt: grant.expiresAt! };
+}
+
+export type RevokeResult = { product: { sku: string; name: string }; ended: number };
+
+/**
+ * Ends now every running (or stacked) grant of the product to the customer, whatever gave it.
+ * Refused while a subscription to the product runs: it would grant the next month again, so
+ * the order is refunded (`orders:refund`) or the customer cancels.
+ */
+export async function revokeAccess(op: Operator, email: string, productRef: string): Promise<RevokeResult> {
+  const { db, services } = op;
+  const customer = await customerByEmail(db, email);
+  const product = await productBySkuOrCode(db, productRef);
+  const now = services.clock();
+  const ended = await db.transaction(async (tx) => {
+    await lockCustomer(tx, customer.id);
+    const [live] = await tx
+      .select({ orderCode: orders.orderCode })
+      .from(subscriptions)
+      .innerJoin(orders, eq(orders.id, subscriptions.orderId))
+      .where(
+        and(eq(subscriptions.userId, customer.id), eq(subscriptions.productId, product.id), ne(subscriptions.status, "ended")),
+      );
+    if (live) {
+      throw new OperatorError(
+        `${customer.email} has a running subscription to ${product.sku}: end it with \`orders:refund ${live.orderCode}\`, ` +
+          "or the customer cancels it ('Disdici')",
+      );
+    }
+    const rows = await endEntitlements(
+      tx,
+      and(eq(entitlements.userId, customer.id), eq(entitlements.productId, product.id)),
+      now,
+    );
+    await recordOperation(tx, op, "access_revoked", {
+      userId: customer.id,
+      details: { product: product.sku, grantsEnded: rows.length },
+    });
+    return rows.length;
+  });
+  return { product: { sku: product.sku, name: product.name }, ended };
+}
+
+export type SignOutResult = { portalSessions: number; providerRecords: number };
+
+/** Ends every portal session and every identity provider grant, session and token of the customer. */
+export async function signOutEverywhere(op: Operator, email: string): Promise<SignOutResult> {
+  const { db, services } = op;
+  const customer = await customerByEmail(db, email);
+  // Counted first, for the operator's report; the ending itself is the portal's own (as after a password reset).
+  const [portal] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(sessions)
+    .where(eq(sessions.userId, customer.id));
+  const [provider] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(oidcPayloads)
+    .where(sql`${oidcPayloads.payload} ->> 'accountId' = ${customer.id}`);
+  await services.endAllSessions(customer.id);
+  const result = { portalSessions: portal!.n, providerRecords: provider!.n };
+  await recordOperation(db, op, "customer_signed_out", { userId: customer.id, details: result });
+  return result;
+}

@@ -1,0 +1,85 @@
+// The operators' commands over a test database (server/operators/*.db.test.ts): the portal's
+// services as `createServices` builds them (the sandbox gateway, or Stripe's local stand-in when
+// one is given), a clock the test moves, the operator who runs them, and the customers and paid
+// orders the commands act on.
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { auditLog, orders, type AuditEvent } from "../../server/db/schema.ts";
+import type { Operator } from "../../server/operators/context.ts";
+import type { Services } from "../../server/services.ts";
+import { checkoutDetails } from "./checkout.ts";
+import { testConfig } from "./config.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+import type { FakeStripe } from "./fake-stripe.ts";
+import { createTestServices } from "./services.ts";
+
+/** Every test starts here (the clock never reads the system's). */
+export const START = new Date("2026-11-23T10:00:00Z");
+export const DAY = 86_400_000;
+
+export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) {
+  let database!: TestDatabase;
+  let services!: Services;
+  let clock = START;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    services = await createTestServices(database, testConfig(stripe ? stripe().env : {}), { now: () => clock });
+  });
+  afterAll(async () => {
+    await services?.close();
+    await database?.destroy();
+  });
+  beforeEach(() => {
+    clock = START;
+  });
+
+  const harness = {
+    get db() {
+      return database.db;
+    },
+    get services() {
+      return services;
+    },
+    get op(): Operator {
+      return { db: database.db, services, actor: "operator:test" };
+    },
+    advance(ms: number) {
+      clock = new Date(clock.getTime() + ms);
+    },
+
+    /** A registered customer with a complete name. */
+    async customer(): Promise<{ id: string; email: string }> {
+      const email = `cliente.${randomBytes(5).toString("hex")}@example.it`;
+      const result = await services.accounts.register({ firstname: "Maria", lastname: "Rossi", email, password: "Segreta1!" });
+      if (!result.ok) throw new Error("setup: registration failed");
+      return { id: result.user.id, email };
+    },
+
+    /** Buys a product at the checkout and pays it by card (the sandbox's 4242…, or Stripe's pm_card_visa). */
+    async paidOrder(userId: string, productCode: string) {
+      const opened = await services.checkout.open(userId, productCode);
+      if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
+      const started = await services.payments.start(userId, opened.orderId, checkoutDetails());
+      if (!started.ok) throw new Error(`setup: ${started.reason}`);
+      if (services.sandbox) await services.sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
+      else stripe!().confirmSetup(started.setupId, "pm_card_visa");
+      const settled = await services.payments.settleSetup(started.setupId);
+      if (settled.state !== "paid") throw new Error(`setup: payment ${settled.state}`);
+      const [order] = await database.db.select().from(orders).where(eq(orders.id, opened.orderId));
+      return order!;
+    },
+
+    /** The audit entries of an event written by the test's operator (about a customer, when given). */
+    async audited(event: AuditEvent, userId?: string) {
+      return database.db
+        .select()
+        .from(auditLog)
+        .where(
+          and(eq(auditLog.event, event), eq(auditLog.actor, "operator:test"), userId ? eq(auditLog.userId, userId) : undefined),
+        );
+    },
+  };
+  return harness;
+}
