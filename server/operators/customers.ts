@@ -240,7 +240,6 @@ export async function showCustomer(op: Operator, email: string) {
   return summary;
 }
 
-export type CustomerSummary = Awaited<ReturnType<typeof showCustomer>>;
 
 /**
  * Everything the portal holds about the customer, as JSON-ready data (GDPR art. 15 and 20). Mails

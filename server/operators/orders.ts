@@ -92,7 +92,7 @@ export async function showOrder(op: Operator, orderCode: string) {
   return { ...shown, items, payments: paid, entitlements: grants, subscription: subscription[0] ?? null };
 }
 
-export type RefundedPayment = {
+type RefundedPayment = {
   paymentCode: string;
   amountCents: number;
   gateway: string;
