@@ -240,7 +240,6 @@ export async function showCustomer(op: Operator, email: string) {
   return summary;
 }
 
-
 /**
  * Everything the portal holds about the customer, as JSON-ready data (GDPR art. 15 and 20). Mails
  * are listed without their bodies (a password link is a credential), the identity provider's
