@@ -1,9 +1,6 @@
 // /my-products/ and the receipts through their loaders, over real services: who may see what
 // (spec §6), the tabs and what they leave out, the history's pages, the VAT of each line; and the
 // pages those loaders' data render on the server (tabs, empty messages, page links, the receipt).
-import { createElement, type ComponentType } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
-import { createStaticHandler, createStaticRouter, StaticRouterProvider, useLoaderData } from "react-router";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import MyProductsPage, { loader as myProductsLoader } from "../../app/routes/my-products";
 import ReceiptPage, { loader as receiptLoader } from "../../app/routes/receipt";
@@ -15,6 +12,7 @@ import { testConfig } from "../support/config.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { insertOrder } from "../support/orders.ts";
+import { decode, render } from "../support/render-page.ts";
 import { thrownResponse } from "../support/requests.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
@@ -64,29 +62,6 @@ function receipt(cookie: string | undefined, ordercode: string, paymentcode?: st
   const params = paymentcode ? { ordercode, paymentcode } : { ordercode };
   return receiptLoader(withCookie(loaderArgs(services, path, params), cookie));
 }
-
-/** The page's server-rendered markup for loader data, as a document request renders it. */
-async function render(page: ComponentType<never>, data: unknown, url: string): Promise<string> {
-  const Page = page as ComponentType<{ loaderData: unknown }>;
-  const handler = createStaticHandler([
-    { id: "page", path: "*", loader: () => data, Component: () => createElement(Page, { loaderData: useLoaderData() }) },
-  ]);
-  const context = await handler.query(new Request(new URL(url, "http://localhost:3000")));
-  if (context instanceof Response) throw new Error("render: the stub route answered a Response");
-  const router = createStaticRouter(handler.dataRoutes, context);
-  return renderToStaticMarkup(createElement(StaticRouterProvider, { router, context, hydrate: false }));
-}
-
-/** The page's text as read: tags and drawings (the card brand marks are aria-hidden) left out, spaces collapsed. */
-const decode = (html: string) =>
-  html
-    .replace(/<svg[\s\S]*?<\/svg>/g, " ")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&#x27;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, "&")
-    // Not \s: the non-breaking space of a euro amount stays.
-    .replace(/[ \t\r\n]+/g, " ");
 
 describe("signed out", () => {
   it("sends visitors to the sign-in, which comes back to the page", async () => {

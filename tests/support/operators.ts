@@ -3,6 +3,7 @@
 // one is given), a clock the test moves, the operator who runs them, and the customers and paid
 // orders the commands act on.
 import { randomBytes } from "node:crypto";
+import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { auditLog, orders, type AuditEvent } from "../../server/db/schema.ts";
@@ -12,6 +13,7 @@ import { checkoutDetails } from "./checkout.ts";
 import { testConfig } from "./config.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FakeStripe } from "./fake-stripe.ts";
+import { sessionCookieHeader } from "./requests.ts";
 import { createTestServices } from "./services.ts";
 
 /** Every test starts here (the clock never reads the system's). */
@@ -55,6 +57,17 @@ export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) 
       const result = await services.accounts.register({ firstname: "Maria", lastname: "Rossi", email, password: "Segreta1!" });
       if (!result.ok) throw new Error("setup: registration failed");
       return { id: result.user.id, email };
+    },
+
+    /** A portal session on the services' clock holding these provider tokens; its Cookie header. */
+    async session(userId: string, marker = randomBytes(4).toString("hex")) {
+      const rawId = await createSessionStore(database.db, services.clock).create(userId, {
+        accessToken: `access-${marker}`,
+        accessTokenExpiresAt: new Date(clock.getTime() + 600_000),
+        refreshToken: `refresh-${marker}`,
+        idToken: `id-${marker}`,
+      });
+      return { rawId, cookie: await sessionCookieHeader(rawId) };
     },
 
     /** Buys a product at the checkout and pays it by card (the sandbox's 4242…, or Stripe's pm_card_visa). */
