@@ -27,6 +27,14 @@ const envSchema = z.object({
   OIDC_CLIENT_SECRET: z.string().min(32).optional(),
   /** Comma-separated keys that sign the provider's cookies; the first signs, all verify. */
   OIDC_COOKIE_KEYS: z.string().min(32).optional(),
+  /**
+   * The publisher's public client (its mobile app): signs in with code + PKCE, no secret. Its
+   * redirect addresses, comma-separated (a custom scheme, or a loopback address, RFC 8252).
+   */
+  OIDC_APP_CLIENT_ID: z.string().min(1).default("novalex-app"),
+  OIDC_APP_REDIRECT_URIS: z.string().min(1).default("it.novalex.app:/oauth/callback,http://127.0.0.1/oauth/callback"),
+  /** Origins whose pages may call the JSON API from a browser (CORS), comma-separated; unset: none. */
+  API_CORS_ORIGINS: z.string().default(""),
   /** The provider's private signing keys as a JWKS (JSON); unset: generated and kept in the database. */
   OIDC_JWKS: z.string().optional(),
   /** Key of the HMAC that stores activation codes; changing it invalidates every unused code. */
@@ -89,7 +97,15 @@ export type Config = {
   secrets: { session: string; oidcClient: string; oidcCookieKeys: string[]; activationCodeKey: string };
   /** The external reader's address template, or null for the built-in reader. */
   readerUrlTemplate: string | null;
-  oidc: { issuer: string; clientId: string; jwks: { keys: JsonWebKey[] } | null };
+  oidc: {
+    issuer: string;
+    clientId: string;
+    jwks: { keys: JsonWebKey[] } | null;
+    /** The public client of the publisher's app (code + PKCE, no secret). */
+    appClient: { clientId: string; redirectUris: string[] };
+  };
+  /** The JSON API: its resource indicator (the audience of its access tokens) and the origins allowed by CORS. */
+  api: { resource: string; corsOrigins: string[] };
   socialLogin: { issuer: string; clientId: string; clientSecret: string } | null;
   storefrontLogoutUrl: string;
   mail: { smtpUrl: string | undefined; from: string };
@@ -182,7 +198,9 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       issuer: (e.OIDC_ISSUER ?? `${publicOrigin}/oidc`).replace(/\/+$/, ""),
       clientId: e.OIDC_CLIENT_ID,
       jwks: e.OIDC_JWKS ? parseJwks(e.OIDC_JWKS) : null,
+      appClient: { clientId: e.OIDC_APP_CLIENT_ID, redirectUris: listOf(e.OIDC_APP_REDIRECT_URIS) },
     },
+    api: { resource: `${publicOrigin}/api`, corsOrigins: listOf(e.API_CORS_ORIGINS).map(originOf) },
     socialLogin:
       e.SOCIAL_OIDC_ISSUER && e.SOCIAL_OIDC_CLIENT_ID && e.SOCIAL_OIDC_CLIENT_SECRET
         ? { issuer: e.SOCIAL_OIDC_ISSUER, clientId: e.SOCIAL_OIDC_CLIENT_ID, clientSecret: e.SOCIAL_OIDC_CLIENT_SECRET }
@@ -207,6 +225,21 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
           }
         : null,
   };
+}
+
+/** A comma-separated setting as its non-empty items. */
+function listOf(text: string): string[] {
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** An origin of API_CORS_ORIGINS as browsers send it (scheme, host, port; no path). */
+function originOf(text: string): string {
+  const url = URL.parse(text);
+  if (!url || url.origin === "null") throw new ConfigError(`API_CORS_ORIGINS: ${text} is not an origin (https://host[:port]).`);
+  return url.origin;
 }
 
 /** OIDC_JWKS: {"keys":[...]} with at least one private key (a "d" member). */

@@ -9,12 +9,14 @@ import { createAccountsService } from "./accounts/service.ts";
 import { createSignIn } from "./accounts/sign-in.ts";
 import { createEmailChanges } from "./accounts/email-changes.ts";
 import { createSessionStore } from "./accounts/sessions.ts";
+import { createAccessTokens } from "./api/access-tokens.ts";
 import { createAuditLog } from "./audit/service.ts";
 import { createReferenceData } from "./catalog/reference.ts";
 import { createCatalogService } from "./catalog/service.ts";
 import type { Config } from "./config.ts";
 import { createContentService } from "./content/service.ts";
 import type { DatabaseHandle } from "./db/client.ts";
+import type { JWK } from "jose";
 import { loadSigningKeys } from "./identity/keys.ts";
 import { createIdentityProvider } from "./identity/provider.ts";
 import { createRelyingParty } from "./identity/relying-party.ts";
@@ -28,6 +30,7 @@ import { createLibraryDashboard } from "./library/dashboard.ts";
 import { createReading } from "./library/reading.ts";
 import { createPurchases } from "./commerce/purchases.ts";
 import { createCheckout } from "./commerce/checkout.ts";
+import { createCustomerOrders } from "./commerce/customer-orders.ts";
 import { createSubscriptions } from "./commerce/subscriptions.ts";
 import { createJobRunner } from "./jobs/runner.ts";
 import { createMailService } from "./mail/service.ts";
@@ -166,6 +169,14 @@ export async function createServices({
     signIn: createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin: config.publicOrigin, log }),
     emailChanges: createEmailChanges({ db, rateLimits, audit, mail, publicOrigin: config.publicOrigin, log, now }),
     identity,
+    /** The JSON API's bearer tokens (server/api/access-tokens.ts). */
+    apiAccess: createAccessTokens({
+      provider,
+      signingKeys: signingKeys as JWK[],
+      issuer: config.oidc.issuer,
+      audience: config.api.resource,
+      accounts,
+    }),
     auth,
     /** Signs an account out everywhere (a password reset, an operator's customer:signout-all). */
     endAllSessions,
@@ -177,6 +188,8 @@ export async function createServices({
     },
     purchases: createPurchases({ db, seller: config.seller }),
     checkout: createCheckout({ db, rateLimits, now }),
+    /** The customer's orders and payments as the API lists them. */
+    customerOrders: createCustomerOrders(db),
     payments,
     /** Money given back: a charge for an order that could no longer take it, an operator's refund. */
     refunds,

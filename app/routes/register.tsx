@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Form, redirect, useLocation } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
-import { isValidPassword } from "../../shared/password-rule.ts";
+import { accountFields } from "../../shared/account-rules.server.ts";
 import { safeRedirectTarget, withRedirect } from "../lib/redirects";
 import type { Route } from "./+types/register";
 import { AlertBox, FieldError, TextField } from "../components/form-fields";
@@ -16,10 +16,10 @@ import { useHydrated } from "../lib/use-hydrated";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const registrationSchema = z.object({
-  firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100),
-  lastname: z.string().trim().min(1, MESSAGES.lastnameRequired).max(100),
-  email: z.string().trim().min(1, MESSAGES.emailRequired).max(254).email(MESSAGES.emailInvalid),
-  password: secret(z.string().min(1, MESSAGES.passwordRequired).max(200).refine(isValidPassword, MESSAGES.passwordRule)),
+  firstname: accountFields.firstname,
+  lastname: accountFields.lastname,
+  email: accountFields.email,
+  password: secret(accountFields.password),
   terms: z.literal("on", { error: MESSAGES.termsRequired }),
 });
 

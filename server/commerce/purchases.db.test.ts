@@ -113,6 +113,7 @@ describe("my products", () => {
         cardLast4: "4242",
         amountCents: paid.totalCents,
         status: "payed",
+        refundedAt: null,
         receiptHref: `/ricevuta/${paid.orderCode}/${paid.payments[0]!.code}/`,
       },
     ]);
@@ -259,6 +260,7 @@ describe("purchase history", () => {
         cardLast4: "4444",
         amountCents: card.totalCents,
         status: "payed",
+        refundedAt: null,
         receiptHref: `/ricevuta/${card.orderCode}/${card.payments[0]!.code}/`,
       },
       {
@@ -272,6 +274,7 @@ describe("purchase history", () => {
         cardLast4: null,
         amountCents: transfer.totalCents,
         status: "payed",
+        refundedAt: null,
         receiptHref: `/ricevuta/${transfer.orderCode}/${transfer.payments[0]!.code}/`,
       },
     ]);

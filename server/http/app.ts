@@ -1,5 +1,5 @@
 // The Express host: security headers, logging, compression, static files, health checks and
-// the React Router handler. Identity provider and JSON API mount here in later issues.
+// the React Router handler, beside the identity provider (/oidc) and the JSON API (/api).
 import { randomBytes, randomUUID } from "node:crypto";
 import path from "node:path";
 import { createRequestHandler } from "@react-router/express";
@@ -7,6 +7,8 @@ import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
 import { RouterContextProvider, type ServerBuild } from "react-router";
+import { API_OPERATIONS } from "../api/operations/index.ts";
+import { createApiRouter } from "../api/router.ts";
 import type { Config } from "../config.ts";
 import { basicAuthorization } from "../identity/client-credentials.ts";
 import type { ContextKeys } from "../../shared/context.ts";
@@ -116,6 +118,8 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
   }
   // The identity provider parses its own request bodies and renders its own pages.
   app.use("/oidc", services.identity.provider.callback());
+  // The JSON API: bearer tokens, not cookies, so no cross-site check; it answers JSON, never a page.
+  app.use("/api", createApiRouter({ config, services, accessTokens: services.apiAccess, operations: API_OPERATIONS }));
 
   if (devMiddleware) app.use(devMiddleware);
   app.use(sameOriginPosts(config.publicOrigin));

@@ -1,7 +1,7 @@
 // The publisher's identity provider ("aaa"): an OpenID Provider mounted at /oidc. The portal is
 // its first-party client; the login screen is a page of the portal (/accedi/:uid).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { JWK } from "jose";
 import type { AccountsService } from "../accounts/service.ts";
 import type { Config } from "../config.ts";
@@ -24,11 +24,20 @@ const OIDC_TTL = {
 
 export const PORTAL_SCOPES = ["openid", "email", "profile", "offline_access"];
 
+/**
+ * The JSON API's scope. A client asks for it (with or without `resource`, RFC 8707) and gets an
+ * access token for the API: a JWT whose audience is the API, signed with the provider's keys.
+ */
+const API_SCOPE = "api";
+
+/** Lifetime of an API access token, in seconds: a revoked grant is refused at once anyway. */
+const API_ACCESS_TOKEN_TTL = 10 * 60;
+
 /** Where the provider sends the browser for the login interaction. */
 const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
 
 export type IdentityProviderOptions = {
-  config: Pick<Config, "publicOrigin" | "isHttps" | "trustProxy" | "oidc" | "secrets">;
+  config: Pick<Config, "publicOrigin" | "isHttps" | "trustProxy" | "oidc" | "secrets" | "api">;
   db: Database;
   accounts: Pick<AccountsService, "findActiveById">;
   signingKeys: JWK[];
@@ -55,8 +64,32 @@ h1{color:#0b2545}a{color:#a4243b}</style></head>
 <body><main>${body}</main></body></html>`;
 }
 
+/**
+ * The provider's prompts, with one change for native apps. Any app can claim a custom scheme, so
+ * the provider would ask the customer to confirm a native client's sign-in (a consent screen the
+ * portal does not have). Instead, a native client's sign-in always goes through the login form:
+ * the customer types their password in this very authorization, never a silent sign-in from an
+ * existing browser session.
+ */
+function appSignInPolicy() {
+  const { Check, base } = interactionPolicy;
+  const policy = base();
+  policy.get("consent")!.checks.remove("native_client_prompt");
+  policy
+    .get("login")!
+    .checks.add(
+      new Check("native_client_login", "native clients sign in with the login form every time", "login_required", (ctx) =>
+        ctx.oidc.client?.applicationType === "native" && !ctx.oidc.result?.login ? Check.REQUEST_PROMPT : Check.NO_NEED_TO_PROMPT,
+      ),
+    );
+  return policy;
+}
+
 export function createIdentityProvider({ config, db, accounts, signingKeys, now }: IdentityProviderOptions): Provider {
   const clientId = config.oidc.clientId;
+  const apiResource = config.api.resource;
+  // The publisher's own clients: no consent screen, their grants cover every scope they may ask.
+  const firstParty = new Set([clientId, config.oidc.appClient.clientId]);
   const configuration: Configuration = {
     adapter: createAdapterClass(db, now),
     clients: [
@@ -69,7 +102,19 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_basic",
       },
+      {
+        // A native app (RFC 8252): public, so PKCE is its proof; it signs out by revoking its refresh token.
+        client_id: config.oidc.appClient.clientId,
+        client_name: "App Novalex",
+        application_type: "native",
+        redirect_uris: config.oidc.appClient.redirectUris,
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      },
     ],
+    // The code flow only: discovery advertises no implicit or hybrid response type.
+    responseTypes: ["code"],
     // PKCE S256 for every client, confidential ones included.
     pkce: { required: () => true },
     scopes: PORTAL_SCOPES,
@@ -92,19 +137,24 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
         },
       };
     },
-    interactions: { url: (_ctx, interaction) => loginInteractionPath(interaction.uid) },
-    // The portal is the publisher's own client: no consent screen. Its grant covers its scopes.
+    interactions: { url: (_ctx, interaction) => loginInteractionPath(interaction.uid), policy: appSignInPolicy() },
+    // The publisher's own clients: no consent screen. Their grant covers their scopes and the API's.
     async loadExistingGrant(ctx) {
-      const existingId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
-      if (existingId) {
-        const existing = await ctx.oidc.provider.Grant.find(existingId);
-        if (existing) return existing;
-      }
-      if (ctx.oidc.client?.clientId !== clientId || !ctx.oidc.session?.accountId) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ accountId: ctx.oidc.session.accountId, clientId });
+      const client = ctx.oidc.client!.clientId;
+      const existingId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(client);
+      const existing = existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined;
+      if (!firstParty.has(client) || !ctx.oidc.session?.accountId) return existing;
+      const grant = existing ?? new ctx.oidc.provider.Grant({ accountId: ctx.oidc.session.accountId, clientId: client });
+      if (existing && existing.getResourceScope(apiResource).split(" ").includes(API_SCOPE)) return existing;
       grant.addOIDCScope(PORTAL_SCOPES.join(" "));
+      grant.addResourceScope(apiResource, API_SCOPE);
       await grant.save();
       return grant;
+    },
+    // The grant's id travels in an API access token so that the API refuses it once the grant
+    // is gone (signed out, password reset, account deleted).
+    async extraTokenClaims(_ctx, token) {
+      return token.kind === "AccessToken" ? { gid: token.grantId } : undefined;
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     // Every refresh returns a new refresh token; presenting a used one revokes the whole grant.
@@ -113,6 +163,27 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // Asking for the API's scope is asking for the API.
+        async defaultResource(ctx, _client, oneOf) {
+          if (oneOf) return oneOf[0];
+          const scope = String(ctx.oidc.params?.scope ?? "").split(" ");
+          return scope.includes(API_SCOPE) ? apiResource : undefined;
+        },
+        // The code and refresh grants issue tokens for the resource the authorization named.
+        useGrantedResource: async () => true,
+        async getResourceServerInfo(_ctx, indicator) {
+          if (indicator !== apiResource) throw new errors.InvalidTarget();
+          return {
+            scope: API_SCOPE,
+            audience: apiResource,
+            accessTokenTTL: API_ACCESS_TOKEN_TTL,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: "RS256" } },
+          };
+        },
+      },
       // The portal signs out by ending the provider's session directly (identity service,
       // endSessionOfRefreshToken): no logout page, and no ID token in a URL.
       rpInitiatedLogout: { enabled: false },

@@ -1,0 +1,24 @@
+// The API's refusals: `{error: {description}}` with an HTTP status (§7). The description is the
+// same Italian message the pages show for the same refusal.
+export type ApiErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 503;
+
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly status: ApiErrorStatus;
+  readonly description: string;
+  constructor(status: ApiErrorStatus, description: string) {
+    super(description);
+    this.status = status;
+    this.description = description;
+  }
+}
+
+export const API_MESSAGES = {
+  unauthorized: "Accesso richiesto: manca un token valido",
+  notFound: "Risorsa non trovata",
+  noOperation: "Operazione non disponibile",
+  invalidJson: "Il corpo della richiesta non è JSON valido",
+  notJson: "Il corpo della richiesta deve essere application/json",
+  tooLarge: "Il corpo della richiesta è troppo grande",
+  internal: "Si è verificato un errore, riprova più tardi",
+} as const;

@@ -1,0 +1,96 @@
+// The OpenAPI 3.1 document of the JSON API (/api/openapi.json), generated from the operations'
+// zod schemas: the same schemas that validate each call.
+import { z } from "zod";
+import { routeOf, type Operation } from "./operation.ts";
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+
+/** Express's `:name` parts as OpenAPI's `{name}`. */
+export const openApiPath = (route: string) => route.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+
+function parametersOf(schema: z.ZodType | undefined, where: "path" | "query") {
+  if (!schema) return [];
+  const object = jsonSchema(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === "path" || (object.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+export function buildOpenApiDocument(operations: readonly Operation[], origin: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const path = openApiPath(routeOf(op));
+    const responses: Record<string, unknown> = {
+      200: {
+        description: "Esito",
+        content: {
+          "application/json": {
+            schema: { type: "object", required: ["result"], properties: { result: jsonSchema(op.result, "output") } },
+          },
+        },
+      },
+      400: errorResponse("Dati non validi"),
+      429: errorResponse("Troppi tentativi"),
+    };
+    if (op.auth === "customer") {
+      responses[401] = errorResponse("Token mancante, scaduto o revocato");
+      responses[404] = errorResponse("Non trovato, o non del cliente");
+      responses[409] = errorResponse("Non possibile nello stato attuale");
+    }
+    (paths[path] ??= {})[op.method.toLowerCase()] = {
+      operationId: `${op.module}.${op.model}.${op.name}`,
+      tags: [op.module],
+      summary: op.summary,
+      parameters: [...parametersOf(op.params, "path"), ...parametersOf(op.query, "query")],
+      ...(op.body
+        ? { requestBody: { required: false, content: { "application/json": { schema: jsonSchema(op.body, "input") } } } }
+        : {}),
+      ...(op.auth === "customer" ? { security: [{ portal: ["api"] }] } : { security: [] }),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Novalex Editore: servizi per i clienti",
+      version: "1.0.0",
+      description:
+        "Le API del portale clienti (spec §7). Risposte {result} oppure {error: {description}}. " +
+        "Le operazioni del cliente vogliono un token di accesso del provider d'identità del portale (code + PKCE, scope `api`).",
+    },
+    servers: [{ url: origin }],
+    paths,
+    components: {
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: { error: { type: "object", required: ["description"], properties: { description: { type: "string" } } } },
+        },
+      },
+      securitySchemes: {
+        portal: {
+          type: "oauth2",
+          description: "Token JWT per l'API (audience `" + `${origin}/api` + "`), dal flusso code + PKCE.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${origin}/oidc/auth`,
+              tokenUrl: `${origin}/oidc/token`,
+              refreshUrl: `${origin}/oidc/token`,
+              scopes: { api: "Le operazioni del cliente" },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// An operation of the publisher's JSON API (spec §7): where it answers, who may call it, and the
+// zod schemas of what it takes and gives. The router, the manifest and the OpenAPI document are
+// all built from the same list of operations (server/api/operations/index.ts), so they cannot
+// disagree.
+import type { z } from "zod";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { Services } from "../services.ts";
+
+/** The modules of §7. `direct` holds the calls a client makes without the manifest (§7, "Direct calls"). */
+export type ApiModule = "aaa" | "pim" | "ecommerce" | "order" | "reader" | "media" | "direct";
+
+/** The caller proved by a bearer token: the customer, and the grant the token belongs to. */
+export type ApiCaller = { userId: string; grantId: string; clientId: string };
+
+export type OperationContext<Params, Query, Body> = {
+  params: Params;
+  query: Query;
+  body: Body;
+  /** Present when the operation needs a caller (`auth: "customer"`). */
+  caller: ApiCaller | null;
+  ip: string;
+  services: Services;
+  config: Config;
+  log: Logger;
+};
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type Operation<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+> = {
+  module: ApiModule;
+  /** The model of the manifest's maps (§3: e.g. `order`, `session`, `resource`). */
+  model: string;
+  /** The operation's name in the manifest (§7: e.g. `order_verify_codiceattivazione`). */
+  name: string;
+  method: "GET" | "POST";
+  /** Below the module's base URL; a part starting with ':' is a path parameter (§7's URL rule). */
+  path: string;
+  summary: string;
+  /** `public`: anyone; `customer`: a bearer token of a signed-in customer. */
+  auth: "public" | "customer";
+  params?: P;
+  query?: Q;
+  body?: B;
+  result: R;
+  /** The result is an address the call is sent on to (302), not a JSON answer. */
+  redirect?: boolean;
+  handle(context: OperationContext<Out<P>, Out<Q>, Out<B>>): Promise<z.input<R>>;
+};
+
+/** Declares an operation; the schemas type its handler. */
+export function operation<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema,
+>(op: Operation<P, Q, B, R>): Operation {
+  return op as unknown as Operation;
+}
+
+/** The version of the API in every manifest-driven path. */
+export const API_VERSION = "v1";
+
+/** Where a module's operations live, below the portal's origin. */
+export function modulePath(module: ApiModule): string {
+  return module === "direct" ? "/api" : `/api/${API_VERSION}/${module}`;
+}
+
+/** The operation's Express route, e.g. /api/v1/order/order/verify_codiceattivazione/:code/. */
+export function routeOf(op: Operation): string {
+  return `${modulePath(op.module)}/${op.path}`;
+}

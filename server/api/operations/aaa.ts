@@ -1,0 +1,178 @@
+// aaa: the accounts' operations (spec §7): registration and password links (public, the
+// direct calls included), and the signed-in customer's own account.
+import { z } from "zod";
+import { accountFields } from "../../../shared/account-rules.server.ts";
+import { MESSAGES } from "../../../shared/messages.ts";
+import type { User } from "../../accounts/service.ts";
+import { ApiError } from "../errors.ts";
+import { operation, type OperationContext } from "../operation.ts";
+import { idList, millis, toMillis } from "./fields.ts";
+
+const userSchema = z.object({
+  uuid: z.string(),
+  username: z.string().nullable(),
+  firstname: z.string().nullable(),
+  lastname: z.string().nullable(),
+  email: z.string().nullable(),
+  mobile: z.string().nullable(),
+  professione: z.string().nullable(),
+  universita: z.string().nullable(),
+  corsolaurea: z.string().nullable(),
+  materia: z.string().nullable(),
+  interessi: z.array(z.string()),
+  accept_marketing: z.boolean(),
+  accept_customize: z.boolean(),
+  has_edu_upto: millis,
+});
+
+/** The account as §3 names its fields. */
+async function userOf({ services }: Pick<OperationContext<unknown, unknown, unknown>, "services">, user: User) {
+  const profile = await services.profiles.get(user.id);
+  // EDU runs until then (null: it does not run now).
+  const { until: eduUntil } = await services.library.dashboard.eduState(user.id);
+  return {
+    uuid: user.id,
+    username: user.email,
+    firstname: user.firstname,
+    lastname: user.lastname,
+    email: user.email,
+    mobile: profile?.mobile ?? null,
+    professione: profile?.professionId ?? null,
+    universita: profile?.universityId ?? null,
+    corsolaurea: profile?.degreeCourseId ?? null,
+    materia: profile?.subjectId ?? null,
+    interessi: profile?.interestIds ?? [],
+    accept_marketing: profile?.acceptMarketing ?? false,
+    accept_customize: profile?.acceptCustomize ?? false,
+    has_edu_upto: toMillis(eduUntil),
+  };
+}
+
+async function callerAccount(context: OperationContext<unknown, unknown, unknown>) {
+  const user = await context.services.accounts.findActiveById(context.caller!.userId);
+  if (!user) throw new ApiError(401, MESSAGES.accountNotFound);
+  return user;
+}
+
+const rateLimited = (retryAfterSeconds: number) =>
+  new ApiError(429, `${MESSAGES.tooManyRequests}. ${MESSAGES.retryAfter(retryAfterSeconds)}`);
+
+const resetBody = z.object({
+  token: z.string().min(1, MESSAGES.passwordNotSetText).max(200, MESSAGES.passwordNotSetText),
+  password: accountFields.password,
+});
+const tokenBody = z.object({ token: z.string().max(200) });
+
+export const aaaOperations = [
+  operation({
+    module: "direct",
+    model: "user",
+    name: "register",
+    method: "POST",
+    path: "user/register/",
+    summary: "Registra un nuovo cliente (username = email).",
+    auth: "public",
+    body: z.object({
+      username: accountFields.email,
+      password: accountFields.password,
+      firstname: accountFields.firstname,
+      lastname: accountFields.lastname,
+      client_id: z.string().max(100),
+    }),
+    result: z.literal(true),
+    async handle({ body, services, config, ip }) {
+      if (![config.oidc.clientId, config.oidc.appClient.clientId].includes(body.client_id)) {
+        throw new ApiError(400, MESSAGES.fieldInvalid);
+      }
+      const result = await services.registration.register(
+        { email: body.username, password: body.password, firstname: body.firstname, lastname: body.lastname },
+        { ip },
+      );
+      if (result.ok) return true as const;
+      if (result.reason === "rate_limited") throw rateLimited(result.retryAfterSeconds);
+      throw new ApiError(409, MESSAGES.emailTaken);
+    },
+  }),
+  ...(["reset", "migrated"] as const).map((purpose) =>
+    operation({
+      module: "direct",
+      model: purpose === "reset" ? "passwordreset" : "passwordresetfrommagento",
+      name: "reset",
+      method: "POST",
+      path: purpose === "reset" ? "passwordreset/reset/" : "passwordresetfrommagento/reset/",
+      summary:
+        purpose === "reset"
+          ? "Imposta la nuova password con il link ricevuto per email."
+          : "Imposta la password di un account del vecchio negozio; risponde con l'indirizzo dove andare.",
+      auth: "public",
+      body: resetBody,
+      result: purpose === "reset" ? z.literal(true) : z.url(),
+      async handle({ body, services, config, ip }) {
+        const result = await services.passwordLinks.reset({ token: body.token, purpose, password: body.password, ip });
+        if (result.ok) return purpose === "reset" ? (true as const) : `${config.publicOrigin}/login/`;
+        if (result.reason === "rate_limited") throw rateLimited(result.retryAfterSeconds);
+        throw new ApiError(400, MESSAGES.passwordNotSetText);
+      },
+    }),
+  ),
+  operation({
+    module: "aaa",
+    model: "passwordreset",
+    name: "request",
+    method: "POST",
+    path: "passwordreset/request/",
+    summary: "Invia il link per reimpostare la password all'indirizzo dell'account.",
+    auth: "public",
+    body: z.object({ username: accountFields.email }),
+    result: z.literal(true),
+    async handle({ body, services, ip }) {
+      const result = await services.passwordLinks.requestReset({ email: body.username, ip });
+      if (result.ok) return true as const;
+      if (result.reason === "rate_limited") throw rateLimited(result.retryAfterSeconds);
+      if (result.reason === "unknown_email") throw new ApiError(404, MESSAGES.emailNotFound);
+      throw new ApiError(503, MESSAGES.communicationErrorText);
+    },
+  }),
+  ...(["reset", "migrated"] as const).map((purpose) =>
+    operation({
+      module: "aaa",
+      model: purpose === "reset" ? "passwordreset" : "passwordresetfrommagento",
+      name: "verify",
+      method: "POST",
+      path: purpose === "reset" ? "passwordreset/verify/" : "passwordresetfrommagento/verify/",
+      summary: "Se il link per la password si può ancora usare.",
+      auth: "public",
+      body: tokenBody,
+      result: z.boolean(),
+      handle: ({ body, services }) => services.passwordLinks.isUsable(body.token, purpose),
+    }),
+  ),
+  operation({
+    module: "aaa",
+    model: "session",
+    name: "tokeninfo",
+    method: "GET",
+    path: "session/tokeninfo/",
+    summary: "Il cliente del token.",
+    auth: "customer",
+    result: z.object({ user: userSchema }),
+    async handle(context) {
+      return { user: await userOf(context, await callerAccount(context)) };
+    },
+  }),
+  operation({
+    module: "aaa",
+    model: "user",
+    name: "load",
+    method: "POST",
+    path: "user/load/",
+    summary: "L'account del cliente (solo il proprio).",
+    auth: "customer",
+    body: idList,
+    result: z.array(userSchema),
+    async handle(context) {
+      if (!context.body.includes(context.caller!.userId)) return [];
+      return [await userOf(context, await callerAccount(context))];
+    },
+  }),
+];

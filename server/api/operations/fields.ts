@@ -1,0 +1,22 @@
+// Fields the operations share: ids, dates as §3 gives them (milliseconds since the epoch), money.
+import { z } from "zod";
+import { API_MESSAGES } from "../errors.ts";
+
+/** A uuid, as every object's id; anything else finds nothing (never reaches the database). */
+export const uuid = z.uuid({ error: API_MESSAGES.notFound }).transform((id) => id.toLowerCase());
+
+/** The body of a load: the ids of the objects wanted (§7: `load [ids]`). */
+export const idList = z
+  .array(uuid, { error: API_MESSAGES.notFound })
+  .min(1, API_MESSAGES.notFound)
+  .max(100, API_MESSAGES.notFound);
+
+/** A time as milliseconds since the epoch (§3: has_edu_upto and the like); null when unset. */
+export const millis = z.number().int().nullable();
+export const toMillis = (date: Date | null | undefined) => (date ? date.getTime() : null);
+
+/** A list's length asked for in the query string (the dashboard asks for 2). */
+export const listLimit = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50).catch(50) });
+
+/** Cents as euros with two decimals (§3's totals are amounts, not cents). */
+export const euros = (cents: number) => Math.round(cents) / 100;

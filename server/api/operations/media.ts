@@ -1,0 +1,20 @@
+// media: a product's cover by its key (spec §7 media resource download: the client only builds
+// the address, and uses it as an image's source).
+import { z } from "zod";
+import { operation } from "../operation.ts";
+
+export const mediaOperations = [
+  operation({
+    module: "media",
+    model: "resource",
+    name: "download",
+    method: "GET",
+    path: "resource/download/:resource/",
+    summary: "La copertina con questa chiave (un rinvio all'immagine).",
+    auth: "public",
+    params: z.object({ resource: z.string().regex(/^[a-z0-9-]{1,80}$/, "Risorsa non trovata") }),
+    redirect: true,
+    result: z.string(),
+    handle: async ({ params }) => `/media/copertine/${params.resource}.svg`,
+  }),
+];

@@ -1,0 +1,368 @@
+// order: activation codes, the customer's orders and payments, and the checkout's payment hub
+// (spec §7). Money moves only through the payment service the checkout page uses, with its
+// rules: its checks, its rate limit, its exactly-once claims.
+import { z } from "zod";
+import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
+import { checkoutDetails, customerSchema } from "../../../shared/checkout-rules.server.ts";
+import { MESSAGES } from "../../../shared/messages.ts";
+import type { CustomerOrders } from "../../commerce/customer-orders.ts";
+import { isProductCode } from "../../lib/ids.ts";
+import { API_MESSAGES, ApiError } from "../errors.ts";
+import { operation, type OperationContext } from "../operation.ts";
+import { euros, idList, listLimit, millis, toMillis, uuid } from "./fields.ts";
+
+/** An activation code as typed: trimmed, bounded (the service checks its shape and the rest). */
+const codeParam = z.object({ code: z.string().trim().min(1, API_MESSAGES.notFound).max(100, API_MESSAGES.notFound) });
+const orderParam = z.object({ order: uuid });
+const hubParam = orderParam.extend({ hub: z.string().max(40) });
+
+const itemSchema = z.object({
+  uuid: z.string(),
+  product: z.string(),
+  producttype: z.string().nullable(),
+  description: z.string(),
+  quantity: z.number(),
+  monthlyprice: z.number().nullable(),
+  total: z.number(),
+});
+const orderSchema = z.object({
+  uuid: z.string(),
+  ordercode: z.string(),
+  status: z.object({ code: z.string() }),
+  created: millis,
+  committed: millis,
+  total: z.number(),
+  discount: z.number(),
+  shipment_price: z.number(),
+  coupon: z.boolean(),
+  couponcode_code: z.string().nullable(),
+  paymenthub: z.string().nullable(),
+  hasshipment: z.boolean(),
+  items: z.array(itemSchema),
+});
+const paymentSchema = z.object({
+  uuid: z.string(),
+  paymentcode: z.string(),
+  order: z.string(),
+  ordercode: z.string(),
+  paymentmethod: z.object({ code: z.string() }),
+  status: z.object({ code: z.string() }),
+  amount: z.number(),
+  card_last4: z.string().nullable(),
+  card_brand: z.string().nullable(),
+  paid: millis,
+  refunded: millis,
+});
+
+type OrderRow = Awaited<ReturnType<CustomerOrders["list"]>>[number];
+type PaymentRow = Awaited<ReturnType<CustomerOrders["payments"]>>[number];
+
+const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
+  uuid: o.id,
+  ordercode: o.orderCode,
+  status: { code: o.status },
+  created: toMillis(o.createdAt),
+  committed: toMillis(o.committedAt),
+  total: euros(o.totalCents),
+  discount: euros(o.discountCents),
+  shipment_price: euros(o.shipmentPriceCents),
+  coupon: o.couponCode !== null,
+  couponcode_code: o.couponCode,
+  paymenthub: o.paymentHub,
+  hasshipment: o.hasShipment,
+  items: o.items.map((item) => ({
+    uuid: item.id,
+    product: item.productId,
+    producttype: item.productTypeCode,
+    description: item.description,
+    quantity: item.quantity,
+    monthlyprice: item.monthlyPriceCents === null ? null : euros(item.monthlyPriceCents),
+    total: euros(item.totalCents),
+  })),
+});
+
+const paymentOf = (p: PaymentRow): z.input<typeof paymentSchema> => ({
+  uuid: p.id,
+  paymentcode: p.paymentCode,
+  order: p.orderId,
+  ordercode: p.orderCode,
+  paymentmethod: { code: p.methodCode },
+  status: { code: p.status },
+  amount: euros(p.amountCents),
+  card_last4: p.cardLast4,
+  card_brand: p.cardBrand,
+  paid: toMillis(p.paidAt),
+  refunded: toMillis(p.refundedAt),
+});
+
+/** The caller's order, as the checkout sees it; someone else's (or none) is not found. */
+async function ownOrder({ services, caller }: OperationContext<unknown, unknown, unknown>, orderId: string) {
+  const order = await services.checkout.view(caller!.userId, orderId);
+  if (!order) throw new ApiError(404, API_MESSAGES.notFound);
+  return order;
+}
+
+/** Where a payment stands, as 'check hub' answers (spec §4's states of the return page). */
+const hubState = z.object({
+  state: z.enum(["started", "paid", "pending", "requires_customer", "failed", "requires_action", "canceled", "none"]),
+  message: z.string().nullable(),
+  /** For the card step: the gateway's client secret of the card setup (Stripe.js confirms it). */
+  setup_intent_client_secret: z.string().nullable(),
+});
+
+const hubSchema = z.object({
+  key: z.string(),
+  hub: z.string(),
+  code: z.string(),
+  method: z.string(),
+  hubcode: z.string(),
+  publickey: z.string().nullable(),
+});
+
+export const orderOperations = [
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_verify_codiceattivazione",
+    method: "GET",
+    path: "order/verify_codiceattivazione/:code/",
+    summary: "Se il codice di attivazione si può attivare ora (true) oppure no.",
+    auth: "customer",
+    params: codeParam,
+    result: z.boolean(),
+    async handle({ params, caller, ip, services }) {
+      return (await services.library.activation.verify({ userId: caller!.userId, ip, code: params.code })) === "valid";
+    },
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_create_with_codiceattivazione",
+    method: "POST",
+    path: "order/create_with_codiceattivazione/:code/",
+    summary: "Attiva il codice: l'ordine gratuito, il prodotto per 6 mesi.",
+    auth: "customer",
+    params: codeParam,
+    result: z.object({ order: z.string(), ordercode: z.string(), product: z.string(), expires: millis }),
+    async handle({ params, caller, ip, services }) {
+      const result = await services.library.activation.activate({ userId: caller!.userId, ip, code: params.code });
+      if (result.ok) {
+        return {
+          order: result.orderId,
+          ordercode: result.orderCode,
+          product: result.productId,
+          expires: toMillis(result.expiresAt),
+        };
+      }
+      if (result.reason === "already_redeemed") throw new ApiError(409, MESSAGES.activationAlreadyRedeemed);
+      throw new ApiError(404, API_MESSAGES.notFound);
+    },
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "myorders",
+    method: "GET",
+    path: "order/myorders/",
+    summary: "Gli ordini del cliente, dal più recente.",
+    auth: "customer",
+    query: listLimit,
+    result: z.array(orderSchema),
+    handle: async ({ query, caller, services }) =>
+      (await services.customerOrders.list(caller!.userId, { limit: query.limit })).map(orderOf),
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "myactiveorders",
+    method: "GET",
+    path: "order/myactiveorders/",
+    summary: "Gli ordini pagati del cliente, dal più recente.",
+    auth: "customer",
+    query: listLimit,
+    result: z.array(orderSchema),
+    handle: async ({ query, caller, services }) =>
+      (await services.customerOrders.list(caller!.userId, { activeOnly: true, limit: query.limit })).map(orderOf),
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "mypayments",
+    method: "GET",
+    path: "order/mypayments/",
+    summary: "I pagamenti del cliente, dal più recente.",
+    auth: "customer",
+    query: listLimit,
+    result: z.array(paymentSchema),
+    handle: async ({ query, caller, services }) =>
+      (await services.customerOrders.payments(caller!.userId, { limit: query.limit })).map(paymentOf),
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "load",
+    method: "POST",
+    path: "order/load/",
+    summary: "Gli ordini del cliente con questi id (quelli di altri non ci sono).",
+    auth: "customer",
+    body: idList,
+    result: z.array(orderSchema),
+    handle: async ({ body, caller, services }) => (await services.customerOrders.load(caller!.userId, body)).map(orderOf),
+  }),
+  operation({
+    module: "order",
+    model: "orderpayment",
+    name: "load",
+    method: "POST",
+    path: "orderpayment/load/",
+    summary: "I pagamenti del cliente con questi id.",
+    auth: "customer",
+    body: idList,
+    result: z.array(paymentSchema),
+    handle: async ({ body, caller, services }) =>
+      (await services.customerOrders.payments(caller!.userId, { ids: body })).map(paymentOf),
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_create_with_product_code",
+    method: "POST",
+    path: "order/create_with_product_code/:productcode/",
+    summary: "Apre l'ordine del prodotto (o quello già aperto): l'id dell'ordine.",
+    auth: "customer",
+    params: z.object({ productcode: z.string().refine(isProductCode, M.productUnavailable) }),
+    result: z.string(),
+    async handle({ params, caller, services }) {
+      const opened = await services.checkout.open(caller!.userId, params.productcode);
+      if (opened.ok) return opened.orderId;
+      if (opened.reason === "edu_active") throw new ApiError(409, M.eduAlreadyActive);
+      throw new ApiError(404, M.productUnavailable);
+    },
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_getpaymenthubs",
+    method: "GET",
+    path: "order/getpaymenthubs/:order/",
+    summary: "Come si può pagare l'ordine.",
+    auth: "customer",
+    params: orderParam,
+    result: z.array(hubSchema),
+    async handle(context) {
+      await ownOrder(context, context.params.order);
+      return [cardHub(context)];
+    },
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_getpaymenthub",
+    method: "GET",
+    path: "order/getpaymenthub/:order/:hub/",
+    summary: "Una modalità di pagamento dell'ordine.",
+    auth: "customer",
+    params: hubParam,
+    result: hubSchema,
+    async handle(context) {
+      await ownOrder(context, context.params.order);
+      if (context.params.hub !== "card") throw new ApiError(400, M.paymentHubUnsupported);
+      return cardHub(context);
+    },
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_checkpaymenthub",
+    method: "POST",
+    path: "order/checkpaymenthub/:order/:hub/",
+    summary:
+      "Con i dati dell'ordine: li controlla (spec §5) e avvia il pagamento. Senza corpo: dove sta il pagamento (e lo registra quando è riuscito).",
+    auth: "customer",
+    params: hubParam,
+    body: z.record(z.string(), z.unknown()),
+    result: hubState,
+    async handle(context): Promise<z.input<typeof hubState>> {
+      const { params, body, caller, services } = context;
+      const order = await ownOrder(context, params.order);
+      const userId = caller!.userId;
+      if (Object.keys(body).length === 0) {
+        const checked = await services.payments.check(userId, order.id);
+        if (!checked) return { state: "none", message: null, setup_intent_client_secret: null } as const;
+        const message = "errorMessage" in checked ? checked.errorMessage : null;
+        return { state: checked.state, message, setup_intent_client_secret: null };
+      }
+      if (order.status !== "new") throw new ApiError(409, M.paymentCancelled);
+      const parsed = customerSchema({ needsShipment: order.hasShipment }).safeParse({ ...body, paymenthub: params.hub });
+      if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+      const started = await services.payments.start(
+        userId,
+        order.id,
+        checkoutDetails(parsed.data, { needsShipment: order.hasShipment }),
+      );
+      if (started.ok) return { state: "started" as const, message: null, setup_intent_client_secret: started.clientSecret };
+      switch (started.reason) {
+        case "not_card":
+          throw new ApiError(400, M.paymentHubUnsupported);
+        case "coupon_changed":
+          throw new ApiError(409, M.couponChanged);
+        case "rate_limited":
+          throw new ApiError(429, M.tooManyPayments);
+        case "edu_active":
+          throw new ApiError(409, M.eduAlreadyActive);
+        case "not_found":
+          throw new ApiError(404, API_MESSAGES.notFound);
+        default:
+          throw new ApiError(409, M.paymentCancelled);
+      }
+    },
+  }),
+  operation({
+    module: "order",
+    model: "order",
+    name: "order_resetpaymenthub",
+    method: "POST",
+    path: "order/resetpaymenthub/:order/",
+    summary: "Annulla il pagamento in corso: l'ordine torna modificabile.",
+    auth: "customer",
+    params: orderParam,
+    result: z.boolean(),
+    async handle(context) {
+      const order = await ownOrder(context, context.params.order);
+      return (await context.services.payments.reset(context.caller!.userId, order.id)).ok;
+    },
+  }),
+  ...(["addcoupon", "rmcoupon"] as const).map((name) =>
+    operation({
+      module: "order",
+      model: "order",
+      name: `order_${name}`,
+      method: "POST",
+      path: `order/${name}/:order/:code/`,
+      summary: name === "addcoupon" ? "Applica il codice sconto all'ordine." : "Toglie il codice sconto dall'ordine.",
+      auth: "customer",
+      params: orderParam.extend({ code: z.string().trim().max(100) }),
+      result: z.boolean(),
+      async handle(context) {
+        const order = await ownOrder(context, context.params.order);
+        const { checkout } = context.services;
+        const userId = context.caller!.userId;
+        return name === "addcoupon"
+          ? checkout.applyCoupon(userId, order.id, context.params.code)
+          : checkout.removeCoupon(userId, order.id);
+      },
+    }),
+  ),
+];
+
+/** The card, the one payment hub the portal takes (spec §5: any other is refused). */
+function cardHub({ services }: OperationContext<unknown, unknown, unknown>): z.input<typeof hubSchema> {
+  return {
+    key: "card",
+    hub: services.payments.gatewayName,
+    code: "card_setup",
+    method: "setup",
+    hubcode: "card",
+    publickey: services.stripeCardStep?.publishableKey ?? null,
+  };
+}

@@ -1,0 +1,159 @@
+// The JSON API's Express router (mounted at /api): the operations' routes, bearer tokens, CORS,
+// JSON bodies, validation, and the `{result}` / `{error: {description}}` answers of §7. A route
+// only validates and calls its operation, which calls the same services the pages call.
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
+import type { z } from "zod";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { Services } from "../services.ts";
+import type { AccessTokens } from "./access-tokens.ts";
+import { API_MESSAGES, ApiError } from "./errors.ts";
+import { buildManifests } from "./manifest.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { renderApiDocs } from "./docs-page.ts";
+import { routeOf, type Operation } from "./operation.ts";
+
+/** The API's bodies are small: codes, ids, a checkout's fields. */
+const MAX_JSON_BYTES = 64 * 1024;
+
+export type ApiRouterOptions = {
+  config: Config;
+  services: Services;
+  accessTokens: AccessTokens;
+  operations: readonly Operation[];
+};
+
+/** The first problem zod found, as the Italian message the schema carries. */
+function problemOf(error: z.ZodError): string {
+  const [issue] = error.issues;
+  return issue?.message ?? API_MESSAGES.notFound;
+}
+
+function parsed<S extends z.ZodType | undefined>(schema: S, value: unknown): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ApiError(400, problemOf(result.error));
+  return result.data;
+}
+
+function bearerOf(req: Request): string | null {
+  const header = req.get("authorization") ?? "";
+  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);
+  return match?.[1] ?? null;
+}
+
+function sendError(res: Response, error: ApiError) {
+  if (error.status === 401) res.set("WWW-Authenticate", 'Bearer realm="api"');
+  res.status(error.status).json({ error: { description: error.description } });
+}
+
+/** CORS for the configured origins only; other origins get no CORS header, so browsers keep their pages out. */
+function corsFor(origins: readonly string[]): RequestHandler {
+  const allowed = new Set(origins);
+  return (req, res, next) => {
+    const origin = req.get("origin");
+    if (origin && allowed.has(origin)) {
+      res.set({
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Allow-Headers": "Authorization, Content-Type",
+        "Access-Control-Allow-Methods": "GET, POST",
+        "Access-Control-Max-Age": "600",
+      });
+    }
+    res.vary("Origin");
+    if (req.method === "OPTIONS") return void res.status(204).end();
+    next();
+  };
+}
+
+/** A POST's body must be JSON (an empty body is no body). */
+const jsonBodies: RequestHandler[] = [
+  (req, _res, next) => {
+    const hasBody = Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
+    if (req.method === "POST" && hasBody && !req.is("application/json")) return next(new ApiError(415, API_MESSAGES.notJson));
+    next();
+  },
+  express.json({ limit: MAX_JSON_BYTES, strict: false }),
+];
+
+export function createApiRouter({ config, services, accessTokens, operations }: ApiRouterOptions) {
+  const router = express.Router({ strict: true });
+  router.use(corsFor(config.api.corsOrigins));
+  router.use(jsonBodies);
+
+  const manifests = buildManifests(operations, config.publicOrigin);
+  const openapi = buildOpenApiDocument(operations, config.publicOrigin);
+  const publicDocument = (res: Response) => res.set("Cache-Control", "public, max-age=300");
+  router.get("/manifest.json", (_req, res) => void publicDocument(res).json(manifests.root));
+  for (const [module, manifest] of Object.entries(manifests.byModule)) {
+    router.get(`/v1/${module}/manifest.json`, (_req, res) => void publicDocument(res).json(manifest));
+  }
+  router.get("/openapi.json", (_req, res) => void publicDocument(res).json(openapi));
+  router.get("/docs/", (_req, res) => {
+    publicDocument(res)
+      .type("html")
+      .send(renderApiDocs(operations, { nonce: res.locals.cspNonce as string }));
+  });
+
+  for (const op of operations) {
+    const path = routeOf(op).slice("/api".length);
+    const method = op.method === "GET" ? "get" : "post";
+    router[method](path, async (req, res, next) => {
+      try {
+        let caller = null;
+        if (op.auth === "customer") {
+          const token = bearerOf(req);
+          caller = token ? await accessTokens.verify(token) : null;
+          if (!caller) throw new ApiError(401, API_MESSAGES.unauthorized);
+        }
+        const context = {
+          params: parsed(op.params, req.params),
+          query: parsed(op.query, req.query),
+          // A POST without a body is an empty object to its schema (e.g. 'check hub' polling).
+          body: parsed(op.body, req.body === undefined ? {} : req.body),
+          caller,
+          ip: req.ip ?? "",
+          services,
+          config,
+          log: req.log as Logger,
+        };
+        const result = op.result.parse(await op.handle(context as never));
+        if (op.redirect) return res.redirect(302, String(result));
+        res.set("Cache-Control", "no-store").json({ result });
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
+
+  // Known paths with another method, then unknown paths: JSON, never the portal's pages.
+  const routes = operations.map(
+    (op) =>
+      new RegExp(
+        `^${routeOf(op)
+          .slice("/api".length)
+          .replace(/:[^/]+/g, "[^/]+")}$`,
+      ),
+  );
+  router.all("/{*rest}", (req, _res, next) => {
+    const known = routes.some((route) => route.test(req.path));
+    next(new ApiError(known ? 405 : 404, known ? API_MESSAGES.noOperation : API_MESSAGES.notFound));
+  });
+
+  const handleError: ErrorRequestHandler = (error, req, res, _next) => {
+    if (error instanceof ApiError) {
+      req.log.warn({ status: error.status, description: error.description }, "API call refused");
+      return sendError(res, error);
+    }
+    const status = Number((error as { status?: unknown }).status);
+    if (status === 413) return sendError(res, new ApiError(413, API_MESSAGES.tooLarge));
+    if (status === 400 && (error as { type?: string }).type === "entity.parse.failed") {
+      return sendError(res, new ApiError(400, API_MESSAGES.invalidJson));
+    }
+    if (status >= 400 && status < 500) return sendError(res, new ApiError(400, API_MESSAGES.invalidJson));
+    req.log.error({ err: error }, "API call failed");
+    res.status(500).json({ error: { description: API_MESSAGES.internal } });
+  };
+  router.use(handleError);
+  return router;
+}

@@ -1,0 +1,89 @@
+// A customer's orders and payments as the API gives them (spec §7: myorders, myactiveorders,
+// mypayments, order load, orderpayment load): always filtered by the customer, so an id of
+// someone else's order or payment finds nothing.
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { orderItems, orders, payments } from "../db/schema.ts";
+
+/** Orders newest first by when they were paid (committed), those never paid by when they were made. */
+const byCommitted = [desc(sql`coalesce(${orders.committedAt}, ${orders.createdAt})`), desc(orders.orderCode)];
+
+const orderColumns = {
+  id: orders.id,
+  orderCode: orders.orderCode,
+  status: orders.status,
+  createdAt: orders.createdAt,
+  committedAt: orders.committedAt,
+  totalCents: orders.totalCents,
+  subtotalCents: orders.subtotalCents,
+  discountCents: orders.discountCents,
+  shipmentPriceCents: orders.shipmentPriceCents,
+  couponCode: orders.couponCode,
+  paymentHub: orders.paymentHub,
+  hasShipment: orders.hasShipment,
+};
+
+export function createCustomerOrders(db: Database) {
+  async function withItems<T extends { id: string }>(rows: T[]): Promise<(T & { items: (typeof orderItems.$inferSelect)[] })[]> {
+    if (rows.length === 0) return [];
+    const items = await db
+      .select()
+      .from(orderItems)
+      .where(
+        inArray(
+          orderItems.orderId,
+          rows.map((r) => r.id),
+        ),
+      );
+    return rows.map((row) => ({ ...row, items: items.filter((item) => item.orderId === row.id) }));
+  }
+
+  return {
+    /** The customer's orders, newest first; `activeOnly`: the paid ones. */
+    async list(userId: string, { activeOnly = false, limit = 50 }: { activeOnly?: boolean; limit?: number } = {}) {
+      const rows = await db
+        .select(orderColumns)
+        .from(orders)
+        .where(and(eq(orders.userId, userId), activeOnly ? eq(orders.status, "payed") : undefined))
+        .orderBy(...byCommitted)
+        .limit(limit);
+      return withItems(rows);
+    },
+
+    /** The customer's orders among `ids` (others' ids find nothing). */
+    async load(userId: string, ids: readonly string[]) {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .select(orderColumns)
+        .from(orders)
+        .where(and(eq(orders.userId, userId), inArray(orders.id, [...ids])))
+        .orderBy(...byCommitted);
+      return withItems(rows);
+    },
+
+    /** The customer's payments, newest first; `ids`: only those. */
+    async payments(userId: string, { ids, limit = 50 }: { ids?: readonly string[]; limit?: number } = {}) {
+      return db
+        .select({
+          id: payments.id,
+          paymentCode: payments.paymentCode,
+          orderId: payments.orderId,
+          orderCode: orders.orderCode,
+          methodCode: payments.methodCode,
+          status: payments.status,
+          amountCents: payments.amountCents,
+          cardBrand: payments.cardBrand,
+          cardLast4: payments.cardLast4,
+          paidAt: payments.paidAt,
+          refundedAt: payments.refundedAt,
+        })
+        .from(payments)
+        .innerJoin(orders, eq(orders.id, payments.orderId))
+        .where(and(eq(payments.userId, userId), ids ? inArray(payments.id, [...ids]) : undefined))
+        .orderBy(desc(payments.paidAt), desc(payments.paymentCode))
+        .limit(limit);
+    },
+  };
+}
+
+export type CustomerOrders = ReturnType<typeof createCustomerOrders>;

@@ -1,0 +1,16 @@
+// The account's fields as registration takes them (spec §5), for the page /register/ and the
+// API's POST /api/user/register/ alike: one set of rules, one set of messages.
+import { z } from "zod";
+import { MESSAGES } from "./messages.ts";
+import { isValidPassword } from "./password-rule.ts";
+
+export const accountFields = {
+  firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100, MESSAGES.fieldTooLong),
+  lastname: z.string().trim().min(1, MESSAGES.lastnameRequired).max(100, MESSAGES.fieldTooLong),
+  email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.fieldTooLong).email(MESSAGES.emailInvalid),
+  password: z
+    .string()
+    .min(1, MESSAGES.passwordRequired)
+    .max(200, MESSAGES.fieldTooLong)
+    .refine(isValidPassword, MESSAGES.passwordRule),
+};

@@ -1,0 +1,168 @@
+// The checkout's customer data (spec §3's order field names, §5's checks in §5's order), as the
+// checkout page posts it and as the API's 'check hub' takes it: one set of rules for both doors.
+// Every field is text of bounded length; the rules that depend on other fields and on the order
+// (a shipping address only for paper, billing only when asked for, company or private) are one
+// refinement that adds its messages in the spec's order, so the first message is the one the
+// dialog 'Errore' shows.
+import { z } from "zod";
+import type { CheckoutDetails } from "../server/commerce/checkout.ts";
+import type { PostalAddress } from "../server/db/schema.ts";
+import { isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId } from "./italian-ids.ts";
+import { CHECKOUT_MESSAGES as M } from "./checkout-messages.ts";
+
+/** A field of text of at most `max` characters, trimmed. */
+export const text = (max = 200) => z.string().trim().max(max).optional();
+/** A box ticked: a form posts its value ("1", "on"); a JSON client may send true (false: not ticked). */
+const flag = z.union([z.string().max(10), z.boolean().transform((ticked) => (ticked ? "1" : undefined))]).optional();
+const ADDRESS_PARTS = ["firstname", "lastname", "address", "postcode", "city", "province", "at", "mobile"] as const;
+const addressFields = <P extends string>(prefix: P) =>
+  Object.fromEntries(ADDRESS_PARTS.map((part) => [`${prefix}_${part}`, text(part === "address" ? 300 : 120)])) as Record<
+    `${P}_${(typeof ADDRESS_PARTS)[number]}`,
+    ReturnType<typeof text>
+  >;
+
+export const customerShape = {
+  customer_firstname: text(),
+  customer_lastname: text(),
+  customer_email: text(254),
+  ...addressFields("shipment"),
+  shipment_save: flag,
+  hasbilling: flag,
+  billing_save: flag,
+  billing_iscompany: flag,
+  billing_name: text(),
+  billing_vat: text(40),
+  billing_sdi: text(40),
+  billing_pec: text(254),
+  billing_ssn: text(40),
+  billingaddress_asshipment: flag,
+  ...addressFields("billingaddress"),
+  terms_sales: flag,
+  terms_cancel: flag,
+  paymenthub: text(40),
+};
+
+export type CustomerValues = z.output<z.ZodObject<typeof customerShape>>;
+export type Problem = { field: string; message: string };
+
+const isEmail = (value: string) => z.email().safeParse(value).success;
+const isMobile = (value: string) => /^\+?[0-9 ]{6,20}$/.test(value);
+
+/** The missing-part messages of an address, by part (shipping and billing word them differently). */
+type AddressMessages = Record<"firstname" | "lastname" | "address" | "postcode" | "city" | "province", string>;
+const SHIPMENT_MISSING: AddressMessages = {
+  firstname: M.shipmentFirstnameMissing,
+  lastname: M.shipmentLastnameMissing,
+  address: M.shipmentAddressMissing,
+  postcode: M.shipmentPostcodeMissing,
+  city: M.shipmentCityMissing,
+  province: M.shipmentProvinceMissing,
+};
+const BILLING_MISSING: AddressMessages = {
+  firstname: M.billingFirstnameMissing,
+  lastname: M.billingLastnameMissing,
+  address: M.billingAddressMissing,
+  postcode: M.billingPostcodeMissing,
+  city: M.billingCityMissing,
+  province: M.billingProvinceMissing,
+};
+
+function addressProblems(v: Record<string, string | undefined>, prefix: string, missing: AddressMessages): Problem[] {
+  const problems: Problem[] = [];
+  for (const part of Object.keys(missing) as (keyof AddressMessages)[]) {
+    const value = v[`${prefix}_${part}`] ?? "";
+    const field = `${prefix}_${part}`;
+    if (value === "") problems.push({ field, message: missing[part] });
+    else if (part === "postcode" && !isCap(value)) problems.push({ field, message: M.postcodeInvalid });
+    else if (part === "province" && !isProvince(value.toUpperCase())) problems.push({ field, message: M.provinceInvalid });
+  }
+  const mobile = v[`${prefix}_mobile`] ?? "";
+  if (mobile !== "" && !isMobile(mobile)) problems.push({ field: `${prefix}_mobile`, message: M.mobileInvalid });
+  return problems;
+}
+
+/** Spec §5 from 'Manca il nome' to the payment method, in that order. */
+export function customerProblems(v: CustomerValues, { needsShipment }: { needsShipment: boolean }): Problem[] {
+  const problems: Problem[] = [];
+  const need = (field: keyof CustomerValues, message: string) => {
+    if (!v[field]) problems.push({ field, message });
+  };
+  need("customer_firstname", M.firstnameMissing);
+  need("customer_lastname", M.lastnameMissing);
+  need("customer_email", M.emailMissing);
+  if (v.customer_email && !isEmail(v.customer_email)) problems.push({ field: "customer_email", message: M.emailInvalid });
+  if (needsShipment) problems.push(...addressProblems(v, "shipment", SHIPMENT_MISSING));
+  if (v.hasbilling) {
+    if (v.billing_iscompany === "1") {
+      need("billing_name", M.companyNameMissing);
+      need("billing_vat", M.vatMissing);
+      if (v.billing_vat && !isPartitaIva(normalizeId(v.billing_vat)))
+        problems.push({ field: "billing_vat", message: M.vatInvalid });
+      need("billing_sdi", M.sdiMissing);
+      if (v.billing_sdi && !isCodiceSdi(normalizeId(v.billing_sdi)))
+        problems.push({ field: "billing_sdi", message: M.sdiInvalid });
+    } else {
+      need("billing_ssn", M.ssnMissing);
+      if (v.billing_ssn && !isCodiceFiscale(normalizeId(v.billing_ssn)))
+        problems.push({ field: "billing_ssn", message: M.ssnInvalid });
+    }
+    if (v.billing_pec && !isEmail(v.billing_pec)) problems.push({ field: "billing_pec", message: M.pecInvalid });
+    if (!(needsShipment && v.billingaddress_asshipment)) problems.push(...addressProblems(v, "billingaddress", BILLING_MISSING));
+  }
+  need("terms_sales", M.termsSalesMissing);
+  need("terms_cancel", M.termsCancelMissing);
+  need("paymenthub", M.paymentHubMissing);
+  if (v.paymenthub && v.paymenthub !== "card") problems.push({ field: "paymenthub", message: M.paymentHubUnsupported });
+  return problems;
+}
+
+export const withProblems =
+  <T>(check: (value: T) => Problem[]) =>
+  (value: T, ctx: z.RefinementCtx) => {
+    for (const { field, message } of check(value)) ctx.addIssue({ code: "custom", path: [field], message });
+  };
+
+function addressOf(v: Record<string, string | undefined>, prefix: string): PostalAddress {
+  const part = (name: string) => v[`${prefix}_${name}`] ?? "";
+  return {
+    firstname: part("firstname"),
+    lastname: part("lastname"),
+    address: part("address"),
+    postcode: part("postcode"),
+    city: part("city"),
+    province: part("province").toUpperCase(),
+    country: "IT",
+    ...(part("at") ? { at: part("at") } : {}),
+    ...(part("mobile") ? { mobile: part("mobile") } : {}),
+  };
+}
+
+/** The customer's data of the checkout without a card (the API's clients take the card at the gateway). */
+export function customerSchema({ needsShipment }: { needsShipment: boolean }) {
+  return z.object(customerShape).superRefine(withProblems((v: CustomerValues) => customerProblems(v, { needsShipment })));
+}
+
+/** The checked data as the payment service takes it. */
+export function checkoutDetails(v: CustomerValues, { needsShipment }: { needsShipment: boolean }): CheckoutDetails {
+  const shipment = needsShipment ? addressOf(v, "shipment") : null;
+  const isCompany = v.billing_iscompany === "1";
+  const billing = v.hasbilling
+    ? {
+        isCompany,
+        ...(isCompany
+          ? { name: v.billing_name, vat: normalizeId(v.billing_vat ?? ""), sdi: normalizeId(v.billing_sdi ?? "") }
+          : { ssn: normalizeId(v.billing_ssn ?? "") }),
+        ...(v.billing_pec ? { pec: v.billing_pec } : {}),
+        addressAsShipment: shipment !== null && Boolean(v.billingaddress_asshipment),
+        address: shipment !== null && v.billingaddress_asshipment ? shipment : addressOf(v, "billingaddress"),
+      }
+    : null;
+  return {
+    customer: { firstname: v.customer_firstname!, lastname: v.customer_lastname!, email: v.customer_email!.toLowerCase() },
+    shipment,
+    shipmentSave: shipment !== null && Boolean(v.shipment_save),
+    billing,
+    billingSave: billing !== null && Boolean(v.billing_save),
+    paymentHub: "card",
+  };
+}

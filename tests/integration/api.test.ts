@@ -1,0 +1,291 @@
+// The JSON API from the outside: a client signs in with code + PKCE as the app does, walks the
+// manifest, and calls every operation; the abuse of tokens and ids is refused.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routeOf } from "../../server/api/operation.ts";
+import { API_OPERATIONS } from "../../server/api/operations/index.ts";
+import { openApiPath } from "../../server/api/openapi.ts";
+import { apiClient, loadManifests, signInApp, type AppTokens } from "../support/api-client.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { productOfType } from "../support/catalog.ts";
+import { startPortal, type Portal } from "../support/http-app.ts";
+
+let database: TestDatabase;
+let portal: Portal;
+let modules: Awaited<ReturnType<typeof loadManifests>>;
+let tokens: AppTokens;
+const customer = { email: "api.cliente@example.it", password: "Segreta1!" };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  portal = await startPortal(database);
+  const registered = await portal.services.accounts.register({ ...customer, firstname: "Api", lastname: "Cliente" });
+  if (!registered.ok) throw new Error("setup");
+  modules = await loadManifests(portal.origin);
+  tokens = await signInApp(portal.origin, customer);
+});
+
+afterAll(async () => {
+  await portal?.close();
+  await database?.destroy();
+});
+
+describe("the manifest and the OpenAPI document", () => {
+  it("lists every operation under its module, with the root's relations leading to the others", () => {
+    for (const op of API_OPERATIONS.filter((o) => o.module !== "direct")) {
+      expect(modules[op.module]?.api[op.model]?.[op.name]).toEqual({ url: op.path, method: op.method });
+      expect(modules[op.module]!.baseurl).toBe(`${portal.origin}/api/v1/${op.module}`);
+    }
+  });
+
+  it("describes each route the server answers, and no other", async () => {
+    const doc = (await (await portal.fetch("/api/openapi.json")).json()) as { openapi: string; paths: Record<string, object> };
+    expect(doc.openapi).toBe("3.1.0");
+    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
+    const served = API_OPERATIONS.map((op) => `${op.method.toLowerCase()} ${openApiPath(routeOf(op))}`);
+    expect(documented.sort()).toEqual(served.sort());
+  });
+});
+
+describe("a signed-in customer", () => {
+  it("gets a JWT for the API from the code + PKCE flow, and the provider offers the code flow only", async () => {
+    expect(tokens.scope.split(" ")).toContain("api");
+    expect(tokens.access_token.split(".")).toHaveLength(3);
+    const discovery = (await (await portal.fetch("/oidc/.well-known/openid-configuration")).json()) as {
+      response_types_supported: string[];
+    };
+    expect(discovery.response_types_supported).toEqual(["code"]);
+  });
+
+  it("reads its account and orders", async () => {
+    const call = apiClient(modules, tokens.access_token);
+    const info = await call("aaa", "session", "tokeninfo");
+    expect(info.status).toBe(200);
+    expect((info.body!.result as { user: { email: string } }).user.email).toBe(customer.email);
+    const orders = await call("order", "order", "myorders", { params: { limit: 2 } });
+    expect(orders).toMatchObject({ status: 200, body: { result: [] } });
+  });
+
+  it("is refused without a token, with a forged one, and after revoking its refresh token", async () => {
+    const call = apiClient(modules);
+    expect((await call("aaa", "session", "tokeninfo")).status).toBe(401);
+    const forged = tokens.access_token.slice(0, -4) + "AAAA";
+    expect((await call("aaa", "session", "tokeninfo", { token: forged })).status).toBe(401);
+
+    const other = await signInApp(portal.origin, customer);
+    expect((await call("aaa", "session", "tokeninfo", { token: other.access_token })).status).toBe(200);
+    const revoked = await fetch(new URL("/oidc/token/revocation", portal.origin), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: other.refresh_token, client_id: "novalex-app" }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await call("aaa", "session", "tokeninfo", { token: other.access_token })).status).toBe(401);
+    // The first sign-in is another grant: still good.
+    expect((await call("aaa", "session", "tokeninfo", { token: tokens.access_token })).status).toBe(200);
+  });
+});
+
+describe("every operation through the manifest", () => {
+  it("answers each one as a client of the publisher would call it, and pays one charge for 30 concurrent checks", async () => {
+    const called = new Set<string>();
+    const base = apiClient(modules, tokens.access_token);
+    const call: typeof base = async (module, model, name, options) => {
+      called.add(`${module}.${model}.${name}`);
+      const answer = await base(module, model, name, options);
+      expect(answer.status, `${module}.${model}.${name}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
+      return answer;
+    };
+    const resultOf = async (...args: Parameters<typeof call>) => {
+      const answer = await call(...args);
+      expect(answer.status, `${args.slice(0, 3).join(".")}: ${JSON.stringify(answer.body)}`).toBe(200);
+      return answer.body!.result as never;
+    };
+    const { services, origin } = portal;
+    const me = (await resultOf("aaa", "session", "tokeninfo")) as { user: { uuid: string } };
+    expect(await resultOf("aaa", "user", "load", { body: [me.user.uuid] })).toHaveLength(1);
+
+    // Reference lists: public.
+    const anonymous = apiClient(modules);
+    const professions = (await anonymous("pim", "professione", "getall-professione")).body!.result as { uuid: string }[];
+    expect(professions.length).toBeGreaterThan(0);
+    called.add("pim.professione.getall-professione");
+    expect(await resultOf("pim", "professione", "load", { body: [professions[0]!.uuid] })).toHaveLength(1);
+    const universities = (await resultOf("pim", "universita", "getall-universita")) as { uuid: string }[];
+    const courses = (await resultOf("pim", "corsolaurea", "getall-corsolaurea", {
+      params: { universita: universities[0]!.uuid },
+    })) as {
+      universita: string;
+    }[];
+    expect(courses.every((c) => c.universita === universities[0]!.uuid)).toBe(true);
+    expect(await resultOf("pim", "interesse", "getall-interesse")).not.toHaveLength(0);
+    expect(await resultOf("pim", "materia", "getall-materia")).not.toHaveLength(0);
+
+    // An activation code, checked then redeemed, and the book read.
+    const ebook = await productOfType(database.db, "ebook");
+    const { codes } = await services.library.activation.createBatch({
+      productId: ebook.id,
+      kind: "ebook",
+      label: "api",
+      count: 1,
+    });
+    expect(await resultOf("order", "order", "order_verify_codiceattivazione", { params: { code: codes[0]! } })).toBe(true);
+    const activated = (await resultOf("order", "order", "order_create_with_codiceattivazione", {
+      params: { code: codes[0]! },
+    })) as {
+      product: string;
+    };
+    expect(activated.product).toBe(ebook.id);
+    expect((await call("order", "order", "order_create_with_codiceattivazione", { params: { code: codes[0]! } })).status).toBe(
+      409,
+    );
+    expect(await resultOf("reader", "userproductsession", "status", { body: [ebook.id] })).toMatchObject({
+      ebook_is_expired: false,
+    });
+    const read = (await resultOf("reader", "userproductsession", "read", { body: [ebook.id] })) as { url: string };
+    expect(read.url.startsWith(origin)).toBe(true);
+
+    // EDU bought through the API: order, coupon on and off, hub, card step, 30 checks at once.
+    const orderId = (await resultOf("order", "order", "order_create_with_product_code", {
+      params: { productcode: "abbonamentoedu" },
+    })) as string;
+    expect(await resultOf("order", "order", "order_getpaymenthubs", { params: { order: orderId } })).toHaveLength(1);
+    expect(await resultOf("order", "order", "order_getpaymenthub", { params: { order: orderId, hub: "card" } })).toMatchObject({
+      key: "card",
+    });
+    expect(await resultOf("order", "order", "order_addcoupon", { params: { order: orderId, code: "BENVENUTO10" } })).toBe(true);
+    expect(await resultOf("order", "order", "order_rmcoupon", { params: { order: orderId, code: "BENVENUTO10" } })).toBe(true);
+    const details = {
+      customer_firstname: "Api",
+      customer_lastname: "Cliente",
+      customer_email: customer.email,
+      terms_sales: true,
+      terms_cancel: true,
+      return_immediately: true,
+    };
+    const refused = await call("order", "order", "order_checkpaymenthub", {
+      params: { order: orderId, hub: "card" },
+      body: { ...details, terms_sales: false },
+    });
+    expect(refused).toMatchObject({ status: 400, body: { error: { description: "Devi accettare le condizioni di acquisto" } } });
+    expect(
+      await resultOf("order", "order", "order_checkpaymenthub", { params: { order: orderId, hub: "card" }, body: details }),
+    ).toMatchObject({
+      state: "started",
+    });
+    expect(await resultOf("order", "order", "order_resetpaymenthub", { params: { order: orderId } })).toBe(true);
+    await resultOf("order", "order", "order_checkpaymenthub", { params: { order: orderId, hub: "card" }, body: details });
+    const setupId = await services.payments.pendingSetup(me.user.uuid, orderId);
+    expect(await services.sandbox!.confirmCard(setupId!, "4242 4242 4242 4242")).toEqual({ status: "succeeded" });
+    const checks = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        call("order", "order", "order_checkpaymenthub", { params: { order: orderId, hub: "card" } }),
+      ),
+    );
+    expect(checks.every((c) => c.status === 200)).toBe(true);
+    expect(checks.some((c) => (c.body!.result as { state: string }).state === "paid")).toBe(true);
+
+    const payments = (await resultOf("order", "order", "mypayments")) as { uuid: string; ordercode: string }[];
+    expect(payments).toHaveLength(1);
+    expect(await resultOf("order", "orderpayment", "load", { body: [payments[0]!.uuid] })).toHaveLength(1);
+    const active = (await resultOf("order", "order", "myactiveorders")) as { uuid: string }[];
+    expect(active.map((o) => o.uuid)).toContain(orderId);
+    expect(await resultOf("order", "order", "myorders", { params: { limit: 2 } })).toHaveLength(2);
+    expect(await resultOf("order", "order", "load", { body: [orderId] })).toMatchObject([
+      { uuid: orderId, status: { code: "payed" } },
+    ]);
+    const edu = (await resultOf("aaa", "session", "tokeninfo")) as { user: { has_edu_upto: number } };
+    expect(edu.user.has_edu_upto).toBeGreaterThan(services.clock().getTime());
+
+    // The cover, by its key.
+    const cover = await call("media", "resource", "download", { params: { resource: "nonexistent-cover" } });
+    expect(cover.status).toBe(302);
+    expect(cover.response.headers.get("location")).toBe("/media/copertine/nonexistent-cover.svg");
+
+    // Password links, public.
+    expect(await resultOf("aaa", "passwordreset", "request", { body: { username: customer.email } })).toBe(true);
+    expect(await resultOf("aaa", "passwordreset", "verify", { body: { token: "not-a-token" } })).toBe(false);
+    expect(await resultOf("aaa", "passwordresetfrommagento", "verify", { body: { token: "not-a-token" } })).toBe(false);
+
+    const everyOperation = API_OPERATIONS.filter((o) => o.module !== "direct").map((o) => `${o.module}.${o.model}.${o.name}`);
+    expect([...called].sort()).toEqual(everyOperation.sort());
+  });
+
+  it("takes the direct calls at their addresses", async () => {
+    const post = (path: string, body: unknown) =>
+      portal.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const account = {
+      username: "nuovo.api@example.it",
+      password: "Segreta1!",
+      firstname: "Nuovo",
+      lastname: "Cliente",
+      client_id: "novalex-app",
+    };
+    expect(await (await post("/api/user/register/", account)).json()).toEqual({ result: true });
+    const again = await post("/api/user/register/", account);
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({ error: { description: "Email già registrata" } });
+    const weak = await post("/api/user/register/", { ...account, username: "altro@example.it", password: "debole" });
+    expect(await weak.json()).toEqual({ error: { description: "La password non rispetta i requisiti" } });
+    for (const path of ["/api/passwordreset/reset/", "/api/passwordresetfrommagento/reset/"]) {
+      const dead = await post(path, { token: "x".repeat(43), password: "Segreta1!" });
+      expect(dead.status).toBe(400);
+      expect(await dead.json()).toEqual({
+        error: { description: "La sessione è scaduta, prova a richiedere di nuovo il cambio della password" },
+      });
+    }
+  });
+});
+
+describe("abuse", () => {
+  it("never shows another customer's order or payment", async () => {
+    const other = { email: "altro.cliente@example.it", password: "Segreta1!" };
+    await portal.services.accounts.register({ ...other, firstname: "Altro", lastname: "Cliente" });
+    const theirs = apiClient(modules, (await signInApp(portal.origin, other)).access_token);
+    const mine = (await apiClient(modules, tokens.access_token)("order", "order", "myorders")).body!.result as { uuid: string }[];
+    expect(mine.length).toBeGreaterThan(0);
+    const orderId = mine[0]!.uuid;
+    expect((await theirs("order", "order", "load", { body: [orderId] })).body).toEqual({ result: [] });
+    expect((await theirs("order", "order", "order_getpaymenthubs", { params: { order: orderId } })).status).toBe(404);
+    expect((await theirs("order", "order", "order_resetpaymenthub", { params: { order: orderId } })).status).toBe(404);
+    expect((await theirs("order", "order", "order_checkpaymenthub", { params: { order: orderId, hub: "card" } })).status).toBe(
+      404,
+    );
+  });
+
+  it("answers fuzzed JSON with 4xx, never 5xx, and writes nothing", async () => {
+    const before = await portal.services.customerOrders.list(
+      (await portal.services.accounts.findActiveByEmail(customer.email))!.id,
+    );
+    const bodies: string[] = [
+      "",
+      "{",
+      "null",
+      "[]",
+      "[null]",
+      '"x"',
+      "1e999",
+      '{"__proto__":{"a":1}}',
+      JSON.stringify({ token: ["a"] }),
+      "\u0000",
+      "[".repeat(5000),
+    ];
+    for (const op of API_OPERATIONS.filter((o) => o.method === "POST")) {
+      const path = routeOf(op).replace(/:([a-z]+)/g, (_m, name: string) =>
+        name === "order" ? "00000000-0000-4000-8000-000000000000" : "x%00y",
+      );
+      for (const body of bodies) {
+        const response = await portal.fetch(path, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${tokens.access_token}` },
+          body,
+        });
+        expect(response.status, `${path} ${body.slice(0, 20)}`).toBeGreaterThanOrEqual(400);
+        expect(response.status, `${path} ${body.slice(0, 20)}`).toBeLessThan(500);
+      }
+    }
+    const after = await portal.services.customerOrders.list(
+      (await portal.services.accounts.findActiveByEmail(customer.email))!.id,
+    );
+    expect(after).toEqual(before);
+  });
+});
