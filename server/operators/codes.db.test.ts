@@ -54,7 +54,12 @@ describe("codes:create", () => {
   it("makes --valid-until the last day the codes work, in Rome", async () => {
     // The last day of the harness clock's year: ahead of the clock, in winter time.
     const year = START.getUTCFullYear();
-    const { codes, validUntil } = await createCodes(h.op, { product: EBOOK, kind: "ebook", count: 1, validUntil: `${year}-12-31` });
+    const { codes, validUntil } = await createCodes(h.op, {
+      product: EBOOK,
+      kind: "ebook",
+      count: 1,
+      validUntil: `${year}-12-31`,
+    });
     // Midnight in Rome (UTC+1 in winter) at the start of 1 January.
     const end = new Date(Date.UTC(year, 11, 31, 23));
     expect(validUntil).toEqual(end);
