@@ -81,14 +81,21 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
   router.use(corsFor(config.api.corsOrigins));
   router.use(jsonBodies);
 
-  const manifests = buildManifests(operations, config.publicOrigin);
-  const openapi = buildOpenApiDocument(operations, config.publicOrigin);
+  // Built on the first request that wants them (the JSON Schemas of every operation), not at start-up.
+  let documents: { manifests: ReturnType<typeof buildManifests>; openapi: ReturnType<typeof buildOpenApiDocument> } | null = null;
+  const built = () =>
+    (documents ??= {
+      manifests: buildManifests(operations, config.publicOrigin),
+      openapi: buildOpenApiDocument(operations, config.publicOrigin),
+    });
   const publicDocument = (res: Response) => res.set("Cache-Control", "public, max-age=300");
-  router.get("/manifest.json", (_req, res) => void publicDocument(res).json(manifests.root));
-  for (const [module, manifest] of Object.entries(manifests.byModule)) {
-    router.get(`/v1/${module}/manifest.json`, (_req, res) => void publicDocument(res).json(manifest));
-  }
-  router.get("/openapi.json", (_req, res) => void publicDocument(res).json(openapi));
+  router.get("/manifest.json", (_req, res) => void publicDocument(res).json(built().manifests.root));
+  router.get("/v1/:module/manifest.json", (req, res, next) => {
+    const { byModule } = built().manifests;
+    if (!Object.hasOwn(byModule, req.params.module)) return next();
+    publicDocument(res).json(byModule[req.params.module]);
+  });
+  router.get("/openapi.json", (_req, res) => void publicDocument(res).json(built().openapi));
   router.get("/docs/", (_req, res) => {
     publicDocument(res)
       .type("html")

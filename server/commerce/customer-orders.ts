@@ -11,6 +11,7 @@ const byCommitted = [desc(sql`coalesce(${orders.committedAt}, ${orders.createdAt
 const orderColumns = {
   id: orders.id,
   orderCode: orders.orderCode,
+  userId: orders.userId,
   status: orders.status,
   createdAt: orders.createdAt,
   committedAt: orders.committedAt,
@@ -21,6 +22,11 @@ const orderColumns = {
   couponCode: orders.couponCode,
   paymentHub: orders.paymentHub,
   hasShipment: orders.hasShipment,
+  hasOptionAdvance: orders.hasOptionAdvance,
+  optionAdvance: orders.optionAdvance,
+  customerFirstname: orders.customerFirstname,
+  customerLastname: orders.customerLastname,
+  customerEmail: orders.customerEmail,
 };
 
 export function createCustomerOrders(db: Database) {

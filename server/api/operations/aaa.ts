@@ -3,7 +3,6 @@
 import { z } from "zod";
 import { accountFields } from "../../../shared/account-rules.server.ts";
 import { MESSAGES } from "../../../shared/messages.ts";
-import type { User } from "../../accounts/service.ts";
 import { ApiError } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
 import { idList, millis, toMillis } from "./fields.ts";
@@ -25,33 +24,31 @@ const userSchema = z.object({
   has_edu_upto: millis,
 });
 
-/** The account as §3 names its fields. */
-async function userOf({ services }: Pick<OperationContext<unknown, unknown, unknown>, "services">, user: User) {
-  const profile = await services.profiles.get(user.id);
-  // EDU runs until then (null: it does not run now).
-  const { until: eduUntil } = await services.library.dashboard.eduState(user.id);
+/** The caller's account as §3 names its fields. */
+async function userOf({ services, caller }: OperationContext<unknown, unknown, unknown>) {
+  const [profile, edu] = await Promise.all([
+    services.profiles.get(caller!.userId),
+    // EDU runs until then (null: it does not run now).
+    services.library.dashboard.eduState(caller!.userId),
+  ]);
+  // The token was checked against an active account; one deleted since is refused like it.
+  if (!profile) throw new ApiError(401, MESSAGES.accountNotFound);
   return {
-    uuid: user.id,
-    username: user.email,
-    firstname: user.firstname,
-    lastname: user.lastname,
-    email: user.email,
-    mobile: profile?.mobile ?? null,
-    professione: profile?.professionId ?? null,
-    universita: profile?.universityId ?? null,
-    corsolaurea: profile?.degreeCourseId ?? null,
-    materia: profile?.subjectId ?? null,
-    interessi: profile?.interestIds ?? [],
-    accept_marketing: profile?.acceptMarketing ?? false,
-    accept_customize: profile?.acceptCustomize ?? false,
-    has_edu_upto: toMillis(eduUntil),
+    uuid: profile.id,
+    username: profile.email,
+    firstname: profile.firstname,
+    lastname: profile.lastname,
+    email: profile.email,
+    mobile: profile.mobile,
+    professione: profile.professionId,
+    universita: profile.universityId,
+    corsolaurea: profile.degreeCourseId,
+    materia: profile.subjectId,
+    interessi: profile.interestIds,
+    accept_marketing: profile.acceptMarketing,
+    accept_customize: profile.acceptCustomize,
+    has_edu_upto: toMillis(edu.until),
   };
-}
-
-async function callerAccount(context: OperationContext<unknown, unknown, unknown>) {
-  const user = await context.services.accounts.findActiveById(context.caller!.userId);
-  if (!user) throw new ApiError(401, MESSAGES.accountNotFound);
-  return user;
 }
 
 const rateLimited = (retryAfterSeconds: number) =>
@@ -157,7 +154,7 @@ export const aaaOperations = [
     auth: "customer",
     result: z.object({ user: userSchema }),
     async handle(context) {
-      return { user: await userOf(context, await callerAccount(context)) };
+      return { user: await userOf(context) };
     },
   }),
   operation({
@@ -172,7 +169,7 @@ export const aaaOperations = [
     result: z.array(userSchema),
     async handle(context) {
       if (!context.body.includes(context.caller!.userId)) return [];
-      return [await userOf(context, await callerAccount(context))];
+      return [await userOf(context)];
     },
   }),
 ];

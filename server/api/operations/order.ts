@@ -28,6 +28,7 @@ const itemSchema = z.object({
 const orderSchema = z.object({
   uuid: z.string(),
   ordercode: z.string(),
+  customer: z.string(),
   status: z.object({ code: z.string() }),
   created: millis,
   committed: millis,
@@ -38,6 +39,11 @@ const orderSchema = z.object({
   couponcode_code: z.string().nullable(),
   paymenthub: z.string().nullable(),
   hasshipment: z.boolean(),
+  has_option_advance: z.boolean(),
+  option_advance: z.boolean(),
+  customer_firstname: z.string().nullable(),
+  customer_lastname: z.string().nullable(),
+  customer_email: z.string().nullable(),
   items: z.array(itemSchema),
 });
 const paymentSchema = z.object({
@@ -60,6 +66,7 @@ type PaymentRow = Awaited<ReturnType<CustomerOrders["payments"]>>[number];
 const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
   uuid: o.id,
   ordercode: o.orderCode,
+  customer: o.userId,
   status: { code: o.status },
   created: toMillis(o.createdAt),
   committed: toMillis(o.committedAt),
@@ -70,6 +77,11 @@ const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
   couponcode_code: o.couponCode,
   paymenthub: o.paymentHub,
   hasshipment: o.hasShipment,
+  has_option_advance: o.hasOptionAdvance,
+  option_advance: o.optionAdvance,
+  customer_firstname: o.customerFirstname,
+  customer_lastname: o.customerLastname,
+  customer_email: o.customerEmail,
   items: o.items.map((item) => ({
     uuid: item.id,
     product: item.productId,
@@ -158,32 +170,24 @@ export const orderOperations = [
       throw new ApiError(404, API_MESSAGES.notFound);
     },
   }),
-  operation({
-    module: "order",
-    model: "order",
-    name: "myorders",
-    method: "GET",
-    path: "order/myorders/",
-    summary: "Gli ordini del cliente, dal più recente.",
-    auth: "customer",
-    query: listLimit,
-    result: z.array(orderSchema),
-    handle: async ({ query, caller, services }) =>
-      (await services.customerOrders.list(caller!.userId, { limit: query.limit })).map(orderOf),
-  }),
-  operation({
-    module: "order",
-    model: "order",
-    name: "myactiveorders",
-    method: "GET",
-    path: "order/myactiveorders/",
-    summary: "Gli ordini pagati del cliente, dal più recente.",
-    auth: "customer",
-    query: listLimit,
-    result: z.array(orderSchema),
-    handle: async ({ query, caller, services }) =>
-      (await services.customerOrders.list(caller!.userId, { activeOnly: true, limit: query.limit })).map(orderOf),
-  }),
+  ...(["myorders", "myactiveorders"] as const).map((name) =>
+    operation({
+      module: "order",
+      model: "order",
+      name,
+      method: "GET",
+      path: `order/${name}/`,
+      summary:
+        name === "myorders" ? "Gli ordini del cliente, dal più recente." : "Gli ordini pagati del cliente, dal più recente.",
+      auth: "customer",
+      query: listLimit,
+      result: z.array(orderSchema),
+      handle: async ({ query, caller, services }) =>
+        (await services.customerOrders.list(caller!.userId, { activeOnly: name === "myactiveorders", limit: query.limit })).map(
+          orderOf,
+        ),
+    }),
+  ),
   operation({
     module: "order",
     model: "order",
