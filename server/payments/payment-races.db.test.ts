@@ -4,6 +4,7 @@
 // the card payments of the hour against concurrent submits, EDU bought after EDU began.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { SHIPMENT } from "../../tests/support/checkout.ts";
 import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
 import {
   couponRedemptions,
@@ -167,18 +168,9 @@ describe("a discount code's caps, counted when the payment starts", () => {
     const userId = await h.newUser();
     const orderIds = [await h.openOrder(userId), await h.openOrder(userId, h.paperBook.sku)];
     for (const orderId of orderIds) expect(await h.services.checkout.applyCoupon(userId, orderId, "UNOACAPO")).toBe(true);
-    const shipment = {
-      firstname: "Maria",
-      lastname: "Rossi",
-      address: "Via Roma 1",
-      postcode: "00184",
-      city: "Roma",
-      province: "RM",
-      country: "IT" as const,
-    };
     const started = await Promise.all(
       orderIds.map((orderId, i) =>
-        h.instances[i % h.instances.length]!.payments.start(userId, orderId, h.details(i === 1 ? { shipment } : {})),
+        h.instances[i % h.instances.length]!.payments.start(userId, orderId, h.details(i === 1 ? { shipment: SHIPMENT } : {})),
       ),
     );
     expect(started.map((r) => r.ok).sort()).toEqual([false, true]);

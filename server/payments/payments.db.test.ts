@@ -2,6 +2,7 @@
 // discount codes, the once-only rules of paying, failures, 3-D Secure, reset and recovery.
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { SHIPMENT } from "../../tests/support/checkout.ts";
 import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
 import {
   couponRedemptions,
@@ -152,16 +153,7 @@ describe("paying by card in the sandbox", () => {
   it("with a good card: one payment, the order paid, access granted, the details kept, a mail with the receipt", async () => {
     const userId = await h.newUser();
     const orderId = await h.openOrder(userId, h.paperBook.sku);
-    const shipment = {
-      firstname: "Maria",
-      lastname: "Rossi",
-      address: "Via Roma 1",
-      postcode: "00184",
-      city: "Roma",
-      province: "RM",
-      country: "IT" as const,
-    };
-    const started = await h.services.payments.start(userId, orderId, h.details({ shipment, shipmentSave: true }));
+    const started = await h.services.payments.start(userId, orderId, h.details({ shipment: SHIPMENT, shipmentSave: true }));
     if (!started.ok) throw new Error(started.reason);
     expect((await h.orderRow(orderId)).status).toBe("waitforpayment");
     expect(await h.services.sandbox.confirmCard(started.setupId, CARDS.succeeds)).toEqual({ status: "succeeded" });
@@ -174,7 +166,7 @@ describe("paying by card in the sandbox", () => {
     expect(payment!.paymentCode).toMatch(/^PX\d{6}-[0-9A-Z]{6}$/);
     expect(await h.database.db.select().from(entitlements).where(eq(entitlements.orderId, orderId))).toHaveLength(1);
     const [saved] = await h.database.db.select().from(savedCheckoutDetails).where(eq(savedCheckoutDetails.userId, userId));
-    expect(saved!.shipment).toEqual(shipment);
+    expect(saved!.shipment).toEqual(SHIPMENT);
     const [mail] = await h.database.db.select().from(mailOutbox).where(eq(mailOutbox.userId, userId));
     expect(mail!.subject).toBe(`Ordine confermato n° ${order.orderCode}`);
     expect(mail!.text).toContain(`/ricevuta/${order.orderCode}/${payment!.paymentCode}/`);

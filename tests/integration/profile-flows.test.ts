@@ -1,7 +1,7 @@
 // First access, 'Il mio account', preferences and account deletion, through the routes' loaders
 // and actions as React Router calls them: plain GET and form POST requests with a session cookie.
 import { randomBytes } from "node:crypto";
-import { checkoutDetails } from "../support/checkout.ts";
+import { checkoutDetails, SHIPMENT } from "../support/checkout.ts";
 import { eq, sql, type SQL } from "drizzle-orm";
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -645,21 +645,12 @@ describe("account deletion", () => {
     // A purchase with the address at checkout and as the invoice's PEC, kept for next time.
     const opened = await services.checkout.open(user.id, "abbonamentoedu");
     if (!opened.ok) throw new Error(opened.reason);
-    const address = {
-      firstname: "Maria",
-      lastname: "Rossi",
-      address: "Via Roma 1",
-      postcode: "00184",
-      city: "Roma",
-      province: "RM",
-      country: "IT" as const,
-    };
     const started = await services.payments.start(
       user.id,
       opened.orderId,
       checkoutDetails({
         customer: { firstname: "Maria", lastname: "Rossi", email },
-        billing: { isCompany: false, ssn: "RSSMRA85T10A562S", pec: email, addressAsShipment: false, address },
+        billing: { isCompany: false, ssn: "RSSMRA85T10A562S", pec: email, addressAsShipment: false, address: SHIPMENT },
         billingSave: true,
       }),
     );
