@@ -57,11 +57,11 @@ export function createMonthCharging({
   log: Logger;
   now?: Clock;
 }) {
-  /** A try's idempotency key: per month and try, the customer's tries numbered apart. */
-  const key = (purpose: string, period: PeriodRow) =>
-    period.tryKind === "customer"
-      ? `portal:${purpose}:${period.id}:customer-${period.customerTries}`
-      : `portal:${purpose}:${period.id}:${period.tries}`;
+  /** Which try of the month this is: the scheduled tries by number, the customer's numbered apart. */
+  const tryOf = (period: PeriodRow) =>
+    period.tryKind === "customer" ? `customer-${period.customerTries}` : String(period.tries);
+  /** A try's idempotency key: per month and try. */
+  const key = (purpose: string, period: PeriodRow) => `portal:${purpose}:${period.id}:${tryOf(period)}`;
 
   /**
    * Claims the months due at `at` (and tries whose instance died), at most `limit`; only the
@@ -146,7 +146,7 @@ export function createMonthCharging({
           metadata: {
             subscription_id: sub.id,
             period_id: period.id,
-            try: period.tryKind === "customer" ? `customer-${period.customerTries}` : String(period.tries),
+            try: tryOf(period),
           },
         }));
         await db
