@@ -49,6 +49,13 @@ export function createRefunds({
   log: Logger;
   now?: Clock;
 }) {
+  /** The whole charge given back at the gateway, once per charge; throws when the gateway refuses (the job is tried again). */
+  async function refundCharge(chargeId: string, metadata: Record<string, string>) {
+    const refund = await gateway.refundCharge(chargeId, { idempotencyKey: refundKey(chargeId), metadata });
+    if (refund.status === "failed") throw new Error(`The gateway refused the refund of charge ${chargeId}`);
+    return refund;
+  }
+
   /**
    * Refunds a recorded payment at the gateway and records it (status `refunded`, when, the
    * provider's refund). A payment refunded already answers as it stands. Throws when the gateway
@@ -58,11 +65,7 @@ export function createRefunds({
     const [payment] = await db.select().from(payments).where(eq(payments.id, paymentId));
     if (!payment) return { state: "not_found" };
     if (payment.status === "refunded" && payment.refundRef) return { state: "refunded", refundRef: payment.refundRef };
-    const refund = await gateway.refundCharge(payment.chargeId, {
-      idempotencyKey: refundKey(payment.chargeId),
-      metadata: { payment_id: payment.id, order_id: payment.orderId },
-    });
-    if (refund.status === "failed") throw new Error(`The gateway refused the refund of payment ${payment.id}`);
+    const refund = await refundCharge(payment.chargeId, { payment_id: payment.id, order_id: payment.orderId });
     await db
       .update(payments)
       .set({ status: "refunded", refundedAt: now(), refundRef: refund.id })
@@ -76,8 +79,7 @@ export function createRefunds({
       await refundPayment(job.paymentId);
       return;
     }
-    const refund = await gateway.refundCharge(job.chargeId, { idempotencyKey: refundKey(job.chargeId), metadata: {} });
-    if (refund.status === "failed") throw new Error(`The gateway refused the refund of charge ${job.chargeId}`);
+    const refund = await refundCharge(job.chargeId, {});
     log.warn({ chargeId: job.chargeId, refundRef: refund.id, reason: job.reason }, "a charge no payment records was refunded");
   });
 
