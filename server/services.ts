@@ -13,6 +13,7 @@ import { createAccessTokens } from "./api/access-tokens.ts";
 import { createAuditLog } from "./audit/service.ts";
 import { createReferenceData } from "./catalog/reference.ts";
 import { createCatalogService } from "./catalog/service.ts";
+import { createProductCatalog } from "./catalog/products.ts";
 import type { Config } from "./config.ts";
 import { createContentService } from "./content/service.ts";
 import type { DatabaseHandle } from "./db/client.ts";
@@ -141,6 +142,8 @@ export async function createServices({
   return {
     content: createContentService(db),
     catalog: createCatalogService(db),
+    /** The catalogue's products as the API lists them. */
+    products: createProductCatalog(db),
     accounts,
     profiles: createProfiles(db, now),
     reference,

@@ -30,6 +30,12 @@ export const PAYMENT_METHOD_LABELS: Readonly<Record<string, string>> = {
   sepa: "Bonifico bancario",
 };
 
+/** A payment's status as the customer reads it ('payed' counts as paid, spec §3). */
+export const PAYMENT_STATUS_LABELS: Readonly<Record<string, string>> = {
+  payed: "Pagato",
+  refunded: "Rimborsato",
+};
+
 /** Card brands as the payment providers name them, as customers know them. */
 const CARD_BRAND_LABELS: Readonly<Record<string, string>> = {
   visa: "Visa",

@@ -1,5 +1,6 @@
 // The Italian messages for the profile service's error codes (server/accounts/profile.ts), shared
 // by first access and the account page, keyed by the names of the forms' fields.
+import type { PasswordChangeFailure } from "../server/accounts/password-change.ts";
 import type { ProfileErrorCode, ProfileErrors, ProfileField } from "../server/accounts/profile.ts";
 import { MESSAGES } from "./messages.ts";
 
@@ -15,7 +16,7 @@ const REQUIRED: Record<ProfileField, string> = {
   interestIds: MESSAGES.interestsRequired,
 };
 
-export function messageFor(field: ProfileField, code: ProfileErrorCode): string {
+function messageFor(field: ProfileField, code: ProfileErrorCode): string {
   switch (code) {
     case "required":
       return REQUIRED[field];
@@ -57,3 +58,18 @@ export function profileFieldErrors(errors: ProfileErrors): Partial<Record<Profil
   }
   return out;
 }
+
+/** The description under 'Errore': what keeps the profile from being saved. */
+export function describeProfileErrors(errors: ProfileErrors): string {
+  const branch: ProfileField[] = ["professionId", "universityId", "degreeCourseId", "subjectId"];
+  if (branch.some((f) => errors[f] === "required")) return MESSAGES.profileIncomplete;
+  const refused = Object.entries(errors) as [ProfileField, ProfileErrorCode][];
+  return refused.length === 1 ? messageFor(...refused[0]!) : MESSAGES.profileInvalid;
+}
+
+/** Why a password change was refused, as the customer reads it. */
+export const PASSWORD_CHANGE_REFUSALS: Readonly<Record<PasswordChangeFailure, string>> = {
+  wrong_password: MESSAGES.currentPasswordWrong,
+  invalid_password: MESSAGES.passwordRule,
+  unknown_user: MESSAGES.accountNotFound,
+};

@@ -11,6 +11,7 @@ import type { PasswordChangeFailure } from "../../server/accounts/password-chang
 import type { Route } from "./+types/profile.change-password";
 import { requireUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
+import { PASSWORD_CHANGE_REFUSALS } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox } from "../components/form-fields";
 import { NewPasswordFields, PasswordInput } from "../components/password-fields";
@@ -23,12 +24,6 @@ const changeSchema = () =>
   newPasswordSchema({
     currentPassword: secret(z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong)),
   });
-
-const REASONS: Record<PasswordChangeFailure, string> = {
-  wrong_password: MESSAGES.currentPasswordWrong,
-  invalid_password: MESSAGES.passwordRule,
-  unknown_user: MESSAGES.accountNotFound,
-};
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   await requireUser(request, context);
@@ -47,12 +42,12 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   const result = await context
     .get(servicesContext)
-    .passwordChanges.change({ user, sessionId, currentPassword, newPassword: password, ip });
+    .passwordChanges.change({ user, keep: { sessionId }, currentPassword, newPassword: password, ip });
   if (!result.ok) {
     if (result.reason === "locked") {
       return failed("locked", `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`, 429);
     }
-    return failed(result.reason, REASONS[result.reason], result.reason === "unknown_user" ? 404 : 400);
+    return failed(result.reason, PASSWORD_CHANGE_REFUSALS[result.reason], result.reason === "unknown_user" ? 404 : 400);
   }
   return redirectWithToast(context, "/profile/change-password/", { type: "success", title: MESSAGES.passwordUpdated });
 }

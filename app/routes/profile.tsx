@@ -8,7 +8,7 @@ import { useState } from "react";
 import { Form, Link, redirect } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
-import type { ProfileErrorCode, ProfileErrors, ProfileField, ProfileSubmission } from "../../server/accounts/profile";
+import type { ProfileSubmission } from "../../server/accounts/profile";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
@@ -17,20 +17,12 @@ import { requireUser } from "../lib/auth.server";
 import { readReply, type ReplyView } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { messageFor, profileFieldErrors, type ProfileFormField } from "../../shared/profile-messages.ts";
+import { describeProfileErrors, profileFieldErrors, type ProfileFormField } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 type Field = ProfileFormField | "currentPassword";
-
-/** The description under 'Errore': what keeps the profile from being saved. */
-function describe(errors: ProfileErrors): string {
-  const branch: ProfileField[] = ["professionId", "universityId", "degreeCourseId", "subjectId"];
-  if (branch.some((f) => errors[f] === "required")) return MESSAGES.profileIncomplete;
-  const refused = Object.entries(errors) as [ProfileField, ProfileErrorCode][];
-  return refused.length === 1 ? messageFor(...refused[0]!) : MESSAGES.profileInvalid;
-}
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
@@ -145,7 +137,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     );
   }
   if (result.reason === "not_found") throw redirect("/login/");
-  return refuseWith(profileFieldErrors(result.errors), describe(result.errors));
+  return refuseWith(profileFieldErrors(result.errors), describeProfileErrors(result.errors));
 }
 
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);

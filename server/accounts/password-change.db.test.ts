@@ -93,7 +93,7 @@ describe("changePassword", () => {
       audit: { record: async (event, details) => void calls.push(`${event} ${details?.userId}`) },
       endOtherPortalSessions: async (userId, keep) => void calls.push(`end ${userId} but ${keep}`),
     });
-    const request = { user, sessionId: "this-browser", ip: "192.0.2.1" };
+    const request = { user, keep: { sessionId: "this-browser" }, ip: "192.0.2.1" };
 
     expect(await changes.change({ ...request, currentPassword: "Sbagliata1!", newPassword: "Nuovissima2#" })).toEqual({
       ok: false,
@@ -114,6 +114,37 @@ describe("changePassword", () => {
     });
     expect(calls).toEqual([]);
     expect((await createAccountsService(database.db).verifyCredentials(user.email, "Nuovissima2#")).ok).toBe(true);
+  });
+});
+
+describe("the service's verify()", () => {
+  it("tells whether the password is the account's, counting a wrong one as a failed sign-in, and checks none while locked", async () => {
+    const user = await newUser();
+    const calls: string[] = [];
+    let locked = false;
+    const changes = createPasswordChanges(database.db, {
+      rateLimits: {
+        checkSignIn: async () => (locked ? { ok: false, retryAfterSeconds: 30, limit: "signInAccount" } : { ok: true }),
+        recordSignInFailure: async ({ email }) => {
+          calls.push(`failure ${email}`);
+          return { ok: true };
+        },
+        recordSignInSuccess: async ({ email }) => void calls.push(`success ${email}`),
+      },
+      audit: { record: async () => undefined },
+      endOtherPortalSessions: async () => undefined,
+    });
+    const request = { user, ip: "192.0.2.1" };
+    expect(await changes.verify({ ...request, password: "Sbagliata1!" })).toEqual({ ok: true, matches: false });
+    expect(await changes.verify({ ...request, password: "Attuale1!" })).toEqual({ ok: true, matches: true });
+    expect(calls).toEqual([`failure ${user.email}`, `success ${user.email}`]);
+    locked = true;
+    expect(await changes.verify({ ...request, password: "Attuale1!" })).toEqual({
+      ok: false,
+      reason: "locked",
+      retryAfterSeconds: 30,
+    });
+    expect(calls).toHaveLength(2);
   });
 });
 

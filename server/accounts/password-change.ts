@@ -30,6 +30,8 @@ export type PasswordChangeResult = { ok: true } | { ok: false; reason: PasswordC
 export type PasswordChangeOptions = {
   /** The raw id of the portal session that stays signed in; its provider grant survives. */
   keepSessionId?: string;
+  /** The provider grant that survives (an API client's: the app that made the change). */
+  keepGrantId?: string;
 };
 
 /** Same digest as server/accounts/sessions.ts: the table keeps only the id's SHA-256. */
@@ -78,7 +80,7 @@ export async function changePassword(
   userId: string,
   currentPassword: string,
   newPassword: string,
-  { keepSessionId }: PasswordChangeOptions = {},
+  { keepSessionId, keepGrantId }: PasswordChangeOptions = {},
   now: Clock = systemClock,
 ): Promise<PasswordChangeResult> {
   if (!isValidPassword(newPassword)) return { ok: false, reason: "invalid_password" };
@@ -102,16 +104,19 @@ export async function changePassword(
       .where(and(eq(users.id, userId), eq(users.status, "active"), eq(users.passwordHash, verifiedHash)))
       .returning({ id: users.id });
     if (updated.length === 0) return { ok: false, reason: "wrong_password" } as const;
-    const keepGrantId = keepSessionId ? await grantOfSession(tx, keepSessionId) : null;
-    await endOtherProviderSessions(tx, userId, keepGrantId);
+    const keptGrant = keepGrantId ?? (keepSessionId ? await grantOfSession(tx, keepSessionId) : null);
+    await endOtherProviderSessions(tx, userId, keptGrant);
     return { ok: true } as const;
   });
 }
 
 export type PasswordChangeRequest = {
   user: { id: string; email: string | null };
-  /** The raw id of the portal session making the change: the one that stays signed in. */
-  sessionId: string;
+  /**
+   * What made the change, and stays signed in: a portal session (its raw id), or an API
+   * client's grant (then every portal session ends).
+   */
+  keep: { sessionId: string } | { grantId: string };
   currentPassword: string;
   newPassword: string;
   ip: string | undefined;
@@ -125,8 +130,8 @@ export type PasswordChangeOutcome =
 export type PasswordChangeDependencies = {
   rateLimits: Pick<RateLimits, "checkSignIn" | "recordSignInFailure" | "recordSignInSuccess">;
   audit: Pick<AuditLog, "record">;
-  /** Ends the portal's sessions of the user except `keep`. */
-  endOtherPortalSessions: (userId: string, keep: string) => Promise<void>;
+  /** Ends the portal's sessions of the user except `keep` (all of them without one). */
+  endOtherPortalSessions: (userId: string, keep?: string) => Promise<void>;
 };
 
 /**
@@ -137,17 +142,45 @@ export type PasswordChangeDependencies = {
  */
 export function createPasswordChanges(db: Database, deps: PasswordChangeDependencies, now: Clock = systemClock) {
   return {
-    async change({ user, sessionId, currentPassword, newPassword, ip }: PasswordChangeRequest): Promise<PasswordChangeOutcome> {
+    /**
+     * Whether `password` is the account's current one (the API's verifypassword), under the
+     * sign-in's limits: a wrong one counts as a failed sign-in, and while locked none is checked.
+     */
+    async verify({
+      user,
+      password,
+      ip,
+    }: {
+      user: { id: string; email: string | null };
+      password: string;
+      ip: string | undefined;
+    }): Promise<{ ok: true; matches: boolean } | { ok: false; reason: "locked"; retryAfterSeconds: number }> {
       const account = { email: user.email ?? user.id, ip };
       const lock = await deps.rateLimits.checkSignIn(account);
       if (!lock.ok) return { ok: false, reason: "locked", retryAfterSeconds: lock.retryAfterSeconds };
-      const result = await changePassword(db, user.id, currentPassword, newPassword, { keepSessionId: sessionId }, now);
+      const [row] = await db
+        .select({ passwordHash: users.passwordHash })
+        .from(users)
+        .where(and(eq(users.id, user.id), eq(users.status, "active")));
+      const matches = await verifyPassword(row?.passwordHash ?? null, password);
+      if (matches) await deps.rateLimits.recordSignInSuccess(account);
+      else await deps.rateLimits.recordSignInFailure(account);
+      return { ok: true, matches };
+    },
+
+    async change({ user, keep, currentPassword, newPassword, ip }: PasswordChangeRequest): Promise<PasswordChangeOutcome> {
+      const account = { email: user.email ?? user.id, ip };
+      const lock = await deps.rateLimits.checkSignIn(account);
+      if (!lock.ok) return { ok: false, reason: "locked", retryAfterSeconds: lock.retryAfterSeconds };
+      const keepSessionId = "sessionId" in keep ? keep.sessionId : undefined;
+      const keepGrantId = "grantId" in keep ? keep.grantId : undefined;
+      const result = await changePassword(db, user.id, currentPassword, newPassword, { keepSessionId, keepGrantId }, now);
       if (!result.ok) {
         if (result.reason === "wrong_password") await deps.rateLimits.recordSignInFailure(account);
         return result;
       }
       await deps.rateLimits.recordSignInSuccess(account);
-      await deps.endOtherPortalSessions(user.id, sessionId);
+      await deps.endOtherPortalSessions(user.id, keepSessionId);
       await deps.audit.record("password_changed", { userId: user.id, ip });
       return result;
     },

@@ -16,6 +16,10 @@ export class ApiError extends Error {
 export const API_MESSAGES = {
   unauthorized: "Accesso richiesto: manca un token valido",
   notFound: "Risorsa non trovata",
+  badAddress: "Indirizzo non valido",
+  badFilter: "Filtro non valido: usa student=1 oppure legal_professions=1",
+  emailOnPortal: "L'email si cambia dalla pagina 'Il mio account' del portale",
+  socialLoginOff: "L'accesso con Google non è disponibile",
   noOperation: "Operazione non disponibile",
   invalidJson: "Il corpo della richiesta non è JSON valido",
   notJson: "Il corpo della richiesta deve essere application/json",

@@ -1,9 +1,10 @@
 // A customer's orders and payments as the API gives them (spec §7: myorders, myactiveorders,
 // mypayments, order load, orderpayment load): always filtered by the customer, so an id of
 // someone else's order or payment finds nothing.
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, exists, inArray, notInArray, sql } from "drizzle-orm";
+import { PAPER_TYPE_CODES } from "../../shared/commerce-constants.ts";
 import type { Database } from "../db/client.ts";
-import { orderItems, orders, payments } from "../db/schema.ts";
+import { orderItems, orderStatuses, orders, payments } from "../db/schema.ts";
 
 /** Orders newest first by when they were paid (committed), those never paid by when they were made. */
 const byCommitted = [desc(sql`coalesce(${orders.committedAt}, ${orders.createdAt})`), desc(orders.orderCode)];
@@ -29,6 +30,14 @@ const orderColumns = {
   customerEmail: orders.customerEmail,
 };
 
+export type OrderQuery = {
+  activeOnly?: boolean;
+  hidePaper?: boolean;
+  orderCode?: string;
+  limit?: number;
+  offset?: number;
+};
+
 export function createCustomerOrders(db: Database) {
   async function withItems<T extends { id: string }>(rows: T[]): Promise<(T & { items: (typeof orderItems.$inferSelect)[] })[]> {
     if (rows.length === 0) return [];
@@ -45,15 +54,56 @@ export function createCustomerOrders(db: Database) {
   }
 
   return {
-    /** The customer's orders, newest first; `activeOnly`: the paid ones. */
-    async list(userId: string, { activeOnly = false, limit = 50 }: { activeOnly?: boolean; limit?: number } = {}) {
+    /**
+     * The customer's orders, newest first, `limit` from `offset`. `activeOnly`: the paid ones;
+     * `hidePaper`: without the orders of printed books only; `orderCode`: that one order.
+     */
+    async list(userId: string, { activeOnly = false, hidePaper = false, orderCode, limit = 50, offset = 0 }: OrderQuery = {}) {
       const rows = await db
         .select(orderColumns)
         .from(orders)
-        .where(and(eq(orders.userId, userId), activeOnly ? eq(orders.status, "payed") : undefined))
+        .where(
+          and(
+            eq(orders.userId, userId),
+            activeOnly ? eq(orders.status, "payed") : undefined,
+            orderCode === undefined ? undefined : eq(orders.orderCode, orderCode),
+            hidePaper
+              ? exists(
+                  db
+                    .select({ one: sql`1` })
+                    .from(orderItems)
+                    .where(
+                      and(
+                        eq(orderItems.orderId, orders.id),
+                        // A line of any other type (or of none recorded) is not a printed book.
+                        notInArray(sql`coalesce(${orderItems.productTypeCode}, '')`, [...PAPER_TYPE_CODES]),
+                      ),
+                    ),
+                )
+              : undefined,
+          ),
+        )
         .orderBy(...byCommitted)
-        .limit(limit);
+        .limit(limit)
+        .offset(offset);
       return withItems(rows);
+    },
+
+    /** The statuses an order can be in, code → name (the same for everyone). */
+    async statusNames(): Promise<Record<string, string>> {
+      const rows = await db.select().from(orderStatuses);
+      return Object.fromEntries(rows.map((row) => [row.code, row.name]));
+    },
+
+    /** The customer's order lines among `ids`. */
+    async items(userId: string, ids: readonly string[]) {
+      if (ids.length === 0) return [];
+      return db
+        .select({ item: orderItems })
+        .from(orderItems)
+        .innerJoin(orders, eq(orders.id, orderItems.orderId))
+        .where(and(eq(orders.userId, userId), inArray(orderItems.id, [...ids])))
+        .then((rows) => rows.map((row) => row.item));
     },
 
     /** The customer's orders among `ids` (others' ids find nothing). */

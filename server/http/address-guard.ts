@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { API_MESSAGES } from "../api/errors.ts";
 import { renderErrorPage } from "./error-page.ts";
 
 /**
@@ -11,10 +12,9 @@ export function refuseNulInAddress(): RequestHandler {
   return (req, res, next) => {
     if (!/%00/.test(req.originalUrl)) return next();
     req.log.warn("address with a NUL character refused");
-    res
-      .status(400)
-      .set("Cache-Control", "no-store")
-      .type("html")
-      .send(renderErrorPage({ status: 400, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
+    res.status(400).set("Cache-Control", "no-store");
+    // The API's clients read JSON, in its error shape; people read the error page.
+    if (req.path.startsWith("/api/")) res.json({ error: { description: API_MESSAGES.badAddress } });
+    else res.type("html").send(renderErrorPage({ status: 400, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
   };
 }

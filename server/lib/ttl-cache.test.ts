@@ -20,4 +20,17 @@ describe("createTtlCache", () => {
     await expect(cache.get("k", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
     expect(await cache.get("k", async () => 7)).toBe(7);
   });
+
+  it("keeps at most maxEntries keys, forgetting the oldest", async () => {
+    const cache = createTtlCache<string>(1000, () => 0, 2);
+    const load = vi.fn(async () => "v");
+    await cache.get("a", load);
+    await cache.get("b", load);
+    await cache.get("c", load);
+    await cache.get("c", load);
+    await cache.get("b", load);
+    expect(load).toHaveBeenCalledTimes(3);
+    await cache.get("a", load);
+    expect(load).toHaveBeenCalledTimes(4);
+  });
 });

@@ -1,6 +1,6 @@
 // The dashboard's queries. What a customer owns costs one statement however many products they
 // have; suggestions and boxes are the same for everyone of a profession and are cached.
-import { and, asc, count, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lte, or, sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import {
@@ -21,6 +21,7 @@ import type { ReferenceData } from "../catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
 import { subscriptionNoticeOf, type SubscriptionNotice } from "../commerce/subscription-records.ts";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
+import { BOOK_TYPE_CODES, newestFirst, suggestedBook, type SuggestionAudience } from "../catalog/products.ts";
 import { checkoutPath, courseUrl } from "../../shared/links.ts";
 import { firstChapterTitle, readingStatus } from "./reading.ts";
 import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
@@ -29,10 +30,6 @@ import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } f
 const CONTACT_AREA_CODE = "dashboard_contatti";
 
 const LIBRARY_TYPES: readonly LibraryTypeCode[] = ["ebook", "paper_flex", "paper_hard", "corso", "rivista"];
-const BOOK_TYPES: readonly LibraryTypeCode[] = ["ebook", "paper_flex", "paper_hard"];
-
-/** Book suggestions: student=1 for students and professors, legal_professions=1 for the others (spec §6). */
-export type SuggestionAudience = "students" | "professionals";
 
 export type Library = {
   /** Owned products, the most recently read first, then the newest. */
@@ -247,8 +244,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
    * edition includes the eBook), so a title is suggested once.
    */
   async function loadSuggestions(audience: SuggestionAudience): Promise<Suggestions> {
-    const group = sql<string>`case when ${productTypes.code} in ('ebook', 'paper_flex', 'paper_hard') then 'book' else ${productTypes.code} end`;
-    const audienceFlag = audience === "students" ? products.forStudents : products.forLegalProfessions;
+    const group = sql<string>`case when ${inArray(productTypes.code, [...BOOK_TYPE_CODES])} then 'book' else ${productTypes.code} end`;
     const ranked = db
       .select({
         productId: products.id,
@@ -262,15 +258,11 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
         pubdate: products.pubdate,
         priceCents: products.priceCents,
         group: group.as("group"),
-        rank: sql<number>`row_number() over (partition by ${group} order by ${products.pubdate} desc nulls last, ${products.name})`.as(
-          "rank",
-        ),
+        rank: sql<number>`row_number() over (partition by ${group} order by ${sql.join(newestFirst, sql`, `)})`.as("rank"),
       })
       .from(products)
       .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-      .where(
-        sql`(${productTypes.code} in ('corso', 'rivista')) or (${inArray(productTypes.code, [...BOOK_TYPES])} and ${audienceFlag} and ${products.masterProductId} is null)`,
-      )
+      .where(or(inArray(productTypes.code, ["corso", "rivista"]), suggestedBook(audience)))
       .as("ranked");
     const rows = await db
       .select()
@@ -346,8 +338,8 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
 
   const suggestionsFor = (audience: SuggestionAudience) => suggestionCache.get(audience, () => loadSuggestions(audience));
   const promoBoxList = (areaCodes: readonly string[]) => promoCache.get(areaCodes.join(","), () => loadPromoBoxes(areaCodes));
-  const contactBoxList = () =>
-    contactCache.get(CONTACT_AREA_CODE, async () =>
+  const contactBoxList = (areaCode = CONTACT_AREA_CODE) =>
+    contactCache.get(areaCode, async () =>
       db
         .select({
           title: contactBoxes.title,
@@ -356,12 +348,18 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
           cta: contactBoxes.cta,
         })
         .from(contactBoxes)
-        .where(eq(contactBoxes.areaCode, CONTACT_AREA_CODE))
+        .where(eq(contactBoxes.areaCode, areaCode))
         .orderBy(asc(contactBoxes.position)),
     );
 
   return {
     page,
+
+    /** The promo box of an area code (spec §3), or null: the API's boxpromoarea. */
+    promoBox: async (areaCode: string): Promise<PromoBox | null> => (await promoBoxList([areaCode]))[0] ?? null,
+
+    /** The contact boxes of an area code, in order: the API's boxcontactarea. */
+    contactBoxes: (areaCode: string): Promise<ContactBox[]> => contactBoxList(areaCode),
 
     /**
      * When the customer's running EDU access (has_edu_upto) ends, or null when none runs now;

@@ -2,6 +2,7 @@
 // manifest, and calls every operation; the abuse of tokens and ids is refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeOf } from "../../server/api/operation.ts";
+import { MESSAGES } from "../../shared/messages.ts";
 import { API_OPERATIONS } from "../../server/api/operations/index.ts";
 import { openApiPath } from "../../server/api/openapi.ts";
 import { apiClient, loadManifests, signInApp, type AppTokens } from "../support/api-client.ts";
@@ -106,7 +107,10 @@ describe("every operation through the manifest", () => {
 
     // Reference lists: public.
     const anonymous = apiClient(modules);
-    const professions = (await anonymous("pim", "professione", "getall-professione")).body!.result as { uuid: string }[];
+    const professions = (await anonymous("pim", "professione", "getall-professione")).body!.result as {
+      uuid: string;
+      code: string;
+    }[];
     expect(professions.length).toBeGreaterThan(0);
     called.add("pim.professione.getall-professione");
     expect(await resultOf("pim", "professione", "load", { body: [professions[0]!.uuid] })).toHaveLength(1);
@@ -117,7 +121,8 @@ describe("every operation through the manifest", () => {
       universita: string;
     }[];
     expect(courses.every((c) => c.universita === universities[0]!.uuid)).toBe(true);
-    expect(await resultOf("pim", "interesse", "getall-interesse")).not.toHaveLength(0);
+    const interests = (await resultOf("pim", "interesse", "getall-interesse")) as { uuid: string }[];
+    expect(interests).not.toHaveLength(0);
     expect(await resultOf("pim", "materia", "getall-materia")).not.toHaveLength(0);
 
     // An activation code, checked then redeemed, and the book read.
@@ -196,6 +201,117 @@ describe("every operation through the manifest", () => {
     const edu = (await resultOf("aaa", "session", "tokeninfo")) as { user: { has_edu_upto: number } };
     expect(edu.user.has_edu_upto).toBeGreaterThan(services.clock().getTime());
 
+    // The order's lines, and the names of statuses and payment methods, by code.
+    const [paidOrder] = (await resultOf("order", "order", "load", { body: [orderId] })) as { items: { uuid: string }[] }[];
+    expect(await resultOf("order", "orderitem", "load", { body: [paidOrder!.items[0]!.uuid] })).toMatchObject([
+      { order: orderId },
+    ]);
+    expect(await resultOf("order", "orderstatus", "load", { body: ["payed", "nessuno"] })).toEqual([
+      { code: "payed", name: "Pagato" },
+    ]);
+    expect(await resultOf("order", "paymentmethod", "load", { body: ["card_setup"] })).toEqual([
+      { code: "card_setup", name: "Carta di Credito" },
+    ]);
+    expect(await resultOf("order", "paymentstatus", "load", { body: ["payed"] })).toEqual([{ code: "payed", name: "Pagato" }]);
+
+    // The last orders, as the shop lists them.
+    const mine = (await resultOf("order", "order", "myorders")) as { uuid: string; ordercode: string }[];
+    expect(await resultOf("ecommerce", "order", "order_getlastuserorder")).toMatchObject({ uuid: mine[0]!.uuid });
+    expect(
+      await resultOf("ecommerce", "order", "order_getlastuserorders", {
+        params: { onlyactive: 1, hidepaper: 1, num: 1, page: 2 },
+      }),
+    ).toMatchObject([{ uuid: mine[1]!.uuid }]);
+    expect(
+      await resultOf("ecommerce", "order", "order_getlastuserorders", { params: { ordercode: mine[1]!.ordercode } }),
+    ).toMatchObject([{ uuid: mine[1]!.uuid }]);
+
+    // The catalogue: types, newest books, journals and courses, a product page, an ISBN, the boxes.
+    type Product = {
+      uuid: string;
+      sku: string;
+      isbn: string | null;
+      buylink: string;
+      producttype: { uuid: string; code: string };
+    };
+    const types = (await resultOf("ecommerce", "producttype", "producttype_search")) as { uuid: string; code: string }[];
+    expect(types.map((t) => t.code).sort()).toEqual(["abbonamento", "corso", "ebook", "paper_flex", "paper_hard", "rivista"]);
+    expect(await resultOf("pim", "producttype", "load", { body: [types[0]!.uuid] })).toEqual([types[0]]);
+    const books = (await resultOf("ecommerce", "product", "magento_getbooks", {
+      params: { additionalfilters: "legal_professions=1", limit: 3 },
+    })) as Product[];
+    expect(books).toHaveLength(3);
+    expect(books.every((b) => ["ebook", "paper_flex", "paper_hard"].includes(b.producttype.code))).toBe(true);
+    expect(await call("ecommerce", "product", "magento_getbooks", { params: { additionalfilters: "tutti=1" } })).toMatchObject({
+      status: 400,
+      body: { error: { description: "Filtro non valido: usa student=1 oppure legal_professions=1" } },
+    });
+    for (const [name, code] of [
+      ["magento_getriviste", "rivista"],
+      ["magento_getcorsi", "corso"],
+    ] as const) {
+      const list = (await resultOf("ecommerce", "product", name, { params: { limit: 2 } })) as Product[];
+      expect(list.length).toBeGreaterThan(0);
+      expect(list.every((p) => p.producttype.code === code)).toBe(true);
+    }
+    const book = books.find((b) => b.isbn)!;
+    expect(await resultOf("pim", "product", "load", { body: [book.uuid] })).toEqual([book]);
+    expect(await resultOf("ecommerce", "product", "magento_getproductpage", { params: { sku: book.sku } })).toBe(book.buylink);
+    expect(await resultOf("ecommerce", "product", "product_search", { params: { isbn: book.isbn!, limit: 1 } })).toMatchObject([
+      { isbn: book.isbn },
+    ]);
+    const discover = (await resultOf("ecommerce", "boxdiscover", "getdiscover", {
+      params: { areacode: "dashboard_studenti" },
+    })) as Product[];
+    expect(discover.length).toBeGreaterThan(0);
+    expect(discover.every((p) => p.isbn)).toBe(true);
+    expect(
+      await resultOf("ecommerce", "boxpromoarea", "getbox", { params: { areacode: "dashboard_studenti_top_right" } }),
+    ).toMatchObject({ areacode: "dashboard_studenti_top_right" });
+    expect((await call("ecommerce", "boxpromoarea", "getbox", { params: { areacode: "nessuna_area" } })).status).toBe(404);
+    expect(
+      await resultOf("ecommerce", "boxcontactarea", "getbox", { params: { areacode: "dashboard_contatti" } }),
+    ).not.toHaveLength(0);
+
+    // The account: saved as the client read it, with the profession set once; the password
+    // checked and changed (the app stays signed in, another sign-in ends).
+    const other = professions.find((p) => p.code === "other")!;
+    const saved = (await resultOf("aaa", "user", "save", {
+      body: { ...me.user, firstname: "Apina", professione: other.uuid, interessi: [interests[0]!.uuid], accept_marketing: true },
+    })) as { firstname: string; professione: string; accept_marketing: boolean };
+    expect(saved).toMatchObject({ firstname: "Apina", professione: other.uuid, accept_marketing: true });
+    expect(await call("aaa", "user", "save", { body: { uuid: me.user.uuid, lastname: " " } })).toMatchObject({
+      status: 400,
+      body: { error: { description: MESSAGES.lastnameRequired } },
+    });
+    expect((await call("aaa", "user", "save", { body: { uuid: me.user.uuid, email: "altra@example.it" } })).body).toEqual({
+      error: { description: "L'email si cambia dalla pagina 'Il mio account' del portale" },
+    });
+    expect((await call("aaa", "user", "save", { body: { uuid: crypto.randomUUID(), firstname: "X" } })).status).toBe(404);
+    const account = { uuid: me.user.uuid };
+    expect(await resultOf("aaa", "user", "verifypassword", { body: { ...account, password: customer.password } })).toBe(true);
+    expect(await resultOf("aaa", "user", "verifypassword", { body: { ...account, password: "Sbagliata1!" } })).toBe(false);
+    expect(
+      await call("aaa", "user", "changepassword", {
+        body: { ...account, currentpassword: "Sbagliata1!", password: "Nuova1234!" },
+      }),
+    ).toMatchObject({ status: 400, body: { error: { description: MESSAGES.currentPasswordWrong } } });
+    const elsewhere = await signInApp(origin, customer);
+    for (const [from, to] of [
+      [customer.password, "Nuova1234!"],
+      ["Nuova1234!", customer.password],
+    ]) {
+      expect(await resultOf("aaa", "user", "changepassword", { body: { ...account, currentpassword: from, password: to } })).toBe(
+        true,
+      );
+    }
+    expect((await base("aaa", "session", "tokeninfo")).status).toBe(200);
+    expect((await base("aaa", "session", "tokeninfo", { token: elsewhere.access_token })).status).toBe(401);
+    expect(await call("aaa", "session", "google-loginlink", { body: { url: origin } })).toMatchObject({
+      status: 404,
+      body: { error: { description: "L'accesso con Google non è disponibile" } },
+    });
+
     // The cover, by its key.
     const cover = await call("media", "resource", "download", { params: { resource: "nonexistent-cover" } });
     expect(cover.status).toBe(302);
@@ -232,6 +348,35 @@ describe("every operation through the manifest", () => {
       expect(await dead.json()).toEqual({
         error: { description: "La sessione è scaduta, prova a richiedere di nuovo il cambio della password" },
       });
+    }
+  });
+});
+
+describe("social sign-in", () => {
+  it("gives the address that starts it on the portal, coming back only to a page of the portal", async () => {
+    const social = await startPortal(database, {
+      SOCIAL_OIDC_ISSUER: "http://127.0.0.1:9/",
+      SOCIAL_OIDC_CLIENT_ID: "portale",
+      SOCIAL_OIDC_CLIENT_SECRET: "segreto",
+    });
+    try {
+      const link = async (url: unknown) => {
+        const response = await social.fetch("/api/v1/aaa/session/google-loginlink/", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(response.status).toBe(200);
+        return new URL(((await response.json()) as { result: string }).result);
+      };
+      const mine = await link(`${social.origin}/my-products/?tab=attivi`);
+      expect(mine.origin + mine.pathname).toBe(`${social.origin}/login/`);
+      expect(Object.fromEntries(mine.searchParams)).toEqual({ via: "social", redirect: "/my-products/?tab=attivi" });
+      for (const elsewhere of ["https://evil.example/", "//evil.example/x", "javascript:alert(1)"]) {
+        expect((await link(elsewhere)).searchParams.get("redirect")).toBe("/");
+      }
+    } finally {
+      await social.close();
     }
   });
 });
@@ -283,6 +428,11 @@ describe("abuse", () => {
         expect(response.status, `${path} ${body.slice(0, 20)}`).toBeLessThan(500);
       }
     }
+    const nul = await portal.fetch("/api/v1/order/order/verify_codiceattivazione/x%00y/", {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(nul.status).toBe(400);
+    expect(await nul.json()).toEqual({ error: { description: "Indirizzo non valido" } });
     const after = await portal.services.customerOrders.list(
       (await portal.services.accounts.findActiveByEmail(customer.email))!.id,
     );

@@ -3,9 +3,12 @@
 import { z } from "zod";
 import { accountFields } from "../../../shared/account-rules.server.ts";
 import { MESSAGES } from "../../../shared/messages.ts";
-import { ApiError } from "../errors.ts";
+import { describeProfileErrors, PASSWORD_CHANGE_REFUSALS } from "../../../shared/profile-messages.ts";
+import { safeRedirectTarget } from "../../../shared/safe-redirect.ts";
+import { normalizeEmail } from "../../accounts/service.ts";
+import { API_MESSAGES, ApiError } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
-import { idList, millis, toMillis } from "./fields.ts";
+import { idList, millis, toMillis, uuid } from "./fields.ts";
 
 const userSchema = z.object({
   uuid: z.string(),
@@ -59,6 +62,23 @@ const resetBody = z.object({
   password: accountFields.password,
 });
 const tokenBody = z.object({ token: z.string().max(200) });
+
+/** The caller's own account, named by `uuid` in the body: another's is not found. */
+function ownAccount({ body, caller }: OperationContext<unknown, unknown, { uuid: string }>) {
+  if (body.uuid !== caller!.userId) throw new ApiError(404, API_MESSAGES.notFound);
+  return { id: caller!.userId };
+}
+
+/** A field of 'save': absent or null keeps what is stored; "" empties it (refused where required). */
+const kept = (max: number, message: string) =>
+  z
+    .string()
+    .max(max, message)
+    .nullish()
+    .transform((v) => v ?? undefined);
+
+const currentPasswordLocked = (retryAfterSeconds: number) =>
+  new ApiError(429, `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(retryAfterSeconds)}`);
 
 export const aaaOperations = [
   operation({
@@ -170,6 +190,137 @@ export const aaaOperations = [
     async handle(context) {
       if (!context.body.includes(context.caller!.userId)) return [];
       return [await userOf(context)];
+    },
+  }),
+  operation({
+    module: "aaa",
+    model: "user",
+    name: "save",
+    method: "POST",
+    path: "user/save/",
+    summary:
+      "Salva i campi cambiati dell'account (come la pagina 'Il mio account': la professione non cambia più, i percorsi restano completi); l'email si cambia dal portale.",
+    auth: "customer",
+    body: z.object({
+      uuid,
+      firstname: kept(200, MESSAGES.fieldTooLong),
+      lastname: kept(200, MESSAGES.fieldTooLong),
+      email: kept(320, MESSAGES.emailInvalid),
+      mobile: kept(40, MESSAGES.mobileInvalid),
+      professione: kept(64, MESSAGES.invalidChoice),
+      universita: kept(64, MESSAGES.invalidChoice),
+      corsolaurea: kept(64, MESSAGES.invalidChoice),
+      materia: kept(64, MESSAGES.invalidChoice),
+      interessi: z
+        .array(z.string().max(64, MESSAGES.invalidChoice), { error: MESSAGES.invalidChoice })
+        .max(100, MESSAGES.invalidChoice)
+        .nullish()
+        .transform((v) => v ?? undefined),
+      accept_marketing: z.boolean({ error: MESSAGES.invalidChoice }).nullish(),
+    }),
+    result: userSchema,
+    async handle(context) {
+      const { body, services } = context;
+      const { id } = ownAccount(context);
+      const profile = await services.profiles.get(id);
+      if (!profile) throw new ApiError(401, MESSAGES.accountNotFound);
+      // A new address is confirmed by a link and needs the current password: the portal's page does that.
+      if (body.email !== undefined && normalizeEmail(body.email) !== profile.email) {
+        throw new ApiError(400, API_MESSAGES.emailOnPortal);
+      }
+      const result = await services.profiles.update(id, {
+        firstname: body.firstname,
+        lastname: body.lastname,
+        mobile: body.mobile,
+        professionId: body.professione,
+        universityId: body.universita,
+        degreeCourseId: body.corsolaurea,
+        subjectId: body.materia,
+        interestIds: body.interessi,
+      });
+      if (!result.ok) {
+        if (result.reason === "not_found") throw new ApiError(401, MESSAGES.accountNotFound);
+        throw new ApiError(400, describeProfileErrors(result.errors));
+      }
+      if (typeof body.accept_marketing === "boolean") {
+        await services.profiles.updatePreferences(id, { acceptMarketing: body.accept_marketing });
+      }
+      return userOf(context);
+    },
+  }),
+  operation({
+    module: "aaa",
+    model: "user",
+    name: "verifypassword",
+    method: "POST",
+    path: "user/verifypassword/",
+    summary: "Se la password è quella dell'account (con i limiti dell'accesso: troppi errori la bloccano).",
+    auth: "customer",
+    body: z.object({ uuid, password: z.string().max(200, MESSAGES.currentPasswordWrong) }),
+    result: z.boolean(),
+    async handle(context) {
+      ownAccount(context);
+      const user = {
+        id: context.caller!.userId,
+        email: (await context.services.profiles.get(context.caller!.userId))?.email ?? null,
+      };
+      const checked = await context.services.passwordChanges.verify({ user, password: context.body.password, ip: context.ip });
+      if (!checked.ok) throw currentPasswordLocked(checked.retryAfterSeconds);
+      return checked.matches;
+    },
+  }),
+  operation({
+    module: "aaa",
+    model: "user",
+    name: "changepassword",
+    method: "POST",
+    path: "user/changepassword/",
+    summary:
+      "Cambia la password: con quella attuale (currentpassword) e la nuova (password). Restano collegati solo quest'app e nessun'altra sessione.",
+    auth: "customer",
+    body: z.object({
+      uuid,
+      currentpassword: z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong),
+      password: accountFields.password,
+    }),
+    result: z.literal(true),
+    async handle(context) {
+      const { body, caller, services, ip } = context;
+      ownAccount(context);
+      const user = { id: caller!.userId, email: (await services.profiles.get(caller!.userId))?.email ?? null };
+      const result = await services.passwordChanges.change({
+        user,
+        keep: { grantId: caller!.grantId },
+        currentPassword: body.currentpassword,
+        newPassword: body.password,
+        ip,
+      });
+      if (result.ok) return true as const;
+      if (result.reason === "locked") throw currentPasswordLocked(result.retryAfterSeconds);
+      throw new ApiError(result.reason === "unknown_user" ? 401 : 400, PASSWORD_CHANGE_REFUSALS[result.reason]);
+    },
+  }),
+  operation({
+    module: "aaa",
+    model: "session",
+    name: "google-loginlink",
+    method: "POST",
+    path: "session/google-loginlink/",
+    summary:
+      "L'indirizzo che avvia l'accesso con Google sul portale; al ritorno il cliente va a `url` (un indirizzo del portale, altrimenti alla home).",
+    auth: "public",
+    body: z.object({ url: z.string().max(2000, API_MESSAGES.notFound) }),
+    result: z.url(),
+    async handle({ body, services, config }) {
+      if (!services.socialLogin.enabled) throw new ApiError(404, API_MESSAGES.socialLoginOff);
+      let target = "/";
+      try {
+        const url = new URL(body.url, config.publicOrigin);
+        if (url.origin === config.publicOrigin) target = safeRedirectTarget(url.pathname + url.search);
+      } catch {
+        // Not an address: the customer goes home.
+      }
+      return `${config.publicOrigin}/login/?${new URLSearchParams({ via: "social", redirect: target })}`;
     },
   }),
 ];

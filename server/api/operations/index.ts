@@ -1,6 +1,7 @@
 // Every operation of the API, in the order the manifest and the documentation list them.
 import type { Operation } from "../operation.ts";
 import { aaaOperations } from "./aaa.ts";
+import { ecommerceOperations } from "./ecommerce.ts";
 import { mediaOperations } from "./media.ts";
 import { orderOperations } from "./order.ts";
 import { pimOperations } from "./pim.ts";
@@ -11,5 +12,6 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...orderOperations,
   ...mediaOperations,
   ...pimOperations,
+  ...ecommerceOperations,
   ...readerOperations,
 ];

@@ -1,6 +1,7 @@
 // media: a product's cover by its key (spec §7 media resource download: the client only builds
 // the address, and uses it as an image's source).
 import { z } from "zod";
+import { coverPath } from "../../../shared/links.ts";
 import { operation } from "../operation.ts";
 
 export const mediaOperations = [
@@ -15,6 +16,6 @@ export const mediaOperations = [
     params: z.object({ resource: z.string().regex(/^[a-z0-9-]{1,80}$/, "Risorsa non trovata") }),
     redirect: true,
     result: z.string(),
-    handle: async ({ params }) => `/media/copertine/${params.resource}.svg`,
+    handle: async ({ params }) => coverPath(params.resource),
   }),
 ];

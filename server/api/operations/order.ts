@@ -4,9 +4,11 @@
 import { z } from "zod";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { checkoutDetails, customerSchema } from "../../../shared/checkout-rules.server.ts";
+import { PAYMENT_METHOD_LABELS, PAYMENT_STATUS_LABELS } from "../../../shared/commerce-constants.ts";
 import { MESSAGES } from "../../../shared/messages.ts";
 import type { CustomerOrders } from "../../commerce/customer-orders.ts";
 import { isProductCode } from "../../lib/ids.ts";
+import type { Services } from "../../services.ts";
 import { API_MESSAGES, ApiError } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
 import { euros, idList, listLimit, millis, toMillis, uuid } from "./fields.ts";
@@ -18,6 +20,7 @@ const hubParam = orderParam.extend({ hub: z.string().max(40) });
 
 const itemSchema = z.object({
   uuid: z.string(),
+  order: z.string(),
   product: z.string(),
   producttype: z.string().nullable(),
   description: z.string(),
@@ -25,7 +28,20 @@ const itemSchema = z.object({
   monthlyprice: z.number().nullable(),
   total: z.number(),
 });
-const orderSchema = z.object({
+type ItemRow = OrderRow["items"][number];
+
+const itemOf = (item: ItemRow): z.input<typeof itemSchema> => ({
+  uuid: item.id,
+  order: item.orderId,
+  product: item.productId,
+  producttype: item.productTypeCode,
+  description: item.description,
+  quantity: item.quantity,
+  monthlyprice: item.monthlyPriceCents === null ? null : euros(item.monthlyPriceCents),
+  total: euros(item.totalCents),
+});
+
+export const orderSchema = z.object({
   uuid: z.string(),
   ordercode: z.string(),
   customer: z.string(),
@@ -63,7 +79,7 @@ const paymentSchema = z.object({
 type OrderRow = Awaited<ReturnType<CustomerOrders["list"]>>[number];
 type PaymentRow = Awaited<ReturnType<CustomerOrders["payments"]>>[number];
 
-const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
+export const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
   uuid: o.id,
   ordercode: o.orderCode,
   customer: o.userId,
@@ -82,15 +98,7 @@ const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
   customer_firstname: o.customerFirstname,
   customer_lastname: o.customerLastname,
   customer_email: o.customerEmail,
-  items: o.items.map((item) => ({
-    uuid: item.id,
-    product: item.productId,
-    producttype: item.productTypeCode,
-    description: item.description,
-    quantity: item.quantity,
-    monthlyprice: item.monthlyPriceCents === null ? null : euros(item.monthlyPriceCents),
-    total: euros(item.totalCents),
-  })),
+  items: o.items.map(itemOf),
 });
 
 const paymentOf = (p: PaymentRow): z.input<typeof paymentSchema> => ({
@@ -130,6 +138,32 @@ const hubSchema = z.object({
   hubcode: z.string(),
   publickey: z.string().nullable(),
 });
+
+/** A reference list of codes and names (order and payment statuses, payment methods), loaded by code. */
+const codeList = z
+  .array(z.string().max(40, API_MESSAGES.notFound), { error: API_MESSAGES.notFound })
+  .min(1, API_MESSAGES.notFound)
+  .max(100, API_MESSAGES.notFound);
+const codeName = z.object({ code: z.string(), name: z.string() });
+const namesOf = (names: Readonly<Record<string, string>>, codes: readonly string[]) =>
+  Object.entries(names)
+    .filter(([code]) => codes.includes(code))
+    .map(([code, name]) => ({ code, name }));
+
+type Names = Readonly<Record<string, string>>;
+const referenceLoad = (model: string, summary: string, names: (services: Services) => Names | Promise<Names>) =>
+  operation({
+    module: "order",
+    model,
+    name: "load",
+    method: "POST",
+    path: `${model}/load/`,
+    summary,
+    auth: "public",
+    body: codeList,
+    result: z.array(codeName),
+    handle: async ({ body, services }) => namesOf(await names(services), body),
+  });
 
 export const orderOperations = [
   operation({
@@ -357,6 +391,27 @@ export const orderOperations = [
       },
     }),
   ),
+  operation({
+    module: "order",
+    model: "orderitem",
+    name: "load",
+    method: "POST",
+    path: "orderitem/load/",
+    summary: "Le righe degli ordini del cliente con questi id.",
+    auth: "customer",
+    body: idList,
+    result: z.array(itemSchema),
+    handle: async ({ body, caller, services }) => (await services.customerOrders.items(caller!.userId, body)).map(itemOf),
+  }),
+  referenceLoad("orderstatus", "Gli stati d'ordine con questi codici (new, waitforpayment, payed, …).", (services) =>
+    services.customerOrders.statusNames(),
+  ),
+  referenceLoad(
+    "paymentmethod",
+    "I metodi di pagamento con questi codici (card_checkout, card_setup, sepa).",
+    () => PAYMENT_METHOD_LABELS,
+  ),
+  referenceLoad("paymentstatus", "Gli stati di pagamento con questi codici (payed, refunded).", () => PAYMENT_STATUS_LABELS),
 ];
 
 /** The card, the one payment hub the portal takes (spec §5: any other is refused). */

@@ -1,8 +1,11 @@
 // pim: the reference lists of the profile forms (spec §7 getall-*, professione load): public,
-// the same cached lists the pages show.
+// the same cached lists the pages show; and the catalogue's products and product types.
 import { z } from "zod";
+import type { Config } from "../../config.ts";
+import type { CatalogProduct } from "../../catalog/products.ts";
+import { checkoutPath, coverPath } from "../../../shared/links.ts";
 import { operation } from "../operation.ts";
-import { idList, uuid } from "./fields.ts";
+import { euros, idList, millis, toMillis, uuid } from "./fields.ts";
 
 const option = z.object({ uuid: z.string(), name: z.string() });
 const coded = option.extend({ code: z.string() });
@@ -14,6 +17,58 @@ const asProfession = (p: { id: string; name: string; code: string; position: num
   code: p.code,
   position: p.position,
 });
+
+const productType = z.object({ uuid: z.string(), code: z.string(), name: z.string() });
+
+/** A product as §3 names its fields, with the addresses a client shows (cover, purchase). */
+export const productSchema = z.object({
+  uuid: z.string(),
+  name: z.string(),
+  code: z.string().nullable(),
+  sku: z.string(),
+  producttype: productType,
+  copertina: z.string(),
+  copertina_url: z.url(),
+  masterproduct: z.string().nullable(),
+  moodle_id: z.number().nullable(),
+  isbn: z.string().nullable(),
+  issn: z.string().nullable(),
+  ean: z.string().nullable(),
+  url: z.string().nullable(),
+  shortauthors: z.string().nullable(),
+  edizione: z.string().nullable(),
+  periodicita: z.string().nullable(),
+  pubdate: millis,
+  price: z.number(),
+  monthlyprice: z.number().nullable(),
+  /** Where the product is bought on the portal; null: it is not sold on its own. */
+  buylink: z.url().nullable(),
+});
+
+export function productOf(p: CatalogProduct, config: Pick<Config, "publicOrigin">): z.input<typeof productSchema> {
+  return {
+    uuid: p.id,
+    name: p.name,
+    code: p.code,
+    sku: p.sku,
+    producttype: { uuid: p.type.id, code: p.type.code, name: p.type.name },
+    copertina: p.cover,
+    copertina_url: `${config.publicOrigin}${coverPath(p.cover)}`,
+    masterproduct: p.masterProductId,
+    moodle_id: p.moodleId,
+    isbn: p.isbn,
+    issn: p.issn,
+    ean: p.ean,
+    url: p.url,
+    shortauthors: p.shortAuthors,
+    edizione: p.edition,
+    periodicita: p.periodicity,
+    pubdate: toMillis(p.pubdate),
+    price: euros(p.priceCents),
+    monthlyprice: p.monthlyPriceCents === null ? null : euros(p.monthlyPriceCents),
+    buylink: p.sellable ? `${config.publicOrigin}${checkoutPath(p.code ?? p.sku)}` : null,
+  };
+}
 
 export const pimOperations = [
   operation({
@@ -89,5 +144,32 @@ export const pimOperations = [
       const wanted = query.universita ? all.filter((c) => c.universityId === query.universita) : all;
       return wanted.map((c) => ({ ...asOption(c), universita: c.universityId }));
     },
+  }),
+  operation({
+    module: "pim",
+    model: "product",
+    name: "load",
+    method: "POST",
+    path: "product/load/",
+    summary: "I prodotti con questi id, nell'ordine chiesto.",
+    auth: "public",
+    body: idList,
+    result: z.array(productSchema),
+    handle: async ({ body, services, config }) => (await services.products.load(body)).map((p) => productOf(p, config)),
+  }),
+  operation({
+    module: "pim",
+    model: "producttype",
+    name: "load",
+    method: "POST",
+    path: "producttype/load/",
+    summary: "I tipi di prodotto con questi id.",
+    auth: "public",
+    body: idList,
+    result: z.array(productType),
+    handle: async ({ body, services }) =>
+      (await services.products.types())
+        .filter((t) => body.includes(t.id))
+        .map((t) => ({ uuid: t.id, code: t.code, name: t.name })),
   }),
 ];
