@@ -1,5 +1,6 @@
 // The JSON API from the outside: a client signs in with code + PKCE as the app does, walks the
 // manifest, and calls every operation; the abuse of tokens and ids is refused.
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeOf } from "../../server/api/operation.ts";
 import { MESSAGES } from "../../shared/messages.ts";
@@ -38,9 +39,12 @@ describe("the manifest and the OpenAPI document", () => {
     }
   });
 
-  it("describes each route the server answers, and no other", async () => {
+  it("is a valid OpenAPI 3.1 document describing each route the server answers, and no other", async () => {
     const doc = (await (await portal.fetch("/api/openapi.json")).json()) as { openapi: string; paths: Record<string, object> };
     expect(doc.openapi).toBe("3.1.0");
+    const checked = await new Validator().validate(doc);
+    expect(checked.errors ?? []).toEqual([]);
+    expect(checked.valid).toBe(true);
     const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
     const served = API_OPERATIONS.map((op) => `${op.method.toLowerCase()} ${openApiPath(routeOf(op))}`);
     expect(documented.sort()).toEqual(served.sort());
