@@ -4,6 +4,7 @@ export const MESSAGES = {
   // Activation modal 'ESPANDI IL LIBRO' (spec §4, §8: an invalid code gets the invalid mark only).
   activationTitle: "ESPANDI IL LIBRO",
   activationAlreadyRedeemed: "Hai già attivato questo codice: trovi il prodotto nella tua dashboard.",
+  activationCodeInvalid: "Codice non valido",
   productActivated: "Prodotto attivato",
   firstnameRequired: "Nome obbligatorio",
   lastnameRequired: "Cognome obbligatorio",

@@ -124,7 +124,7 @@ function CodeMarkIcon({ mark }: { mark: CodeMark }) {
       className={`absolute inset-y-0 right-3 grid place-items-center text-lg font-bold ${valid ? "text-green-700" : "text-accent-dark"}`}
     >
       <span aria-hidden="true">{valid ? "✓" : "✗"}</span>
-      <span className="sr-only">{valid ? "Codice valido" : "Codice non valido"}</span>
+      <span className="sr-only">{valid ? "Codice valido" : MESSAGES.activationCodeInvalid}</span>
     </span>
   );
 }

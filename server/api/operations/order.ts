@@ -201,7 +201,7 @@ export const orderOperations = [
         };
       }
       if (result.reason === "already_redeemed") throw new ApiError(409, MESSAGES.activationAlreadyRedeemed);
-      throw new ApiError(404, API_MESSAGES.notFound);
+      throw new ApiError(404, MESSAGES.activationCodeInvalid);
     },
   }),
   ...(["myorders", "myactiveorders"] as const).map((name) =>
