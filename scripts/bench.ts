@@ -11,6 +11,11 @@
 //      root loader still runs). /healthz is the plain Express floor. Signed-in pages (/dashboard/,
 //      /profile/) carry the session cookie: the session is checked on every request.
 //      Requests carry no Accept-Encoding, so compression is not part of the measurement.
+//      Two calls of the JSON API are loaded the same way, on every database: an anonymous reference
+//      list (GET /api/v1/pim/universita/getall/) and a signed-in customer's orders
+//      (GET /api/v1/order/order/myorders/?limit=2, with a bearer token the app's code + PKCE
+//      sign-in gave: its signature, grant and account are checked on every call). Figures only,
+//      no target.
 //      Targets: landing page ≥ 0.5 × the no-loader route (PGlite); the signed-in dashboard ≥ 0.5 ×
 //      the no-loader route with a p99 ≤ 3 × the no-loader route's, on every database.
 //   2. (PGlite) weighs each public page: its HTML and the client JavaScript it loads (modulepreload
@@ -41,15 +46,23 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES } from "./bench/checkout.ts";
-import { measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
+import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
 const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/", "/my-products/"];
+/** The JSON API: an anonymous reference list, and a signed-in customer's orders (with a bearer token). */
+const API_LIST = "/api/v1/pim/universita/getall/";
+const API_MY_ORDERS = "/api/v1/order/order/myorders/?limit=2";
+const API_URLS = [API_LIST, API_MY_ORDERS];
 /** Measured on PGlite only: their data is editorial content, cached in memory. */
 const PUBLIC_URLS = ["/edu/", "/help-center/", "/healthz"];
 /** Loaded with a signed-in customer's cookie (a legal professional: every section shows). */
 const SIGNED_IN_URLS = new Set(["/dashboard/", "/profile/", "/my-products/"]);
 const isSignedIn = (url: string) => SIGNED_IN_URLS.has(url) || url.startsWith("/checkout/");
+/** What a signed-in request carries: the portal's session cookie, or the API's bearer token. */
+type Credentials = { cookie: string; bearer: string };
+const headersOf = (url: string, { cookie, bearer }: Credentials): Record<string, string> =>
+  url === API_MY_ORDERS ? { authorization: `Bearer ${bearer}` } : isSignedIn(url) ? { cookie } : {};
 const LANDING = "/landingpage/landing/";
 const NO_LOADER = "/attivaprodotto/";
 const PUBLIC_PAGES = ["/landingpage/landing/", "/landingpage/edu/", "/universita", "/edu/", "/help-center/", "/attivaprodotto/"];
@@ -255,19 +268,21 @@ function checkResponses(label: string, result: Result) {
 
 type Measured = { url: string; result: Result };
 
-/** Loads each URL in turn; the signed-in ones with the customer's cookie. */
-async function measure(origin: string, urls: readonly string[], cookie: string): Promise<Measured[]> {
-  const headersOf = (url: string): Record<string, string> => (isSignedIn(url) ? { cookie } : {});
+/** Loads each URL in turn; the signed-in ones with the customer's cookie or API token. */
+async function measure(origin: string, urls: readonly string[], credentials: Credentials): Promise<Measured[]> {
   // Warming every URL before measuring any lets V8 optimise the rendering code they share, so the
   // first URL measured is not penalised.
   console.log(`\nWarm-up: ${WARMUP_SECONDS} s per URL`);
-  for (const url of urls) checkResponses(`${url} (warm-up)`, await load(origin + url, WARMUP_SECONDS, headersOf(url)));
+  for (const url of urls) {
+    checkResponses(`${url} (warm-up)`, await load(origin + url, WARMUP_SECONDS, headersOf(url, credentials)));
+  }
 
-  console.log(`Load: ${connections} connections, ${duration} s per URL (${urls.filter(isSignedIn).join(", ")} signed in)\n`);
+  const signedIn = urls.filter((url) => Object.keys(headersOf(url, credentials)).length > 0);
+  console.log(`Load: ${connections} connections, ${duration} s per URL (${signedIn.join(", ")} signed in)\n`);
   const measured: Measured[] = [];
   for (const url of urls) {
     process.stdout.write(`  ${url} …`);
-    const result = await load(origin + url, duration, headersOf(url));
+    const result = await load(origin + url, duration, headersOf(url, credentials));
     checkResponses(url, result);
     measured.push({ url, result });
     process.stdout.write(` ${Math.round(result.requests.average)} req/s\n`);
@@ -455,11 +470,13 @@ async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
   try {
     // Signed-in pages need the public origin: the session cookie is set for it by the sign-in.
     const publicOrigin = `http://localhost:${port}`;
-    const cookie = await signedInProfessional(publicOrigin);
+    const { cookie, email, password } = await signedInProfessional(publicOrigin);
     const checkout = await openCheckout(publicOrigin, cookie, "abbonamentoedu");
-    const measuredUrls = [...MEASURED_URLS, checkout];
+    const measuredUrls = [...MEASURED_URLS, checkout, ...API_URLS];
     const urls = database === "PGlite" ? [...measuredUrls, ...PUBLIC_URLS] : measuredUrls;
-    const measured = await measure(origin, urls, cookie);
+    // The API token lives ten minutes: taken last, it outlasts the load at BENCH_DURATION ≤ 40.
+    const bearer = await apiAccessToken(publicOrigin, email, password);
+    const measured = await measure(origin, urls, { cookie, bearer });
     await purchases(publicOrigin, cookie);
     if (database === "PGlite") {
       await pageWeights(origin, { url: checkout, cookie });

@@ -1,5 +1,7 @@
 // Full sign-ins per second: the redirect to the identity provider, the login screen's post
-// (an argon2id verification), the authorization code, the token exchange and the portal session.
+// (an argon2id verification), the authorization code, the token exchange and the portal session;
+// and the signed-in customer and API token the load of signed-in pages and API calls carries.
+import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 
 type Jar = Map<string, string>;
@@ -13,12 +15,16 @@ function store(jar: Jar, response: Response) {
 }
 const cookieHeader = (jar: Jar) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 
-/** Follows redirects by hand (cookies change at every hop) until a page answers. */
+/**
+ * Follows redirects by hand (cookies change at every hop) until a page answers, or until the
+ * next address starts with `until` (an app's redirect URI, which nothing here serves).
+ */
 async function follow(
   origin: string,
   jar: Jar,
   url: string,
   init: RequestInit = {},
+  until?: string,
 ): Promise<{ url: string; response: Response }> {
   let response = await fetch(new URL(url, origin), {
     ...init,
@@ -31,6 +37,7 @@ async function follow(
     if (!location) break;
     await response.arrayBuffer();
     url = new URL(location, url.startsWith("http") ? url : new URL(url, origin)).toString();
+    if (until && url.startsWith(until)) break;
     response = await fetch(url, { redirect: "manual", headers: { cookie: cookieHeader(jar) } });
   }
   return { url, response };
@@ -50,18 +57,34 @@ async function signInOnce(origin: string, email: string, password: string): Prom
   return (await signIn(origin, email, password)) !== null;
 }
 
+/**
+ * From `start` to the login screen, whose form is posted with the credentials; where the
+ * redirects then end (see `follow`), or null when no login screen came.
+ */
+async function logIn(origin: string, jar: Jar, start: string, email: string, password: string, until?: string) {
+  const screen = await follow(origin, jar, start);
+  await screen.response.arrayBuffer();
+  if (!/\/accedi\/[^/]+$/.test(new URL(screen.url).pathname)) return null;
+  const done = await follow(
+    origin,
+    jar,
+    new URL(screen.url).pathname,
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin },
+      body: new URLSearchParams({ email, password }),
+    },
+    until,
+  );
+  // Stopped at `until`, the last answer was already read.
+  if (!done.response.bodyUsed) await done.response.arrayBuffer();
+  return done;
+}
+
 /** One complete sign-in; the browser's cookies after it, or null when it failed. */
 async function signIn(origin: string, email: string, password: string): Promise<Jar | null> {
   const jar: Jar = new Map();
-  const screen = await follow(origin, jar, "/login/");
-  await screen.response.arrayBuffer();
-  if (!/\/accedi\/[^/]+$/.test(new URL(screen.url).pathname)) return null;
-  const done = await follow(origin, jar, new URL(screen.url).pathname, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin },
-    body: new URLSearchParams({ email, password }),
-  });
-  await done.response.arrayBuffer();
+  if (!(await logIn(origin, jar, "/login/", email, password))) return null;
   return [...jar.keys()].some((name) => name.endsWith("portal_session")) ? jar : null;
 }
 
@@ -70,7 +93,7 @@ async function signIn(origin: string, email: string, password: string): Promise<
  * profession offered after student and professor, and the first interest), for loading the
  * signed-in dashboard.
  */
-export async function signedInProfessional(origin: string): Promise<string> {
+export async function signedInProfessional(origin: string): Promise<{ cookie: string; email: string; password: string }> {
   const email = `bench.dashboard.${Date.now()}@example.it`;
   const password = "Benchmark1!";
   await register(origin, email, password);
@@ -91,7 +114,43 @@ export async function signedInProfessional(origin: string): Promise<string> {
   });
   await done.response.arrayBuffer();
   if (new URL(done.url, origin).pathname !== "/dashboard/") throw new Error(`first access ended on ${done.url}`);
-  return cookieHeader(jar);
+  return { cookie: cookieHeader(jar), email, password };
+}
+
+/** The publisher's app (README, "The services API"): a public client signing in with code + PKCE. */
+const APP_CLIENT_ID = "novalex-app";
+const APP_REDIRECT_URI = "http://127.0.0.1/oauth/callback";
+
+/** An access token for the JSON API (ten minutes), obtained as the app does, through the login form. */
+export async function apiAccessToken(origin: string, email: string, password: string): Promise<string> {
+  const jar: Jar = new Map();
+  const verifier = randomBytes(32).toString("base64url");
+  const query = new URLSearchParams({
+    client_id: APP_CLIENT_ID,
+    response_type: "code",
+    scope: "openid api",
+    redirect_uri: APP_REDIRECT_URI,
+    state: "bench",
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+  });
+  const done = await logIn(origin, jar, `/oidc/auth?${query}`, email, password, APP_REDIRECT_URI);
+  const code = done?.url.startsWith(APP_REDIRECT_URI) ? new URL(done.url).searchParams.get("code") : null;
+  if (!code) throw new Error(`the app's sign-in ended on ${done?.url ?? "no login screen"}`);
+  const response = await fetch(`${origin}/oidc/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: APP_CLIENT_ID,
+      code,
+      code_verifier: verifier,
+      redirect_uri: APP_REDIRECT_URI,
+    }),
+  });
+  const token = (await response.json()) as { access_token?: string };
+  if (!token.access_token) throw new Error(`the app's token request answered ${response.status}`);
+  return token.access_token;
 }
 
 export async function measureSignIns(origin: string, seconds: number, concurrency: number) {

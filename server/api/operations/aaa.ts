@@ -64,9 +64,12 @@ const resetBody = z.object({
 const tokenBody = z.object({ token: z.string().max(200) });
 
 /** The caller's own account, named by `uuid` in the body: another's is not found. */
-function ownAccount({ body, caller }: OperationContext<unknown, unknown, { uuid: string }>) {
+async function ownAccount({ body, caller, services }: OperationContext<unknown, unknown, { uuid: string }>) {
   if (body.uuid !== caller!.userId) throw new ApiError(404, API_MESSAGES.notFound);
-  return { id: caller!.userId };
+  const profile = await services.profiles.get(caller!.userId);
+  // The token was checked against an active account; one deleted since is refused like it.
+  if (!profile) throw new ApiError(401, MESSAGES.accountNotFound);
+  return profile;
 }
 
 /** A field of 'save': absent or null keeps what is stored; "" empties it (refused where required). */
@@ -221,9 +224,8 @@ export const aaaOperations = [
     result: userSchema,
     async handle(context) {
       const { body, services } = context;
-      const { id } = ownAccount(context);
-      const profile = await services.profiles.get(id);
-      if (!profile) throw new ApiError(401, MESSAGES.accountNotFound);
+      const profile = await ownAccount(context);
+      const { id } = profile;
       // A new address is confirmed by a link and needs the current password: the portal's page does that.
       if (body.email !== undefined && normalizeEmail(body.email) !== profile.email) {
         throw new ApiError(400, API_MESSAGES.emailOnPortal);
@@ -259,11 +261,7 @@ export const aaaOperations = [
     body: z.object({ uuid, password: z.string().max(200, MESSAGES.currentPasswordWrong) }),
     result: z.boolean(),
     async handle(context) {
-      ownAccount(context);
-      const user = {
-        id: context.caller!.userId,
-        email: (await context.services.profiles.get(context.caller!.userId))?.email ?? null,
-      };
+      const user = await ownAccount(context);
       const checked = await context.services.passwordChanges.verify({ user, password: context.body.password, ip: context.ip });
       if (!checked.ok) throw currentPasswordLocked(checked.retryAfterSeconds);
       return checked.matches;
@@ -276,7 +274,7 @@ export const aaaOperations = [
     method: "POST",
     path: "user/changepassword/",
     summary:
-      "Cambia la password: con quella attuale (currentpassword) e la nuova (password). Restano collegati solo quest'app e nessun'altra sessione.",
+      "Cambia la password: con quella attuale (currentpassword) e la nuova (password). Dopo il cambio resta collegata solo l'app che l'ha chiesto: le altre sessioni finiscono.",
     auth: "customer",
     body: z.object({
       uuid,
@@ -286,8 +284,7 @@ export const aaaOperations = [
     result: z.literal(true),
     async handle(context) {
       const { body, caller, services, ip } = context;
-      ownAccount(context);
-      const user = { id: caller!.userId, email: (await services.profiles.get(caller!.userId))?.email ?? null };
+      const user = await ownAccount(context);
       const result = await services.passwordChanges.change({
         user,
         keep: { grantId: caller!.grantId },

@@ -28,19 +28,6 @@ const itemSchema = z.object({
   monthlyprice: z.number().nullable(),
   total: z.number(),
 });
-type ItemRow = OrderRow["items"][number];
-
-const itemOf = (item: ItemRow): z.input<typeof itemSchema> => ({
-  uuid: item.id,
-  order: item.orderId,
-  product: item.productId,
-  producttype: item.productTypeCode,
-  description: item.description,
-  quantity: item.quantity,
-  monthlyprice: item.monthlyPriceCents === null ? null : euros(item.monthlyPriceCents),
-  total: euros(item.totalCents),
-});
-
 export const orderSchema = z.object({
   uuid: z.string(),
   ordercode: z.string(),
@@ -78,6 +65,18 @@ const paymentSchema = z.object({
 
 type OrderRow = Awaited<ReturnType<CustomerOrders["list"]>>[number];
 type PaymentRow = Awaited<ReturnType<CustomerOrders["payments"]>>[number];
+type ItemRow = OrderRow["items"][number];
+
+const itemOf = (item: ItemRow): z.input<typeof itemSchema> => ({
+  uuid: item.id,
+  order: item.orderId,
+  product: item.productId,
+  producttype: item.productTypeCode,
+  description: item.description,
+  quantity: item.quantity,
+  monthlyprice: item.monthlyPriceCents === null ? null : euros(item.monthlyPriceCents),
+  total: euros(item.totalCents),
+});
 
 export const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
   uuid: o.id,
@@ -145,12 +144,12 @@ const codeList = z
   .min(1, API_MESSAGES.notFound)
   .max(100, API_MESSAGES.notFound);
 const codeName = z.object({ code: z.string(), name: z.string() });
-const namesOf = (names: Readonly<Record<string, string>>, codes: readonly string[]) =>
+type Names = Readonly<Record<string, string>>;
+const namesOf = (names: Names, codes: readonly string[]) =>
   Object.entries(names)
     .filter(([code]) => codes.includes(code))
     .map(([code, name]) => ({ code, name }));
 
-type Names = Readonly<Record<string, string>>;
 const referenceLoad = (model: string, summary: string, names: (services: Services) => Names | Promise<Names>) =>
   operation({
     module: "order",
