@@ -48,6 +48,12 @@ export default defineConfig({
   fullyParallel: true,
   workers: 2,
   retries: 0,
+  // Whole journeys (a registration, sign-ins with argon2id, a purchase) with two browsers and two
+  // servers on two cores: 30 s each proved too tight when the machine was slow (3 × the usual
+  // times), so a journey gets 90 s and a single expectation 10 s. Neither decides a result: a
+  // broken page still fails, only later.
+  timeout: 90_000,
+  expect: { timeout: 10_000 },
   reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
   use: { baseURL, locale: "it-IT", timezoneId: "Europe/Rome", trace: "retain-on-failure" },
   projects: [
