@@ -32,6 +32,25 @@ async function newUser(password = "Attuale1!") {
 const passwordHashOf = async (id: string) =>
   (await database.db.select({ h: users.passwordHash }).from(users).where(eq(users.id, id)))[0]?.h;
 
+/** The password change service with its limits, audit and sign-outs recorded as they are called; `lock()` locks the sign-in. */
+function recordingService() {
+  const calls: string[] = [];
+  let locked = false;
+  const changes = createPasswordChanges(database.db, {
+    rateLimits: {
+      checkSignIn: async () => (locked ? { ok: false, retryAfterSeconds: 60, limit: "signInAccount" } : { ok: true }),
+      recordSignInFailure: async ({ email }) => {
+        calls.push(`failure ${email}`);
+        return { ok: true };
+      },
+      recordSignInSuccess: async ({ email }) => void calls.push(`success ${email}`),
+    },
+    audit: { record: async (event, details) => void calls.push(`${event} ${details?.userId}`) },
+    endOtherPortalSessions: async (userId, keep) => void calls.push(`end ${userId} but ${keep}`),
+  });
+  return { changes, calls, lock: () => (locked = true) };
+}
+
 describe("changePassword", () => {
   it("sets the new password when the current one is right", async () => {
     const user = await newUser();
@@ -79,20 +98,7 @@ describe("changePassword", () => {
 
   it("is what the service's change() does, under the sign-in's limits, with the audit entry", async () => {
     const user = await newUser();
-    const calls: string[] = [];
-    let locked = false;
-    const changes = createPasswordChanges(database.db, {
-      rateLimits: {
-        checkSignIn: async () => (locked ? { ok: false, retryAfterSeconds: 60, limit: "signInAccount" } : { ok: true }),
-        recordSignInFailure: async ({ email }) => {
-          calls.push(`failure ${email}`);
-          return { ok: true };
-        },
-        recordSignInSuccess: async ({ email }) => void calls.push(`success ${email}`),
-      },
-      audit: { record: async (event, details) => void calls.push(`${event} ${details?.userId}`) },
-      endOtherPortalSessions: async (userId, keep) => void calls.push(`end ${userId} but ${keep}`),
-    });
+    const { changes, calls, lock } = recordingService();
     const request = { user, keep: { sessionId: "this-browser" }, ip: "192.0.2.1" };
 
     expect(await changes.change({ ...request, currentPassword: "Sbagliata1!", newPassword: "Nuovissima2#" })).toEqual({
@@ -106,7 +112,7 @@ describe("changePassword", () => {
     expect(calls).toEqual([`success ${user.email}`, `end ${user.id} but this-browser`, `password_changed ${user.id}`]);
 
     calls.length = 0;
-    locked = true;
+    lock();
     expect(await changes.change({ ...request, currentPassword: "Nuovissima2#", newPassword: "Altra1234!" })).toEqual({
       ok: false,
       reason: "locked",
@@ -120,29 +126,16 @@ describe("changePassword", () => {
 describe("the service's verify()", () => {
   it("tells whether the password is the account's, counting a wrong one as a failed sign-in, and checks none while locked", async () => {
     const user = await newUser();
-    const calls: string[] = [];
-    let locked = false;
-    const changes = createPasswordChanges(database.db, {
-      rateLimits: {
-        checkSignIn: async () => (locked ? { ok: false, retryAfterSeconds: 30, limit: "signInAccount" } : { ok: true }),
-        recordSignInFailure: async ({ email }) => {
-          calls.push(`failure ${email}`);
-          return { ok: true };
-        },
-        recordSignInSuccess: async ({ email }) => void calls.push(`success ${email}`),
-      },
-      audit: { record: async () => undefined },
-      endOtherPortalSessions: async () => undefined,
-    });
+    const { changes, calls, lock } = recordingService();
     const request = { user, ip: "192.0.2.1" };
     expect(await changes.verify({ ...request, password: "Sbagliata1!" })).toEqual({ ok: true, matches: false });
     expect(await changes.verify({ ...request, password: "Attuale1!" })).toEqual({ ok: true, matches: true });
     expect(calls).toEqual([`failure ${user.email}`, `success ${user.email}`]);
-    locked = true;
+    lock();
     expect(await changes.verify({ ...request, password: "Attuale1!" })).toEqual({
       ok: false,
       reason: "locked",
-      retryAfterSeconds: 30,
+      retryAfterSeconds: 60,
     });
     expect(calls).toHaveLength(2);
   });
