@@ -73,8 +73,12 @@ export async function registerAndSignIn(page: Page, email: string, password = "S
   await expect(page.getByRole("heading", { name: "Completa il tuo profilo" })).toBeVisible();
 }
 
+/**
+ * The toast with this text is on the page. Attached, not visible: it hides itself 5 s after the
+ * page appears (a CSS animation, spec §9), and a busy machine can take that long to look.
+ */
 export async function expectToast(page: Page, text: string) {
-  await expect(page.locator(".toast").filter({ hasText: text })).toBeVisible();
+  await expect(page.locator(".toast[role=status], .toast[role=alert]").filter({ hasText: text })).toBeAttached();
 }
 
 /** First access: the profession, then its branch's steps, then 'Completa'. */

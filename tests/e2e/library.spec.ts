@@ -4,6 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import {
   completeFirstAccess,
+  expectToast,
   giveEachTestItsOwnAddress,
   newEmail,
   registerAndSignIn,
@@ -50,7 +51,7 @@ test("a new customer activates a code from the header and reads the book", async
 
   await expect(page).toHaveURL(/\/dashboard\/$/);
   // The success toast, with and without JavaScript.
-  await expect(page.locator(".toast").filter({ hasText: "Prodotto attivato" })).toBeVisible();
+  await expectToast(page, "Prodotto attivato");
   await expect(page.locator(".toast")).toContainText(ebook.product);
   // The continue-learning box shows the product just activated (spec §2: the last product).
   const continueBox = page.getByRole("region", { name: "Continua a studiare" });
