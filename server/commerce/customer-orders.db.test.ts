@@ -1,7 +1,9 @@
 // A customer's orders as the API lists them: newest first, paged, the paid ones, without the
 // printed books only, by code; order lines and payments only of the customer's own orders.
+// The listing reads no clock: the orders' times, relative to the tests' start, only order them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productOfType } from "../../tests/support/catalog.ts";
+import { afterStart, MINUTE } from "../../tests/support/clock.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { insertOrder, type InsertedOrder } from "../../tests/support/orders.ts";
 import { createAccountsService } from "../accounts/service.ts";
@@ -17,9 +19,6 @@ let ebook: InsertedOrder;
 let open: InsertedOrder;
 let others: InsertedOrder;
 
-const T0 = new Date("2026-03-02T10:00:00Z");
-const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
-
 beforeAll(async () => {
   database = await createTestDatabase();
   customerOrders = createCustomerOrders(database.db);
@@ -32,10 +31,10 @@ beforeAll(async () => {
   [userId, otherId] = await Promise.all([register("ordini.api@example.it"), register("altri.ordini@example.it")]);
   const of = (code: string) => productOfType(database.db, code);
   const [paperFlex, eb, course] = await Promise.all([of("paper_flex"), of("ebook"), of("corso")]);
-  paper = await insertOrder(database.db, { userId, at: minutes(1), lines: [{ productId: paperFlex.id }] });
-  ebook = await insertOrder(database.db, { userId, at: minutes(2), lines: [{ productId: eb.id }] });
-  open = await insertOrder(database.db, { userId, at: minutes(3), status: "new", lines: [{ productId: course.id }] });
-  others = await insertOrder(database.db, { userId: otherId, at: minutes(4), lines: [{ productId: eb.id }] });
+  paper = await insertOrder(database.db, { userId, at: afterStart(1 * MINUTE), lines: [{ productId: paperFlex.id }] });
+  ebook = await insertOrder(database.db, { userId, at: afterStart(2 * MINUTE), lines: [{ productId: eb.id }] });
+  open = await insertOrder(database.db, { userId, at: afterStart(3 * MINUTE), status: "new", lines: [{ productId: course.id }] });
+  others = await insertOrder(database.db, { userId: otherId, at: afterStart(4 * MINUTE), lines: [{ productId: eb.id }] });
 });
 
 afterAll(() => database?.destroy());

@@ -2,7 +2,8 @@
 // and every one activated, the batches' uses, and a withdrawn batch refused like an unknown code.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { DAY, operatorHarness, START } from "../../tests/support/operators.ts";
+import { dayFromStart, START } from "../../tests/support/clock.ts";
+import { operatorHarness } from "../../tests/support/operators.ts";
 import { activationCodes } from "../db/schema.ts";
 import { forEachConcurrently } from "../lib/concurrently.ts";
 import { codesCsv, createCodes, disableBatch, listBatches } from "./codes.ts";
@@ -77,8 +78,8 @@ describe("codes:create", () => {
       { product: EBOOK, kind: "course", count: 1 },
       { product: EBOOK, kind: "ebook", count: 0 },
       { product: EBOOK, kind: "ebook", count: 1, maxUses: 0 },
-      { product: EBOOK, kind: "ebook", count: 1, validUntil: "2026-02-30" },
-      { product: EBOOK, kind: "ebook", count: 1, validUntil: new Date(START.getTime() - DAY).toISOString().slice(0, 10) },
+      { product: EBOOK, kind: "ebook", count: 1, validUntil: `${START.getUTCFullYear() + 1}-02-30` },
+      { product: EBOOK, kind: "ebook", count: 1, validUntil: dayFromStart(-1) },
     ];
     for (const input of attempts) await expect(createCodes(h.op, input)).rejects.toBeInstanceOf(OperatorError);
     expect(await listBatches(h.op)).toHaveLength(before);

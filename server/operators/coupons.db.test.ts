@@ -3,7 +3,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { checkoutDetails } from "../../tests/support/checkout.ts";
-import { operatorHarness, START } from "../../tests/support/operators.ts";
+import { afterStart, dayFromStart, MINUTE, START } from "../../tests/support/clock.ts";
+import { operatorHarness } from "../../tests/support/operators.ts";
 import { coupons, orders } from "../db/schema.ts";
 import { OperatorError } from "./context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "./coupons.ts";
@@ -60,7 +61,7 @@ describe("coupons:create and coupons:list", () => {
       { code: "ENTRAMBI", description: "both", percent: 5, amountCents: 100 },
       { code: "TROPPO", description: "over 100", percent: 101 },
       { code: "SENZA", description: "  ", percent: 5 },
-      { code: "SCADUTO", description: "past", percent: 5, validUntil: "2026-11-22" },
+      { code: "SCADUTO", description: "past", percent: 5, validUntil: dayFromStart(-1) },
       { code: "PRODOTTO", description: "no product", percent: 5, product: "NO-SUCH" },
     ];
     for (const input of bad) await expect(createCoupon(h.op, input)).rejects.toBeInstanceOf(OperatorError);
@@ -78,7 +79,7 @@ describe("coupons:disable", () => {
 
     h.advance(60_000);
     const disabled = await disableCoupon(h.op, "ritirato");
-    expect(disabled).toEqual({ code: "RITIRATO", disabledAt: new Date(START.getTime() + 60_000), alreadyDisabled: false });
+    expect(disabled).toEqual({ code: "RITIRATO", disabledAt: afterStart(MINUTE), alreadyDisabled: false });
 
     // At payment: the code is taken off and the customer sees the full price first.
     expect(await h.services.payments.start(customer.id, applied.orderId, checkoutDetails())).toEqual({

@@ -3,7 +3,8 @@
 // what the audit log keeps, and that the export (GDPR art. 15/20) holds no secret.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { DAY, operatorHarness, START } from "../../tests/support/operators.ts";
+import { afterStart, DAY, START } from "../../tests/support/clock.ts";
+import { operatorHarness } from "../../tests/support/operators.ts";
 import { entitlements, oidcPayloads, passwordResetTokens, payments, sessions, users } from "../db/schema.ts";
 import { accessTo, eduActiveUntil } from "../library/entitlements.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -35,7 +36,7 @@ describe("customer:grant and customer:revoke", () => {
     expect(grant).toMatchObject({ source: "operator", orderId: null });
 
     h.advance(DAY);
-    const later = new Date(START.getTime() + DAY);
+    const later = afterStart(DAY);
     expect(await revokeAccess(h.op, customer.email, EBOOK)).toMatchObject({ ended: 1 });
     expect(await accessTo(h.db, customer.id, ebook, later)).toMatchObject({ allowed: false, expired: true, expiresAt: later });
     // Nothing left to end: said, not an error.
@@ -59,7 +60,7 @@ describe("customer:grant and customer:revoke", () => {
     await revokeAccess(h.op, customer.email, EDU_PRODUCT_CODE);
     h.advance(40 * DAY);
     const edu = await productId("EDU-6M");
-    expect((await accessTo(h.db, customer.id, edu, new Date(START.getTime() + 70 * DAY)))?.allowed).toBe(false);
+    expect((await accessTo(h.db, customer.id, edu, afterStart(70 * DAY)))?.allowed).toBe(false);
   });
 
   it("refuses to revoke a product the customer's running subscription would grant again", async () => {

@@ -3,6 +3,7 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { SHIPMENT } from "../../tests/support/checkout.ts";
+import { afterStart, DAY, HOUR } from "../../tests/support/clock.ts";
 import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
 import {
   couponRedemptions,
@@ -101,8 +102,8 @@ describe("discount codes", () => {
   });
 
   it("changes nothing for a code that does not apply: unknown, expired, used up, for another product, someone else's order", async () => {
-    await coupon({ code: "SCADUTO", validUntil: new Date("2026-11-01T00:00:00Z") });
-    await coupon({ code: "FUTURO", validFrom: new Date("2026-12-01T00:00:00Z") });
+    await coupon({ code: "SCADUTO", validUntil: afterStart(-22 * DAY) });
+    await coupon({ code: "FUTURO", validFrom: afterStart(8 * DAY) });
     await coupon({ code: "ESAURITO", maxRedemptions: 1, redemptions: 1 });
     await coupon({ code: "SOLOPAPER", productId: h.paperBook.id });
     await coupon({ code: "TUTTO", percentOff: 100 });
@@ -140,10 +141,10 @@ describe("discount codes", () => {
     expect(await h.services.checkout.applyCoupon(userId, second, "UNAVOLTA")).toBe(false);
 
     // Applied, then expired before 'Completa l'acquisto': dropped, and the customer sees the new total.
-    await coupon({ code: "BREVE", validUntil: new Date("2026-11-23T12:00:00Z") });
+    await coupon({ code: "BREVE", validUntil: afterStart(2 * HOUR) });
     const third = await h.openOrder(userId, h.paperBook.sku);
     expect(await h.services.checkout.applyCoupon(userId, third, "BREVE")).toBe(true);
-    h.setClock(new Date("2026-11-23T13:00:00Z"));
+    h.setClock(afterStart(3 * HOUR));
     expect(await h.services.payments.start(userId, third, h.details())).toEqual({ ok: false, reason: "coupon_changed" });
     expect(await h.orderRow(third)).toMatchObject({ status: "new", couponId: null, discountCents: 0 });
   });

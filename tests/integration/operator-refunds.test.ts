@@ -19,7 +19,8 @@ import { OperatorError } from "../../server/operators/context.ts";
 import { refundOrder, showOrder } from "../../server/operators/orders.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { DAY, operatorHarness, START } from "../support/operators.ts";
+import { afterStart, DAY, START } from "../support/clock.ts";
+import { operatorHarness } from "../support/operators.ts";
 import { decode, render } from "../support/render-page.ts";
 import { loaderArgs } from "../support/router-context.ts";
 
@@ -41,7 +42,7 @@ function refundTests(h: Harness, gatewayRefunds: GatewayRefunds) {
     const productId = (await h.db.select().from(entitlements).where(eq(entitlements.orderId, order.id)))[0]!.productId;
 
     h.advance(2 * DAY);
-    const at = new Date(START.getTime() + 2 * DAY);
+    const at = afterStart(2 * DAY);
     const result = await refundOrder(h.op, order.orderCode);
     expect(result).toMatchObject({
       orderCode: order.orderCode,
@@ -85,8 +86,8 @@ function refundTests(h: Harness, gatewayRefunds: GatewayRefunds) {
     const result = await refundOrder(h.op, order.orderCode);
     expect(result).toMatchObject({ subscriptionEnded: true, grantsEnded: 1, payments: [{ state: "refunded" }] });
     const [sub] = await h.db.select().from(subscriptions).where(eq(subscriptions.orderId, order.id));
-    expect(sub).toMatchObject({ status: "ended", endedReason: "refunded", endedAt: new Date(START.getTime() + DAY) });
-    expect(await eduActiveUntil(h.db, customer.id)).toEqual(new Date(START.getTime() + DAY));
+    expect(sub).toMatchObject({ status: "ended", endedReason: "refunded", endedAt: afterStart(DAY) });
+    expect(await eduActiveUntil(h.db, customer.id)).toEqual(afterStart(DAY));
 
     // A month later the runner charges nothing: the scheduled month is void.
     h.advance(35 * DAY);

@@ -14,11 +14,8 @@ import { testConfig } from "./config.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import type { FakeStripe } from "./fake-stripe.ts";
 import { sessionCookieHeader } from "./requests.ts";
+import { START } from "./clock.ts";
 import { createTestServices } from "./services.ts";
-
-/** Every test starts here (the clock never reads the system's). */
-export const START = new Date("2026-11-23T10:00:00Z");
-export const DAY = 86_400_000;
 
 export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) {
   let database!: TestDatabase;

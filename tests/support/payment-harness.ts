@@ -23,6 +23,7 @@ import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
 import { createPayments } from "../../server/payments/service.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { checkoutDetails } from "./checkout.ts";
+import { START } from "./clock.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export const CARDS = {
@@ -30,9 +31,6 @@ export const CARDS = {
   declined: "4000 0000 0000 9995",
   authentication: "4000 0025 0000 3155",
 } as const;
-
-/** The start of every test: each test moves the clock from here. */
-const START = new Date("2026-11-23T10:00:00Z");
 
 export function paymentHarness() {
   let database!: TestDatabase;
