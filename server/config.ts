@@ -5,6 +5,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { PublicSettings } from "../shared/context.ts";
 import { isPartitaIva } from "../shared/italian-ids.ts";
+import { isEmail } from "../shared/contact-rules.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 
@@ -58,7 +59,7 @@ const envSchema = z.object({
   SHOP_URL: z.url().default("https://shop.novalex.example"),
   COURSE_PLATFORM_URL: z.url().default("https://corsi.novalex.example"),
   EDU_PLATFORM_URL: z.url().default("https://edu.novalex.example"),
-  SALES_EMAIL: z.email().default("vendite@novalex.example"),
+  SALES_EMAIL: z.string().refine(isEmail, "Invalid email address").default("vendite@novalex.example"),
   /**
    * Which card gateway takes payments: `stripe` (needs the three keys below) or `sandbox` (the
    * embedded test gateway: test cards only, no money moves). Unset: Stripe when its keys are set,

@@ -3,11 +3,17 @@
 import { z } from "zod";
 import { MESSAGES } from "./messages.ts";
 import { isValidPassword } from "./password-rule.ts";
+import { EMAIL_MAX_LENGTH, isEmail } from "./contact-rules.ts";
 
 export const accountFields = {
   firstname: z.string().trim().min(1, MESSAGES.firstnameRequired).max(100, MESSAGES.fieldTooLong),
   lastname: z.string().trim().min(1, MESSAGES.lastnameRequired).max(100, MESSAGES.fieldTooLong),
-  email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.fieldTooLong).email(MESSAGES.emailInvalid),
+  email: z
+    .string()
+    .trim()
+    .min(1, MESSAGES.emailRequired)
+    .max(EMAIL_MAX_LENGTH, MESSAGES.fieldTooLong)
+    .refine(isEmail, MESSAGES.emailInvalid),
   password: z
     .string()
     .min(1, MESSAGES.passwordRequired)

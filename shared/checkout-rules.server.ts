@@ -9,6 +9,7 @@ import type { CheckoutDetails } from "../server/commerce/checkout.ts";
 import type { PostalAddress } from "../server/db/schema.ts";
 import { isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId } from "./italian-ids.ts";
 import { CHECKOUT_MESSAGES as M } from "./checkout-messages.ts";
+import { EMAIL_MAX_LENGTH, isEmail, isMobile, normalizeMobile } from "./contact-rules.ts";
 
 /** A field of text of at most `max` characters, trimmed. */
 export const text = (max = 200) => z.string().trim().max(max).optional();
@@ -24,7 +25,7 @@ const addressFields = <P extends string>(prefix: P) =>
 export const customerShape = {
   customer_firstname: text(),
   customer_lastname: text(),
-  customer_email: text(254),
+  customer_email: text(EMAIL_MAX_LENGTH),
   ...addressFields("shipment"),
   shipment_save: flag,
   hasbilling: flag,
@@ -33,7 +34,7 @@ export const customerShape = {
   billing_name: text(),
   billing_vat: text(40),
   billing_sdi: text(40),
-  billing_pec: text(254),
+  billing_pec: text(EMAIL_MAX_LENGTH),
   billing_ssn: text(40),
   billingaddress_asshipment: flag,
   ...addressFields("billingaddress"),
@@ -44,9 +45,6 @@ export const customerShape = {
 
 export type CustomerValues = z.output<z.ZodObject<typeof customerShape>>;
 export type Problem = { field: string; message: string };
-
-const isEmail = (value: string) => z.email().safeParse(value).success;
-const isMobile = (value: string) => /^\+?[0-9 ]{6,20}$/.test(value);
 
 /** The missing-part messages of an address, by part (shipping and billing word them differently). */
 type AddressMessages = Record<"firstname" | "lastname" | "address" | "postcode" | "city" | "province", string>;
@@ -133,7 +131,7 @@ function addressOf(v: Record<string, string | undefined>, prefix: string): Posta
     province: part("province").toUpperCase(),
     country: "IT",
     ...(part("at") ? { at: part("at") } : {}),
-    ...(part("mobile") ? { mobile: part("mobile") } : {}),
+    ...(part("mobile") ? { mobile: normalizeMobile(part("mobile")) } : {}),
   };
 }
 

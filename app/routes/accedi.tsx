@@ -10,11 +10,12 @@ import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
+import { isEmail } from "../../shared/contact-rules.ts";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { withRedirect } from "../lib/redirects";
 
 const credentialsSchema = z.object({
-  email: z.string().trim().min(1, MESSAGES.emailRequired).email(MESSAGES.emailInvalid),
+  email: z.string().trim().min(1, MESSAGES.emailRequired).refine(isEmail, MESSAGES.emailInvalid),
   password: secret(z.string().min(1, MESSAGES.passwordRequired)),
 });
 

@@ -10,6 +10,7 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/forgot-password";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
+import { isEmail } from "../../shared/contact-rules.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
@@ -17,7 +18,7 @@ import { parseForm, refuse } from "../lib/form-reply.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const requestSchema = z.object({
-  email: z.string().trim().min(1, MESSAGES.emailRequired).max(254, MESSAGES.emailInvalid).email(MESSAGES.emailInvalid),
+  email: z.string().trim().min(1, MESSAGES.emailRequired).refine(isEmail, MESSAGES.emailInvalid),
 });
 
 export function headers() {

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { ProfileSubmission } from "../../server/accounts/profile";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
+import { isEmail } from "../../shared/contact-rules.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
 import { AlertBox, FieldError, InterestChoices, TextField } from "../components/form-fields";
@@ -48,8 +49,7 @@ const profileSchema = z.object({
   email: z
     .string()
     .trim()
-    .max(PROFILE_LIMITS.email, MESSAGES.emailInvalid)
-    .refine((v) => v === "" || z.email().safeParse(v).success, MESSAGES.emailInvalid)
+    .refine((v) => v === "" || isEmail(v), MESSAGES.emailInvalid)
     .optional(),
   mobile: z.string().max(40, MESSAGES.mobileInvalid).optional(),
   profession: id,

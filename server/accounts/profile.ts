@@ -27,6 +27,7 @@ import {
   savedCheckoutDetails,
 } from "../db/schema.ts";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
+import { isEmail, isMobile, normalizeMobile } from "../../shared/contact-rules.ts";
 import { personalKeys } from "../security/rate-limits.ts";
 import { endSubscriptionsOfDeletedAccount } from "../commerce/subscription-records.ts";
 import { normalizeEmail } from "./service.ts";
@@ -104,9 +105,6 @@ export type ProfileUpdateResult =
 
 type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 type Executor = Database | Transaction;
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MOBILE_PATTERN = /^\+?[0-9][0-9 ]{5,19}$/;
 
 /** A branch's choices, as they will be stored. */
 type BranchChoice = {
@@ -339,12 +337,12 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
         if (submission.email !== undefined) {
           const email = normalizeEmail(submission.email);
           if (email === "") errors.email = "required";
-          else if (email.length > PROFILE_LIMITS.email || !EMAIL_PATTERN.test(email)) errors.email = "invalid";
+          else if (!isEmail(email)) errors.email = "invalid";
         }
 
         if (submission.mobile !== undefined) {
-          const mobile = submission.mobile.trim().replace(/\s+/g, " ");
-          if (mobile !== "" && (mobile.length > PROFILE_LIMITS.mobile || !MOBILE_PATTERN.test(mobile))) errors.mobile = "invalid";
+          const mobile = normalizeMobile(submission.mobile);
+          if (mobile !== "" && !isMobile(mobile)) errors.mobile = "invalid";
           else if ((mobile || null) !== current.mobile) {
             set.mobile = mobile || null;
             changed.push("mobile");
