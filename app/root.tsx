@@ -7,6 +7,7 @@ import {
   Scripts,
   ScrollRestoration,
   useLocation,
+  useMatches,
   useRouteError,
   useRouteLoaderData,
 } from "react-router";
@@ -20,7 +21,7 @@ import { currentUser, initialsOf } from "./lib/auth.server";
 import { COMMUNICATION_FAILURE } from "../shared/communication-failure.ts";
 import { revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
 import { formGuardMiddleware } from "./lib/form-guard.server";
-import { layoutFor } from "./lib/layout";
+import { chromeOf } from "./lib/page-chrome";
 import { prerender } from "./lib/prerender.server";
 import { PrerenderedElement, usePrerenderedLinks } from "./lib/prerendered";
 import { withRedirect } from "./lib/redirects";
@@ -60,8 +61,8 @@ export type RootData = Awaited<ReturnType<typeof loader>>;
 
 export function Layout({ children }: { children: React.ReactNode }) {
   const data = useRouteLoaderData<RootData>("root");
-  const { pathname, search } = useLocation();
-  const layout = layoutFor(pathname);
+  const { search } = useLocation();
+  const chrome = chromeOf(useMatches());
   const show = new URLSearchParams(search).get("show");
   usePrerenderedLinks();
   return (
@@ -77,11 +78,11 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <a href="#contenuto" className="skip-link">
           Vai al contenuto
         </a>
-        {layout.header !== "none" && data && <Header layout={layout} links={data.links} user={data.user} />}
+        {chrome.header !== "none" && data && <Header chrome={chrome} links={data.links} user={data.user} />}
         <main id="contenuto" className="flex-1">
           {children}
         </main>
-        {layout.header !== "none" && data && <PrerenderedElement as="footer" className={FOOTER_CLASS} part={data.footer} />}
+        {chrome.header !== "none" && data && <PrerenderedElement as="footer" className={FOOTER_CLASS} part={data.footer} />}
         {data?.toast && <ToastMessage toast={data.toast} />}
         <CommunicationFailureAlert />
         {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}

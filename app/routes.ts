@@ -1,5 +1,5 @@
-import { index, route, type RouteConfig } from "@react-router/dev/routes";
-import { ACTIVATION_PROMPT_PATHS } from "./lib/layout";
+import { index, layout, route, type RouteConfig } from "@react-router/dev/routes";
+import { ACTIVATION_PROMPT_PATHS } from "../shared/links.ts";
 import { SHORT_LANDING_VARIANTS } from "../shared/landing-variants.ts";
 
 export default [
@@ -29,28 +29,32 @@ export default [
   route("forgot-password/:token", "routes/reset-password.tsx", { id: "routes/reset-password/earlier-form" }),
   route("mandatory-password/reset/:token", "routes/mandatory-password-reset.tsx"),
 
-  // Signed-in customers
-  route("dashboard", "routes/dashboard.tsx"),
-  route("prodotti/attiva", "routes/activate-product.tsx"),
-  route("leggi/:productId", "routes/reader.tsx"),
-  route("leggi/:productId/apri", "routes/reader.open.tsx"),
-  route("profilo/primoaccesso", "routes/first-access.tsx"),
-  route("profile", "routes/profile.tsx"),
-  route("profile/preferences", "routes/profile.preferences.tsx"),
-  route("profile/change-password", "routes/profile.change-password.tsx"),
-  route("profile/delete-user", "routes/profile.delete-user.tsx"),
-  route("my-products", "routes/my-products.tsx"),
-  route("my-products/abbonamento", "routes/subscription.tsx"),
-  route("my-products/abbonamento/carta", "routes/subscription.card.tsx"),
-  route("ricevuta/:ordercode", "routes/receipt.tsx"),
-  route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
-  route("create-checkout/:productcode", "routes/create-checkout.tsx"),
-  route("checkout/:order", "routes/checkout.tsx"),
-  // The sandbox gateway's 3-D Secure page (the embedded default, no keys).
-  route("pagamenti/prova/3ds/:setup", "routes/sandbox-3ds.tsx"),
-  route("pagamenti/prova/3ds-addebito/:charge", "routes/sandbox-charge-3ds.tsx"),
-  // Stripe's hosted card page (the card step without JavaScript) returns here.
-  route("pagamenti/carta/ritorno", "routes/stripe-card-return.tsx"),
+  // Signed-in customers: the layout's middleware signs visitors in first.
+  layout("routes/customer-layout.tsx", [
+    route("dashboard", "routes/dashboard.tsx"),
+    route("prodotti/attiva", "routes/activate-product.tsx"),
+    route("leggi/:productId", "routes/reader.tsx"),
+    route("leggi/:productId/apri", "routes/reader.open.tsx"),
+    route("profilo/primoaccesso", "routes/first-access.tsx"),
+    route("profile", "routes/profile.tsx"),
+    route("profile/preferences", "routes/profile.preferences.tsx"),
+    route("profile/change-password", "routes/profile.change-password.tsx"),
+    route("profile/delete-user", "routes/profile.delete-user.tsx"),
+    route("my-products", "routes/my-products.tsx"),
+    route("my-products/abbonamento", "routes/subscription.tsx"),
+    route("my-products/abbonamento/carta", "routes/subscription.card.tsx"),
+    route("ricevuta/:ordercode", "routes/receipt.tsx"),
+    route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
+    route("create-checkout/:productcode", "routes/create-checkout.tsx"),
+    route("checkout/:order", "routes/checkout.tsx"),
+    // The sandbox gateway's 3-D Secure page (the embedded default, no keys).
+    route("pagamenti/prova/3ds/:setup", "routes/sandbox-3ds.tsx"),
+    route("pagamenti/prova/3ds-addebito/:charge", "routes/sandbox-charge-3ds.tsx"),
+    // Stripe's hosted card page (the card step without JavaScript) returns here.
+    route("pagamenti/carta/ritorno", "routes/stripe-card-return.tsx"),
+  ]),
+  // Account deletion's confirmation, for the visitor the deletion signed out.
+  route("profile/delete-user/confermata", "routes/account-deleted.tsx"),
   // Opened from a mail, signed in or not.
   route("profile/confirm-email/:token", "routes/profile.confirm-email.tsx"),
 

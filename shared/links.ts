@@ -47,3 +47,15 @@ export const STRIPE_CARD_PAGE_RETURN_PATH = "/pagamenti/carta/ritorno/";
 
 /** The customer's EDU subscription: where they see it, cancel, resume and change its card. */
 export const SUBSCRIPTION_PATH = "/my-products/abbonamento/";
+
+/** The activation prompt's addresses from the printed books and the storefront (spec §2). */
+export const ACTIVATION_PROMPT_PATHS = [
+  "/attivaprodotto",
+  "/attivaomaggio",
+  "/attivaebook",
+  "/attivaebookedu",
+  "/attivadaecomm",
+] as const;
+
+/** Where account deletion ends: its confirmation, for the visitor it just signed out. */
+export const ACCOUNT_DELETED_PATH = "/profile/delete-user/confermata/";

@@ -1,6 +1,6 @@
 import { Link, useLocation } from "react-router";
 import type { PublicSettings } from "../../shared/context.ts";
-import type { Layout } from "../lib/layout";
+import type { PageChrome } from "../lib/page-chrome";
 import { withShow } from "../lib/modals";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
 import { Logo } from "./logo";
@@ -61,9 +61,9 @@ function SearchForm({ links, id }: { links: Links; id: string }) {
 
 export type HeaderUser = { initials: string };
 
-export function Header({ layout, links, user }: { layout: Layout; links: Links; user: HeaderUser | null }) {
+export function Header({ chrome, links, user }: { chrome: PageChrome; links: Links; user: HeaderUser | null }) {
   const activationHref = useActivationHref(user !== null);
-  if (layout.header === "minimal") {
+  if (chrome.header === "minimal") {
     return (
       <header className="border-b border-line bg-white">
         <div className="mx-auto flex h-16 max-w-7xl items-center px-4">
@@ -76,10 +76,10 @@ export function Header({ layout, links, user }: { layout: Layout; links: Links; 
   }
 
   const sections = sectionLinks(links);
-  const dark = layout.dark;
+  const dark = chrome.dark;
   return (
     <header className={dark ? "bg-brand text-white" : "border-b border-line bg-white"}>
-      {layout.showTopStrip && (
+      {chrome.topStrip && (
         <nav aria-label="Sezioni del catalogo" className="hidden bg-brand-dark text-sm text-white md:block">
           <ul className="mx-auto flex max-w-7xl gap-6 px-4 py-1.5">
             {sections.map((s) => (

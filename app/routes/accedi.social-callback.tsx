@@ -1,8 +1,11 @@
 // /accedi/social/callback — the redirect URI registered at the upstream provider.
 import { data, redirect } from "react-router";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi.social-callback";
 import { AuthError } from "../components/auth-error";
+
+export const handle = MINIMAL_CHROME;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { socialLogin } = context.get(servicesContext);

@@ -1,9 +1,12 @@
 // /accedi/:uid/social — the social login of the login screen `uid`. First visit: off to the
 // upstream provider. Back from its callback (the account proven): the login interaction finishes.
 import { data, redirect } from "react-router";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi.social";
 import { AuthError } from "../components/auth-error";
+
+export const handle = MINIMAL_CHROME;
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   const { socialLogin, identity, audit } = context.get(servicesContext);

@@ -1,6 +1,7 @@
 // /accedi/:uid — the identity provider's login screen, rendered by the portal (spec §2 "/login/":
 // a separate login screen with e-mail and password and the social login link).
 import { useState } from "react";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { data, Form, redirect } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
@@ -13,6 +14,8 @@ import { MESSAGES } from "../../shared/messages.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { withRedirect } from "../lib/redirects";
+
+export const handle = MINIMAL_CHROME;
 
 const credentialsSchema = z.object({
   email: z.string().trim().min(1, MESSAGES.emailRequired).refine(isEmail, MESSAGES.emailInvalid),

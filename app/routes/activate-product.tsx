@@ -7,7 +7,7 @@ import type { Route } from "./+types/activate-product";
 import { ActivationIntro } from "../components/activation-dialog";
 import { ActivationForm, type ActivationResult } from "../components/activation-form";
 import { requestContext, servicesContext } from "../../shared/context.ts";
-import { requireUser } from "../lib/auth.server";
+import { customerOf, signInFirst } from "../lib/customer.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { formatDate } from "../../shared/format.ts";
@@ -16,13 +16,10 @@ import { keepFormOnNetworkFailure, replyOf, revalidateUnlessNetworkFailed } from
 /** Longer input cannot be a code; it is refused before any lookup. */
 const MAX_CODE_LENGTH = 64;
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  await requireUser(request, context);
-  return null;
-}
+export const loader = signInFirst;
 
 export async function action({ request, context }: Route.ActionArgs): Promise<ActivationResult | Response> {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const form = await request.formData();
   const code = String(form.get("code") ?? "").trim();
   const viaFetcher = form.get("mode") === "fetch";

@@ -1,10 +1,13 @@
 // No loader: this route is also the benchmark's floor for a React Router page.
 import { Link, useLocation, useRouteLoaderData } from "react-router";
+import type { ChromeHandle } from "../lib/page-chrome";
 import type { RootData } from "../root";
 import { KeyIcon } from "../components/icons";
 import { activationPageFor } from "../lib/activation-pages";
 import { withShow } from "../lib/modals";
 import { withRedirect } from "../lib/redirects";
+
+export const handle: ChromeHandle = { chrome: { topStrip: false } };
 
 export default function ActivationPrompt() {
   const location = useLocation();

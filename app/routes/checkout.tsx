@@ -29,7 +29,7 @@ import type { CardStep, CardWidget, CardWidgetState } from "../lib/card-widget";
 import { useHydrated } from "../lib/use-hydrated";
 import { AddressFields, BillingFields, CheckboxField, PaymentMethods, SandboxCardFields } from "../components/checkout-form";
 import { CheckoutSummary } from "../components/checkout-summary";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { cardSchema, checkoutDetails, checkoutSchema } from "../lib/checkout-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -56,7 +56,7 @@ const isWidgetState = (value: unknown): value is CardWidgetState =>
   value === "ready" || (typeof value === "string" && value in WIDGET_MESSAGES);
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { checkout, payments, stripeCardStep } = context.get(servicesContext);
   const order = await checkout.view(user.id, params.order);
   if (!order) throw redirect("/");
@@ -98,7 +98,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 const INTENTS = ["pay", "coupon-apply", "coupon-remove", "check", "reset"] as const;
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const services = context.get(servicesContext);
   const form = await request.formData();
   const intent = INTENTS.find((i) => i === form.get("intent")) ?? "pay";

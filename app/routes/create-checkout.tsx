@@ -9,7 +9,7 @@ import { formatEuro } from "../../shared/format.ts";
 import { checkoutOrderPath } from "../../shared/links.ts";
 import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 import { AlertBox } from "../components/form-fields";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 
 /** Where 'Torna indietro' leads: the page the customer came from, if it is the portal's. */
@@ -29,7 +29,7 @@ const unavailable = (request: Request, description: string) =>
   data({ error: description, back: backTarget(request), product: null }, { status: 404 });
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const preview = await context.get(servicesContext).checkout.preview(user.id, params.productcode);
   if (!preview) return unavailable(request, M.productUnavailable);
   if (preview.openOrderId) throw redirect(checkoutOrderPath(preview.openOrderId));
@@ -37,7 +37,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const opened = await context.get(servicesContext).checkout.open(user.id, params.productcode);
   if (opened.ok) throw redirect(checkoutOrderPath(opened.orderId));
   return unavailable(request, opened.reason === "edu_active" ? M.eduAlreadyActive : M.productUnavailable);

@@ -2,6 +2,7 @@
 // 'Dashboard', §4 'Product button state', §6). Signed-in customers only; a profile without a
 // profession completes first access first.
 import { Link, redirect, useLocation } from "react-router";
+import type { ChromeHandle } from "../lib/page-chrome";
 import type { Route } from "./+types/dashboard";
 import { Carousel } from "../components/carousel";
 import { PrerenderedElement } from "../lib/prerendered";
@@ -10,7 +11,7 @@ import { LibraryTabs } from "../components/library-tabs";
 import { ProductCard } from "../components/product-card";
 import { ProductCover } from "../components/product-cover";
 import { servicesContext } from "../../shared/context.ts";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
 import { withShow } from "../lib/modals";
 import type { LibraryItem } from "../../server/library/types";
@@ -21,8 +22,10 @@ import type { SubscriptionNotice } from "../../server/commerce/subscription-reco
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 
+export const handle: ChromeHandle = { chrome: { dark: true } };
+
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   if (!user.professionId) throw redirect("/profilo/primoaccesso/");
   const { suggestions, promo, contactBoxes, ...page } = await context.get(servicesContext).library.dashboard.page(user);
   return {

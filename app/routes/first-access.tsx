@@ -4,18 +4,21 @@
 // address (?profession=<id>&university=<id>), so it works without JavaScript; 'Completa' posts
 // everything, the server validates it all again and saves it in one transaction.
 import { Form, Link, redirect } from "react-router";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { z } from "zod";
 import { servicesContext } from "../../shared/context.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/first-access";
 import { AlertBox, FieldError, InterestChoices, SelectField } from "../components/form-fields";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { profileFieldErrors } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+
+export const handle = MINIMAL_CHROME;
 
 const PATH = "/profilo/primoaccesso/";
 
@@ -31,7 +34,7 @@ const PROFESSION_HINTS: Record<ProfessionCode, string> = {
 };
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   if (user.professionId) throw redirect("/");
   const { reference } = context.get(servicesContext);
   const query = new URL(request.url).searchParams;
@@ -81,7 +84,7 @@ const firstAccessSchema = z.object({
 });
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   if (user.professionId) throw redirect("/");
   const parsed = await parseForm(request, firstAccessSchema);
   const errorAlert = (text: string) => ({ title: MESSAGES.errorTitle, text });

@@ -5,6 +5,7 @@
 // account gets the alert 'Email non trovata', as the spec asks; requests are limited per client
 // address and per target address, and a refused request sends nothing.
 import { Form } from "react-router";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/forgot-password";
@@ -16,6 +17,8 @@ import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+
+export const handle = MINIMAL_CHROME;
 
 const requestSchema = z.object({
   email: z.string().trim().min(1, MESSAGES.emailRequired).refine(isEmail, MESSAGES.emailInvalid),

@@ -15,14 +15,14 @@ import { PaymentMethod } from "../components/payment-method";
 import { PurchaseCard } from "../components/purchase-card";
 import { RefundedBadge } from "../components/refunded-badge";
 import { TabLinks } from "../components/tab-links";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { myProductsHref, readLocation, type PurchaseTab } from "../lib/my-products";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { tab, page } = readLocation(new URL(request.url).search);
   const { purchases, subscriptions } = context.get(servicesContext);
   const [products, history, subscription] = await Promise.all([

@@ -1,6 +1,9 @@
 // /forgot-password/password-updated — the confirmation after a reset by link (spec §2, §4):
 // 'Password aggiornata' with an 'Accedi' link to the sign-in.
 import { MESSAGES } from "../../shared/messages.ts";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
+
+export const handle = MINIMAL_CHROME;
 
 export default function PasswordUpdated() {
   return (

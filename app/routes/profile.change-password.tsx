@@ -9,7 +9,7 @@ import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { PasswordChangeFailure } from "../../server/accounts/password-change";
 import type { Route } from "./+types/profile.change-password";
-import { requireUser } from "../lib/auth.server";
+import { customerOf, signInFirst } from "../lib/customer.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { PASSWORD_CHANGE_REFUSALS } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
@@ -25,13 +25,10 @@ const changeSchema = () =>
     currentPassword: secret(z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong)),
   });
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  await requireUser(request, context);
-  return null;
-}
+export const loader = signInFirst;
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user, sessionId } = await requireUser(request, context);
+  const { user, sessionId } = customerOf(context);
   const { ip } = context.get(requestContext);
   const checked = await parseForm(request, changeSchema());
   if (!checked.ok) return refuse(checked.reply);

@@ -1,30 +1,22 @@
 // /profile/delete-user/ — account deletion (spec §2, §4 "Delete account"): a warning, 'Annulla'
 // and 'Conferma'. Conferma erases the personal data, ends every session (portal and identity
-// provider) and comes back here as a signed-out visitor with ?show=deleted: the modal
-// 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
+// provider) and goes to the confirmation, which a signed-out visitor sees (account-deleted.tsx):
+// the modal 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
 import { Form, Link, redirect, useNavigation } from "react-router";
+import { ACCOUNT_DELETED_PATH } from "../../shared/links.ts";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.delete-user";
 import { AlertBox } from "../components/form-fields";
-import { getUser, loginRedirect, requireUser } from "../lib/auth.server";
+import { customerOf, signInFirst } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { ModalDialog } from "../components/modal-dialog";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
-const CONFIRMED = "/profile/delete-user/?show=deleted";
-
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const user = await getUser(request, context);
-  // The confirmation is for the visitor the deletion just signed out.
-  if (!user && new URL(request.url).searchParams.get("show") === "deleted") return { deleted: true };
-  if (!user) throw loginRedirect(request);
-  return { deleted: false };
-}
+export const loader = signInFirst;
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const services = context.get(servicesContext);
   const { ip, log } = context.get(requestContext);
   const result = await services.profiles.deleteAccount(user.id, { ip });
@@ -39,45 +31,16 @@ export async function action({ request, context }: Route.ActionArgs) {
   log.info({ userId: user.id }, "account deleted");
   const headers = new Headers();
   headers.append("Set-Cookie", await context.get(servicesContext).auth.clearSessionCookie());
-  return redirect(CONFIRMED, { headers });
+  return redirect(ACCOUNT_DELETED_PATH, { headers });
 }
 
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
-function DeletedDialog() {
-  return (
-    <ModalDialog labelledBy="deleted-title" describedBy="deleted-text">
-      <h2 id="deleted-title" className="font-serif text-2xl font-bold text-brand">
-        {MESSAGES.deleteUserConfirmed}
-      </h2>
-      <p id="deleted-text" className="mt-3">
-        Il tuo account e i tuoi dati personali sono stati cancellati. Grazie per essere stato con noi.
-      </p>
-      <div className="mt-6 flex justify-end">
-        <a href="/" className="button-primary" autoFocus>
-          Home Page
-        </a>
-      </div>
-    </ModalDialog>
-  );
-}
-
-export default function DeleteUser({ loaderData, actionData }: Route.ComponentProps) {
+export default function DeleteUser({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const deleting = navigation.state === "submitting" && navigation.formMethod?.toUpperCase() === "POST";
   const reply = readReply(actionData);
-
-  if (loaderData.deleted) {
-    return (
-      <section className="mx-auto max-w-2xl px-4 py-12">
-        <title>{`${MESSAGES.deleteUserConfirmed} · Novalex Editore`}</title>
-        <h1 className="font-serif text-3xl font-bold text-brand">Account cancellato</h1>
-        <p className="mt-3">Il tuo account è stato cancellato.</p>
-        <DeletedDialog />
-      </section>
-    );
-  }
 
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">

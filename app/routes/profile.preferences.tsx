@@ -6,7 +6,7 @@ import { z } from "zod";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.preferences";
 import { AlertBox } from "../components/form-fields";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
@@ -14,7 +14,7 @@ import { redirectWithToast } from "../lib/toast.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const profile = await context.get(servicesContext).profiles.get(user.id);
   if (!profile) throw redirect("/login/");
   return {
@@ -31,7 +31,7 @@ const preferencesSchema = z.object({ acceptMarketing: z.literal("on").optional()
 const errorAlert = (text: string) => ({ title: MESSAGES.errorTitle, text });
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const parsed = await parseForm(request, preferencesSchema);
   // Only a tampered form gets here: the checkbox has no message of its own.
   if (!parsed.ok) return refuse({ alert: errorAlert(MESSAGES.profileInvalid) });

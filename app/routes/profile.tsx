@@ -14,7 +14,7 @@ import { isEmail } from "../../shared/contact-rules.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
 import { AlertBox, FieldError, InterestChoices, TextField } from "../components/form-fields";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { readReply, type ReplyView } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
@@ -26,7 +26,7 @@ import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/
 type Field = ProfileFormField | "currentPassword";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { profiles, reference } = context.get(servicesContext);
   const profile = await profiles.get(user.id);
   if (!profile) throw redirect("/login/");
@@ -61,7 +61,7 @@ const profileSchema = z.object({
 });
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const services = context.get(servicesContext);
   const { ip } = context.get(requestContext);
   // The interests are part of the form only when shown (a marker says so: no box ticked is a choice too).

@@ -5,7 +5,7 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/reader.open";
 import { servicesContext } from "../../shared/context.ts";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { readerPath } from "../../shared/links.ts";
@@ -17,7 +17,7 @@ export function loader({ params }: Route.LoaderArgs) {
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const result = await context.get(servicesContext).library.reading.open({ userId: user.id, productId: params.productId });
   if (result.ok) return redirect(result.url);
   if (result.reason === "not_found") throw new Response("Not Found", { status: 404 });

@@ -11,7 +11,7 @@ import { ReaderBookHeader } from "../components/reader-book-header";
 import { ReaderRefusal } from "../components/reader-refusal";
 import { ReaderSupplementary } from "../components/reader-supplementary";
 import { servicesContext } from "../../shared/context.ts";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
@@ -28,7 +28,7 @@ function parsePosition(value: FormDataEntryValue | null): number | undefined {
 }
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const position = parsePosition(new URL(request.url).searchParams.get("capitolo"));
   const view = await context
     .get(servicesContext)
@@ -39,7 +39,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const position = parsePosition((await request.formData()).get("position")) ?? Number.NaN;
   const { productId } = params;
   const result = await context.get(servicesContext).library.reading.setChapter({ userId: user.id, productId, position });

@@ -1,9 +1,10 @@
 // /ricevuta/:ordercode/ and /ricevuta/:ordercode/:paymentcode/ — the receipt of an order (all its
-// payments) or of one payment (spec §2 'Receipt page', §6). The page has no header (lib/layout).
+// payments) or of one payment (spec §2 'Receipt page', §6). The page has no header and no footer (its handle).
 // With JavaScript it opens the print dialog at once and, once printed or dismissed, goes back
 // (to /my-products/ when it was opened directly); without, it is a print-ready page. Only the
 // order's owner sees it: anyone else, and any unknown order or payment, goes to the home page.
 import { useEffect } from "react";
+import type { ChromeHandle } from "../lib/page-chrome";
 import { Link, redirect, useLocation, useNavigate } from "react-router";
 import type { Route } from "./+types/receipt";
 import type { Receipt, ReceiptLine, ReceiptPayment } from "../../server/commerce/purchases";
@@ -14,13 +15,16 @@ import { formatDate, formatEuro } from "../../shared/format.ts";
 import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
 import { RefundedBadge } from "../components/refunded-badge";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { MY_PRODUCTS_PATH } from "../lib/my-products";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
+// Made to be printed: no header and no footer.
+export const handle: ChromeHandle = { chrome: { header: "none" } };
+
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const paymentCode = "paymentcode" in params ? params.paymentcode : undefined;
   const receipt = await context.get(servicesContext).purchases.receipt(user.id, params.ordercode, paymentCode);
   // Not theirs, or no such order or payment: nothing is shown (spec §6).

@@ -1,5 +1,6 @@
 // /register/ — 'Crea il tuo account' (spec §2 registration, §5 rules, §8 'Email già registrata').
 import { useState } from "react";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { Form, redirect, useLocation } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
@@ -14,6 +15,8 @@ import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+
+export const handle = MINIMAL_CHROME;
 
 const registrationSchema = z.object({
   firstname: accountFields.firstname,

@@ -4,11 +4,14 @@
 // visitors are sent away. On success every session of the account ends, the portal's and the
 // identity provider's, and the browser goes to /forgot-password/password-updated.
 import type { Route } from "./+types/reset-password";
+import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
 import { readReply } from "../lib/form-reply";
 import { requireSignedOut } from "../lib/auth.server";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+
+export const handle = MINIMAL_CHROME;
 
 const TEXT: ResetPageText = {
   title: "Nuova password",

@@ -7,11 +7,11 @@ import type { Route } from "./+types/sandbox-3ds";
 import { servicesContext } from "../../shared/context.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { SandboxAuthentication } from "../components/sandbox-authentication";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 
 /** Whose card step waits on this setup (a checkout's or a card update's), or a redirect away. */
 async function pendingStep(request: Request, context: Route.LoaderArgs["context"], setupId: string) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { sandbox, payments, subscriptions } = context.get(servicesContext);
   if (!sandbox) throw redirect("/");
   const orderId = await payments.orderOfSetup(user.id, setupId);

@@ -7,10 +7,10 @@ import type { Route } from "./+types/sandbox-charge-3ds";
 import { servicesContext } from "../../shared/context.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { SandboxAuthentication } from "../components/sandbox-authentication";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 
 async function pendingCharge(request: Request, context: Route.LoaderArgs["context"], chargeId: string) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { sandbox, subscriptions } = context.get(servicesContext);
   if (!sandbox || !(await subscriptions.isMonthChargeOf(user.id, chargeId))) throw redirect("/");
   return sandbox;

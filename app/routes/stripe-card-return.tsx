@@ -13,10 +13,10 @@ import { redirect } from "react-router";
 import type { Route } from "./+types/stripe-card-return";
 import { servicesContext } from "../../shared/context.ts";
 import { checkoutOrderPath } from "../../shared/links.ts";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { stripeCardStep, payments } = context.get(servicesContext);
   const sessionId = new URL(request.url).searchParams.get("session_id") ?? "";
   const back = stripeCardStep ? await stripeCardStep.hostedReturn(user.id, sessionId) : null;

@@ -14,7 +14,7 @@ import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { SandboxCardFields } from "../components/checkout-form";
 import { SandboxNotice } from "../components/sandbox-notice";
 import { AlertBox } from "../components/form-fields";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import type { CardStep, CardWidget } from "../lib/card-widget";
 import { cardSchema } from "../lib/checkout-form.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -28,7 +28,7 @@ import { useHydrated } from "../lib/use-hydrated";
 const CARD_PATH = `${SUBSCRIPTION_PATH}carta/`;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { subscriptions, payments, stripeCardStep } = context.get(servicesContext);
   const query = new URL(request.url).searchParams;
 
@@ -68,7 +68,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const services = context.get(servicesContext);
   const { subscriptions, sandbox, stripeCardStep } = services;
   const form = await request.formData();

@@ -13,7 +13,7 @@ import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { cardBrandLabel } from "../../shared/commerce-constants.ts";
 import { AlertBox } from "../components/form-fields";
-import { requireUser } from "../lib/auth.server";
+import { customerOf } from "../lib/customer.server";
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
@@ -26,7 +26,7 @@ import { redirectWithToast, type Toast } from "../lib/toast.server";
 const CANCEL_CONFIRMATION = `${SUBSCRIPTION_PATH}?disdici#disdetta`;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { subscriptions, payments } = context.get(servicesContext);
   const url = new URL(request.url);
   // Back from the bank's page: its answer is the provider's, read there and recorded.
@@ -45,7 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 const schema = z.object({ intent: z.enum(["cancel", "resume", "pay"]) });
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { user } = await requireUser(request, context);
+  const { user } = customerOf(context);
   const { subscriptions } = context.get(servicesContext);
   const parsed = await parseForm(request, schema);
   if (!parsed.ok) return refuse({ alert: { title: M.notPossible, text: M.notPossibleText } });

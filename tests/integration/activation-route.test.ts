@@ -1,7 +1,7 @@
 // /prodotti/attiva as the modal calls it: checking as the user types (fetcher), confirming with
 // JavaScript (fetcher) and without (a form post that redirects or shows the invalid mark).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { action } from "../../app/routes/activate-product";
+import { action as actionBare } from "../../app/routes/activate-product";
 import { eq } from "drizzle-orm";
 import { entitlements, products } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
@@ -10,6 +10,10 @@ import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { formPost, thrownResponse } from "../support/requests.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const action = behindSignIn(actionBare);
 
 let database: TestDatabase;
 let services: Services;

@@ -4,9 +4,9 @@
 import { eq, like } from "drizzle-orm";
 import { futureExpiry } from "../support/cards.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRoute from "../../app/routes/checkout";
-import * as createCheckoutRoute from "../../app/routes/create-checkout";
-import * as sandbox3ds from "../../app/routes/sandbox-3ds";
+import * as checkoutRouteModule from "../../app/routes/checkout";
+import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
+import * as sandbox3dsModule from "../../app/routes/sandbox-3ds";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { coupons, entitlements, orders, payments, products } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
@@ -16,6 +16,12 @@ import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { formPost, thrownResponse } from "../support/requests.ts";
 import { createRouterContext, loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { customerPage } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const checkoutRoute = customerPage(checkoutRouteModule);
+const createCheckoutRoute = customerPage(createCheckoutRouteModule);
+const sandbox3ds = customerPage(sandbox3dsModule);
 
 let database: TestDatabase;
 let services: Services;

@@ -2,7 +2,7 @@
 // promo boxes, and how many SQL statements a page costs whatever the number of products.
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loader as dashboardLoader } from "../../app/routes/dashboard";
+import { loader as dashboardLoaderBare } from "../../app/routes/dashboard";
 import { insertCompletedOrder } from "../../server/commerce/orders.ts";
 import { ebookChapters, products, readingSessions } from "../../server/db/schema.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -15,6 +15,10 @@ import { loaderArgs } from "../support/router-context.ts";
 import { prerenderedHtmlContext } from "../../app/lib/prerender.server";
 import { requestContext } from "../../shared/context.ts";
 import { createTestServices } from "../support/services.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const dashboardLoader = behindSignIn(dashboardLoaderBare);
 
 let database: TestDatabase;
 let services: Services;

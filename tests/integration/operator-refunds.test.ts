@@ -4,7 +4,7 @@
 // and charges nothing more); the order is `refunded`; the receipt and 'I miei prodotti' say so.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import MyProductsPage, { loader as myProductsLoader } from "../../app/routes/my-products";
+import MyProductsPage, { loader as myProductsLoaderBare } from "../../app/routes/my-products";
 import ReceiptPage from "../../app/routes/receipt";
 import {
   entitlements,
@@ -23,6 +23,10 @@ import { afterStart, DAY, START } from "../support/clock.ts";
 import { operatorHarness } from "../support/operators.ts";
 import { decode, render } from "../support/render-page.ts";
 import { loaderArgs } from "../support/router-context.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const myProductsLoader = behindSignIn(myProductsLoaderBare);
 
 const EBOOK = "EB-9788828813217";
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ForgotPassword, { action as forgotAction, loader as forgotLoader } from "../../app/routes/forgot-password";
 import MandatoryReset, { action as mandatoryAction, loader as mandatoryLoader } from "../../app/routes/mandatory-password-reset";
 import PasswordUpdated from "../../app/routes/password-updated";
-import ChangePassword, { action as changeAction, loader as changeLoader } from "../../app/routes/profile.change-password";
+import ChangePassword, { action as changeActionBare, loader as changeLoaderBare } from "../../app/routes/profile.change-password";
 import ResetPassword, { action as resetAction, loader as resetLoader } from "../../app/routes/reset-password";
 import { requestContext } from "../../shared/context.ts";
 import type { FormReply } from "../../app/lib/form-reply";
@@ -20,6 +20,11 @@ import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createRouterContext } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const changeAction = behindSignIn(changeActionBare);
+const changeLoader = behindSignIn(changeLoaderBare);
 
 let database: TestDatabase;
 let services: Services;

@@ -5,12 +5,13 @@ import { checkoutDetails, SHIPMENT } from "../support/checkout.ts";
 import { eq, sql, type SQL } from "drizzle-orm";
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { action as firstAccessAction, loader as firstAccessLoader } from "../../app/routes/first-access";
-import { action as profileAction, loader as profileLoader } from "../../app/routes/profile";
-import { action as preferencesAction, loader as preferencesLoader } from "../../app/routes/profile.preferences";
-import { action as deleteAction, loader as deleteLoader } from "../../app/routes/profile.delete-user";
+import { action as firstAccessActionBare, loader as firstAccessLoaderBare } from "../../app/routes/first-access";
+import { action as profileActionBare, loader as profileLoaderBare } from "../../app/routes/profile";
+import { action as preferencesActionBare, loader as preferencesLoaderBare } from "../../app/routes/profile.preferences";
+import { action as deleteActionBare, loader as deleteLoaderBare } from "../../app/routes/profile.delete-user";
+import { loader as deletedLoader } from "../../app/routes/account-deleted";
 import { action as forgotPasswordAction } from "../../app/routes/forgot-password";
-import { loader as dashboardLoader } from "../../app/routes/dashboard";
+import { loader as dashboardLoaderBare } from "../../app/routes/dashboard";
 import type { FormReply } from "../../app/lib/form-reply";
 import { MESSAGES } from "../../shared/messages.ts";
 import { requestContext } from "../../shared/context.ts";
@@ -35,6 +36,18 @@ import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { seededReferenceIds, type ReferenceIds } from "../support/reference-ids.ts";
 import { createTestServices } from "../support/services.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const firstAccessAction = behindSignIn(firstAccessActionBare);
+const firstAccessLoader = behindSignIn(firstAccessLoaderBare);
+const profileAction = behindSignIn(profileActionBare);
+const profileLoader = behindSignIn(profileLoaderBare);
+const preferencesAction = behindSignIn(preferencesActionBare);
+const preferencesLoader = behindSignIn(preferencesLoaderBare);
+const deleteAction = behindSignIn(deleteActionBare);
+const deleteLoader = behindSignIn(deleteLoaderBare);
+const dashboardLoader = behindSignIn(dashboardLoaderBare);
 
 let database: TestDatabase;
 let services: Services;
@@ -670,7 +683,7 @@ describe("account deletion", () => {
     );
 
     const response = (await deleteAction(post("/profile/delete-user/", cookie, {}))) as Response;
-    expect(response.headers.get("Location")).toBe("/profile/delete-user/?show=deleted");
+    expect(response.headers.get("Location")).toBe("/profile/delete-user/confermata/");
 
     expect(await occurrences(email)).toEqual([]);
     // The order stays for the accounts, with its tax code and its payment.
@@ -708,13 +721,14 @@ describe("account deletion", () => {
       { id: "grant-someone-else", type: "Grant", payload: { accountId: "00000000-0000-4000-8000-000000000000" } },
     ]);
 
-    expect(await deleteLoader(get("/profile/delete-user/", cookie))).toEqual({ deleted: false });
-    // Signed in, ?show=deleted shows the page, not a confirmation of something that did not happen.
-    expect(await deleteLoader(get("/profile/delete-user/?show=deleted", cookie))).toEqual({ deleted: false });
+    expect(await deleteLoader(get("/profile/delete-user/", cookie))).toBeNull();
+    // Signed in, the confirmation goes back to the page: nothing has been deleted.
+    const notYet = await thrownResponse(deletedLoader(get("/profile/delete-user/confermata/", cookie)));
+    expect(notYet.headers.get("Location")).toBe("/profile/delete-user/");
 
     const response = (await deleteAction(post("/profile/delete-user/", cookie, {}))) as Response;
     expect(response.status).toBe(302);
-    expect(response.headers.get("Location")).toBe("/profile/delete-user/?show=deleted");
+    expect(response.headers.get("Location")).toBe("/profile/delete-user/confermata/");
     const cleared = response.headers.getSetCookie().find((c) => c.startsWith("portal_session="));
     expect(cleared).toMatch(/^portal_session=; .*Max-Age=0/i);
 
@@ -739,8 +753,8 @@ describe("account deletion", () => {
     // Both browsers are signed out; the confirmation shows to the visitor.
     expect(await services.auth.currentUser(get("/", cookie).request)).toBeNull();
     expect(await services.auth.currentUser(get("/", otherDevice).request)).toBeNull();
-    expect(await deleteLoader(get("/profile/delete-user/?show=deleted", cookie))).toEqual({ deleted: true });
-    expect(await deleteLoader(get("/profile/delete-user/?show=deleted"))).toEqual({ deleted: true });
+    expect(await deletedLoader(get("/profile/delete-user/confermata/", cookie))).toBeNull();
+    expect(await deletedLoader(get("/profile/delete-user/confermata/"))).toBeNull();
     expect((await thrownResponse(profileLoader(get("/profile/", cookie)))).headers.get("Location")).toBe(login("/profile/"));
 
     // The address can register again.

@@ -2,8 +2,8 @@
 // (spec §6), the tabs and what they leave out, the history's pages, the VAT of each line; and the
 // pages those loaders' data render on the server (tabs, empty messages, page links, the receipt).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import MyProductsPage, { loader as myProductsLoader } from "../../app/routes/my-products";
-import ReceiptPage, { loader as receiptLoader } from "../../app/routes/receipt";
+import MyProductsPage, { loader as myProductsLoaderBare } from "../../app/routes/my-products";
+import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
 import type { Services } from "../../server/services.ts";
 import { formatEuro } from "../../shared/format.ts";
 import { checkoutPath } from "../../shared/links.ts";
@@ -16,6 +16,11 @@ import { decode, render } from "../support/render-page.ts";
 import { thrownResponse } from "../support/requests.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const myProductsLoader = behindSignIn(myProductsLoaderBare);
+const receiptLoader = behindSignIn(receiptLoaderBare);
 
 let database: TestDatabase;
 let services: Services;

@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { action as openAction, loader as openLoader } from "../../app/routes/reader.open";
-import { action as readerAction, loader as readerLoader } from "../../app/routes/reader";
+import { action as openActionBare, loader as openLoaderBare } from "../../app/routes/reader.open";
+import { action as readerActionBare, loader as readerLoaderBare } from "../../app/routes/reader";
 import type { FormReply } from "../../app/lib/form-reply";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
@@ -16,6 +16,13 @@ import { productOfType } from "../support/catalog.ts";
 import { sessionCookieHeader, thrownResponse, toastOf } from "../support/requests.ts";
 import { loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { behindSignIn } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const openAction = behindSignIn(openActionBare);
+const openLoader = behindSignIn(openLoaderBare);
+const readerAction = behindSignIn(readerActionBare);
+const readerLoader = behindSignIn(readerLoaderBare);
 
 let database: TestDatabase;
 let services: Services;
@@ -158,7 +165,7 @@ describe("opening a product (POST /leggi/:id/apri)", () => {
       expect((await thrownResponse(openAction(post(openUrl(id), id, cookie)))).status).toBe(404);
     }
     expect(await sessionsOf(userId)).toEqual([]);
-    const response = openLoader(get(openUrl(ebook.id), ebook.id, cookie));
+    const response = await openLoader(get(openUrl(ebook.id), ebook.id, cookie));
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe(readerUrl(ebook.id));
   });

@@ -5,9 +5,9 @@
 // session's own customer gets through; a customer who never comes back is settled by the webhook.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRoute from "../../app/routes/checkout";
-import * as createCheckoutRoute from "../../app/routes/create-checkout";
-import * as cardReturnRoute from "../../app/routes/stripe-card-return";
+import * as checkoutRouteModule from "../../app/routes/checkout";
+import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
+import * as cardReturnRouteModule from "../../app/routes/stripe-card-return";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import type { Config } from "../../server/config.ts";
 import { orders, paymentAttempts, payments } from "../../server/db/schema.ts";
@@ -19,6 +19,12 @@ import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
 import { formPost, thrownResponse } from "../support/requests.ts";
 import { createRouterContext } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { customerPage } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const checkoutRoute = customerPage(checkoutRouteModule);
+const createCheckoutRoute = customerPage(createCheckoutRouteModule);
+const cardReturnRoute = customerPage(cardReturnRouteModule);
 
 const ORIGIN = "http://localhost:3000";
 

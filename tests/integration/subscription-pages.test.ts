@@ -4,13 +4,13 @@
 // authenticate, what the dashboard and the EDU page say, and that nobody reaches another's.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as dashboardRoute from "../../app/routes/dashboard";
+import * as dashboardRouteModule from "../../app/routes/dashboard";
 import * as eduRoute from "../../app/routes/edu";
-import * as myProductsRoute from "../../app/routes/my-products";
-import * as sandbox3ds from "../../app/routes/sandbox-3ds";
-import * as sandboxCharge3ds from "../../app/routes/sandbox-charge-3ds";
-import * as cardRoute from "../../app/routes/subscription.card";
-import * as subscriptionRoute from "../../app/routes/subscription";
+import * as myProductsRouteModule from "../../app/routes/my-products";
+import * as sandbox3dsModule from "../../app/routes/sandbox-3ds";
+import * as sandboxCharge3dsModule from "../../app/routes/sandbox-charge-3ds";
+import * as cardRouteModule from "../../app/routes/subscription.card";
+import * as subscriptionRouteModule from "../../app/routes/subscription";
 import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { mailOutbox, payments, subscriptions } from "../../server/db/schema.ts";
@@ -27,6 +27,15 @@ import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { formPost, sessionCookieHeader, thrownResponse, toastOf } from "../support/requests.ts";
 import { createRouterContext } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
+import { customerPage } from "../support/customer-pages.ts";
+
+// The customer's pages run behind the customer layout's sign-in.
+const dashboardRoute = customerPage(dashboardRouteModule);
+const myProductsRoute = customerPage(myProductsRouteModule);
+const sandbox3ds = customerPage(sandbox3dsModule);
+const sandboxCharge3ds = customerPage(sandboxCharge3dsModule);
+const cardRoute = customerPage(cardRouteModule);
+const subscriptionRoute = customerPage(subscriptionRouteModule);
 
 let database: TestDatabase;
 let services: Services;
