@@ -1,6 +1,11 @@
 // A product card of /my-products/ (spec §2): type, status badge, cover, name, ISBN/ISSN or SKU,
 // 'Ricevuta' (and 'Acquista di nuovo' when the order was not paid), and the order's payments in
-// a <details>, which toggles without JavaScript.
+// a <details>. Its 'Pagamenti (n)' summary is the toggle for the keyboard, screen readers and
+// pages without JavaScript; with JavaScript a click anywhere else on the card toggles it too
+// (spec §2 "Clicking a card toggles its payment list"), except on what acts by itself.
+// 'Acquista di nuovo' posts to /create-checkout/…/, which opens the order and redirects to its
+// checkout: one step, with or without JavaScript (a GET of that address only shows the product).
+import { useRef, type MouseEvent } from "react";
 import { Link } from "react-router";
 import type { PurchaseCard as Card, PurchasePayment } from "../../server/commerce/purchases";
 import { formatDate, formatEuro } from "../../shared/format.ts";
@@ -9,9 +14,26 @@ import { PaymentMethod } from "./payment-method";
 import { productIdentifier } from "./product-card";
 import { ProductCover } from "./product-cover";
 import { RefundedBadge } from "./refunded-badge";
+import { useHydrated } from "../lib/use-hydrated";
+
+/**
+ * What a click on the card must leave alone: what acts by itself (links, buttons, the buy form),
+ * the summary (the browser toggles it), and the open list's content, which is read, not clicked away.
+ */
+const ACTS_BY_ITSELF = "a, button, input, select, textarea, label, form, summary, details > :not(summary)";
 
 export function PurchaseCard({ card }: { card: Card }) {
   const active = card.status === "payed";
+  const hydrated = useHydrated();
+  const paymentList = useRef<HTMLDetailsElement>(null);
+  function toggleFromCard(event: MouseEvent<HTMLElement>) {
+    const details = paymentList.current;
+    if (!details || event.button !== 0 || event.defaultPrevented) return;
+    if (event.target instanceof Element && event.target.closest(ACTS_BY_ITSELF)) return;
+    // A click that ends a text selection (the order number copied, a double click) is not a toggle.
+    if (event.detail > 1 || window.getSelection()?.isCollapsed === false) return;
+    details.open = !details.open;
+  }
   // Several cards may show the same product (bought again): the order keeps each name unique.
   const whose = (
     <span className="sr-only">
@@ -20,7 +42,12 @@ export function PurchaseCard({ card }: { card: Card }) {
     </span>
   );
   return (
-    <article className="card flex h-full w-full gap-4 p-4" data-status={card.status}>
+    // The summary stays the accessible toggle: this is a larger target for the pointer only.
+    <article
+      className={`card flex h-full w-full gap-4 p-4 ${hydrated ? "cursor-pointer transition-shadow hover:shadow-md" : ""}`}
+      data-status={card.status}
+      onClick={toggleFromCard}
+    >
       <div className="w-20 shrink-0 sm:w-24">
         <ProductCover cover={card.cover} />
       </div>
@@ -37,20 +64,23 @@ export function PurchaseCard({ card }: { card: Card }) {
           {M.orderNumber}: <span className="font-medium text-ink">{card.orderCode}</span>
         </p>
         <div className="mt-auto flex flex-wrap gap-2 pt-4">
-          {card.buyAgainHref && (
-            // The checkout is a page of its own: a full document navigation, as without JavaScript.
-            <a href={card.buyAgainHref} className="button-primary">
-              {M.buyAgain}
-              <span className="sr-only"> {card.name}</span>
-            </a>
+          {card.buyAgainAction && (
+            // Opening the order is a change, so a POST; the checkout is a page of its own, so a
+            // plain form: a full document navigation, as without JavaScript.
+            <form method="post" action={card.buyAgainAction}>
+              <button type="submit" className="button-primary">
+                {M.buyAgain}
+                <span className="sr-only"> {card.name}</span>
+              </button>
+            </form>
           )}
           <Link to={card.receiptHref} className="button-outline">
             {M.receipt}
             {whose}
           </Link>
         </div>
-        <details className="mt-3 border-t border-line pt-3">
-          <summary className="text-sm font-semibold text-brand">
+        <details ref={paymentList} className="mt-3 border-t border-line pt-3">
+          <summary className="cursor-pointer text-sm font-semibold text-brand">
             {M.payments}
             <span className="sr-only"> di {card.name}</span> ({card.payments.length})
           </summary>

@@ -195,10 +195,16 @@ function HistoryRow({ entry }: { entry: HistoryEntry }) {
   const term = "text-xs font-semibold tracking-wide text-muted uppercase";
   return (
     <li className="grid gap-3 p-4 md:grid-cols-[1fr_auto] md:items-center">
-      <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-[1.2fr_1fr_1.6fr_0.8fr_0.8fr]">
-        <div>
+      <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-[2fr_1fr_1.4fr_0.8fr_0.8fr]">
+        <div className="sm:col-span-2 lg:col-span-1">
           <dt className={term}>Prodotti</dt>
-          <dd className="mt-0.5 font-medium text-ink">{entry.productTypes.join(", ")}</dd>
+          {/* Each title with its type (spec §2: a history entry shows the product types). */}
+          {entry.products.map((product) => (
+            <dd key={`${product.typeName}:${product.name}`} className="mt-0.5 text-ink">
+              <span className="font-medium">{product.name}</span>
+              <span className="text-muted"> · {product.typeName}</span>
+            </dd>
+          ))}
         </div>
         <div>
           <dt className={term}>{M.orderNumber}</dt>

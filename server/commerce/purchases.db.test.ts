@@ -98,7 +98,7 @@ describe("my products", () => {
       typeCode: "ebook",
       typeName: "eBook",
       sku: ebook.sku,
-      buyAgainHref: null,
+      buyAgainAction: null,
       receiptHref: `/ricevuta/${paid.orderCode}/`,
     });
     expect(card.cover).toBe(ebook.sku.toLowerCase());
@@ -117,8 +117,8 @@ describe("my products", () => {
         receiptHref: `/ricevuta/${paid.orderCode}/${paid.payments[0]!.code}/`,
       },
     ]);
-    // Not paid: 'Acquista di nuovo' leads to the product's checkout, besides 'Ricevuta'.
-    expect(inactive.map((c) => c.buyAgainHref)).toEqual([
+    // Not paid: 'Acquista di nuovo' posts to the product's create-checkout address, besides 'Ricevuta'.
+    expect(inactive.map((c) => c.buyAgainAction)).toEqual([
       checkoutPath("abbonamentoedu"),
       checkoutPath(journal.sku),
       checkoutPath(course.sku),
@@ -171,7 +171,7 @@ describe("my products", () => {
       await insertOrder(database.db, { userId, at: minutes(0), status: "expired", lines: [{ productId: onSale!.id }] });
       await insertOrder(database.db, { userId, at: minutes(1), status: "expired", lines: [{ productId: withdrawn!.id }] });
       const { inactive } = await purchases.myProducts(userId);
-      expect(inactive.map((c) => [c.name, c.buyAgainHref !== null])).toEqual([
+      expect(inactive.map((c) => [c.name, c.buyAgainAction !== null])).toEqual([
         [withdrawn!.name, false],
         [onSale!.name, true],
       ]);
@@ -229,7 +229,7 @@ describe("purchase history", () => {
     expect(new Set([...first.entries, ...second.entries].map((e) => e.code))).toEqual(codes);
   });
 
-  it("tells each payment's product types, order number, method with brand and last 4, date and amount", async () => {
+  it("tells each payment's products (title and type), order number, method with brand and last 4, date and amount", async () => {
     const userId = await newCustomer();
     const card = await insertOrder(database.db, {
       userId,
@@ -248,11 +248,16 @@ describe("purchase history", () => {
 
     const { entries, hasNext } = await purchases.history(userId, 1);
     expect(hasNext).toBe(false);
+    // Each title once, however many lines name it (the ebook is on two).
+    expect(entries[0]!.products).toHaveLength(2);
     expect(entries).toEqual([
       {
         code: card.payments[0]!.code,
         orderCode: card.orderCode,
-        productTypes: ["Corso", "eBook"],
+        products: expect.arrayContaining([
+          { name: course.name, typeName: "Corso" },
+          { name: ebook.name, typeName: "eBook" },
+        ]),
         paidAt: minutes(11),
         methodCode: "card_checkout",
         method: "Carta di Credito",
@@ -266,7 +271,7 @@ describe("purchase history", () => {
       {
         code: transfer.payments[0]!.code,
         orderCode: transfer.orderCode,
-        productTypes: ["Libro + eBook"],
+        products: [{ name: paperFlex.name, typeName: "Libro + eBook" }],
         paidAt: minutes(6),
         methodCode: "sepa",
         method: "Bonifico bancario",

@@ -70,8 +70,8 @@ export type PurchaseCard = {
   sku: string;
   /** The order's payments, newest first (the card's toggled list). */
   payments: PurchasePayment[];
-  /** 'Acquista di nuovo' (orders not paid, products still on sale), or null. */
-  buyAgainHref: string | null;
+  /** Where 'Acquista di nuovo' posts (orders not paid, products still on sale): /create-checkout/<code>/; or null. */
+  buyAgainAction: string | null;
   /** 'Ricevuta': /ricevuta/<order>/ */
   receiptHref: string;
 };
@@ -83,10 +83,18 @@ export type MyProducts = {
   inactive: PurchaseCard[];
 };
 
+/** A product an order bought, as a history entry names it. */
+export type HistoryProduct = {
+  /** The order line's description: the product's title when it was bought. */
+  name: string;
+  /** Its product type's name ('eBook', 'Corso', …). */
+  typeName: string;
+};
+
 export type HistoryEntry = PurchasePayment & {
   orderCode: string;
-  /** The names of the order's product types, each once. */
-  productTypes: string[];
+  /** What the order bought, each title and type once, by title. */
+  products: HistoryProduct[];
 };
 
 export type HistoryPage = { page: number; entries: HistoryEntry[]; hasNext: boolean };
@@ -262,7 +270,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         issn: row.issn,
         sku: row.sku,
         payments: (byOrder.get(row.orderId) ?? []).map((p) => toPayment(p, row.orderCode)),
-        buyAgainHref: !paid && row.sellable ? checkoutPath(row.productCode ?? row.sku) : null,
+        buyAgainAction: !paid && row.sellable ? checkoutPath(row.productCode ?? row.sku) : null,
         receiptHref: receiptPath(row.orderCode),
       };
       (paid ? result.active : result.inactive).push(card);
@@ -270,20 +278,23 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     return result;
   }
 
-  /** The names of an order's product types, each once, in one text ('|' separates them). */
-  const orderTypeNames = sql<string | null>`(
-    select string_agg(distinct coalesce(it.name, pt.name), '|' order by coalesce(it.name, pt.name))
-    from order_items oi
-    join products p on p.id = oi.product_id
-    join product_types pt on pt.id = p.product_type_id
-    left join product_types it on it.code = oi.product_type_code
-    where oi.order_id = ${orders.id}
+  /** What an order bought: each title with its type, once, by title (a JSON array). */
+  const orderProducts = sql<HistoryProduct[]>`(
+    select coalesce(json_agg(json_build_object('name', line.name, 'typeName', line.type_name) order by line.name, line.type_name), '[]'::json)
+    from (
+      select distinct oi.description as name, coalesce(it.name, pt.name) as type_name
+      from order_items oi
+      join products p on p.id = oi.product_id
+      join product_types pt on pt.id = p.product_type_id
+      left join product_types it on it.code = oi.product_type_code
+      where oi.order_id = ${orders.id}
+    ) line
   )`;
 
   async function history(userId: string, page: number): Promise<HistoryPage> {
     const current = Number.isSafeInteger(page) && page >= 1 ? page : 1;
     const rows = await db
-      .select({ ...paymentColumns, orderCode: orders.orderCode, typeNames: orderTypeNames })
+      .select({ ...paymentColumns, orderCode: orders.orderCode, products: orderProducts })
       .from(payments)
       .innerJoin(orders, eq(orders.id, payments.orderId))
       .where(and(eq(payments.userId, userId), eq(orders.userId, userId)))
@@ -297,7 +308,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       entries: rows.slice(0, PURCHASE_HISTORY_PAGE_SIZE).map((row) => ({
         ...toPayment(row, row.orderCode),
         orderCode: row.orderCode,
-        productTypes: row.typeNames ? row.typeNames.split("|") : [],
+        products: row.products,
       })),
     };
   }

@@ -1,10 +1,14 @@
 // /my-products/ and the receipts through their loaders, over real services: who may see what
 // (spec §6), the tabs and what they leave out, the history's pages, the VAT of each line; and the
 // pages those loaders' data render on the server (tabs, empty messages, page links, the receipt).
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as createCheckoutModule from "../../app/routes/create-checkout";
 import MyProductsPage, { loader as myProductsLoaderBare } from "../../app/routes/my-products";
 import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
+import { entitlements, orders, products } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
+import { CHECKOUT_MESSAGES } from "../../shared/checkout-messages.ts";
 import { formatEuro } from "../../shared/format.ts";
 import { checkoutPath } from "../../shared/links.ts";
 import { productOfType } from "../support/catalog.ts";
@@ -13,14 +17,15 @@ import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { insertOrder } from "../support/orders.ts";
 import { decode, render } from "../support/render-page.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { loaderArgs } from "../support/router-context.ts";
+import { formPost, thrownResponse } from "../support/requests.ts";
+import { createRouterContext, loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
+import { behindSignIn, customerPage } from "../support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const myProductsLoader = behindSignIn(myProductsLoaderBare);
 const receiptLoader = behindSignIn(receiptLoaderBare);
+const createCheckout = customerPage(createCheckoutModule);
 
 let database: TestDatabase;
 let services: Services;
@@ -105,12 +110,12 @@ describe("/my-products/", () => {
     const active = await myProducts(cookie);
     expect(active.tab).toBe("attivi");
     expect(active.counts).toEqual({ attivi: 1, inattivi: 1 });
-    expect(active.cards.map((c) => [c.name, c.orderCode, c.statusLabel, c.buyAgainHref])).toEqual([
+    expect(active.cards.map((c) => [c.name, c.orderCode, c.statusLabel, c.buyAgainAction])).toEqual([
       [ebook.name, paid.orderCode, "Attivo", null],
     ]);
     const inactive = await myProducts(cookie, "?tab=inattivi");
     expect(inactive.tab).toBe("inattivi");
-    expect(inactive.cards.map((c) => [c.name, c.orderCode, c.statusLabel, c.buyAgainHref])).toEqual([
+    expect(inactive.cards.map((c) => [c.name, c.orderCode, c.statusLabel, c.buyAgainAction])).toEqual([
       [course.name, cancelled.orderCode, "Annullato", checkoutPath(course.sku)],
     ]);
 
@@ -126,12 +131,21 @@ describe("/my-products/", () => {
     expect(text).toContain(ebook.name);
     expect(text).toContain(`Numero d'ordine: ${paid.orderCode}`);
     expect(text).toContain("Carta di Credito Visa •••• che termina con 4242");
-    for (const hidden of [paperFlex.name, paperHard.name, journal.name, course.name]) expect(text).not.toContain(hidden);
+    // No card for them (the history below names every paid order's products, paper included).
+    const cards = decode(html.slice(html.indexOf('id="i-miei-prodotti"'), html.indexOf('id="storico-acquisti"')));
+    expect(cards).toContain(ebook.name);
+    for (const hidden of [paperFlex.name, paperHard.name, journal.name, course.name]) expect(cards).not.toContain(hidden);
+    const history = decode(html.slice(html.indexOf('id="storico-acquisti"')));
+    expect(history).toContain(`${paperHard.name} · Libro cartonato`);
+    for (const notPaid of [journal.name, course.name]) expect(history).not.toContain(notPaid);
 
     const inactiveHtml = await render(MyProductsPage, inactive, "/my-products/?tab=inattivi");
     expect(inactiveHtml).toMatch(/<a aria-current="page"[^>]*>Inattivi/);
-    expect(inactiveHtml).toContain(`href="${checkoutPath(course.sku)}"`);
-    expect(decode(inactiveHtml)).toContain("Acquista di nuovo");
+    // 'Acquista di nuovo' posts to the address that opens the order (a GET of it changes nothing).
+    expect(inactiveHtml).toContain(
+      `<form action="${checkoutPath(course.sku)}" method="post"><button type="submit" class="button-primary">Acquista di nuovo<span class="sr-only">`,
+    );
+    expect(inactiveHtml).not.toContain(`href="${checkoutPath(course.sku)}"`);
   });
 
   it("says when a tab is empty, with a link to the book catalogue", async () => {
@@ -169,9 +183,93 @@ describe("/my-products/", () => {
     expect(secondHtml).toMatch(/<a [^>]*href="\/my-products\/#storico-acquisti"[^>]*>Pagina precedente<\/a>/);
     expect(decode(secondHtml)).not.toContain("Pagina successiva");
     const entry = decode(secondHtml);
-    expect(entry).toContain("Rivista");
+    // The entry names the product's title, with its type.
+    expect(entry).toContain(`Prodotti ${journal.name} · Rivista`);
     expect(entry).toContain("02/03/2026");
     expect(entry).toContain(formatEuro(second.history.entries[0]!.amountCents));
+  });
+
+  it("'Acquista di nuovo' opens the checkout with one POST; a GET of its address creates nothing", async () => {
+    const { user, cookie } = await customer();
+    await insertOrder(database.db, { userId: user.id, at: minutes(0), status: "cancelled", lines: [{ productId: course.id }] });
+    const [card] = (await myProducts(cookie, "?tab=inattivi")).cards;
+    const action = card!.buyAgainAction!;
+    expect(action).toBe(checkoutPath(course.sku));
+    const productcode = course.sku;
+    const openOrders = () =>
+      database.db
+        .select({ id: orders.id })
+        .from(orders)
+        .where(and(eq(orders.userId, user.id), eq(orders.status, "new")));
+
+    // A plain GET of the address (a link in a mail) shows the product and changes nothing.
+    const page = await createCheckout.loader(withCookie(loaderArgs(services, action, { productcode }), cookie));
+    expect(page).toMatchObject({ error: null, product: { name: course.name } });
+    expect(await openOrders()).toEqual([]);
+
+    // The card's form: one POST, straight to the new order's checkout.
+    const post = () =>
+      createCheckout.action({
+        request: formPost(action, {}, cookie),
+        params: { productcode },
+        context: createRouterContext(services),
+        url: new URL(action, "http://localhost:3000"),
+        pattern: "",
+      } as never);
+    const opened = await thrownResponse(post());
+    expect(opened.status).toBe(302);
+    const [order] = await openOrders();
+    expect(opened.headers.get("Location")).toBe(`/checkout/${order!.id}/`);
+    // Posted again (a double click, the back button): the same order.
+    expect((await thrownResponse(post())).headers.get("Location")).toBe(`/checkout/${order!.id}/`);
+    expect(await openOrders()).toHaveLength(1);
+
+    // Signed out, the post opens nothing and asks for the sign-in first.
+    const signedOut = await thrownResponse(
+      createCheckout.action({
+        request: formPost(action, {}),
+        params: { productcode },
+        context: createRouterContext(services),
+        url: new URL(action, "http://localhost:3000"),
+        pattern: "",
+      } as never),
+    );
+    expect(signedOut.headers.get("Location")).toMatch(/^\/login\/\?redirect=/);
+  });
+
+  it("'Acquista di nuovo' of EDU while EDU is active is refused by the server, with the reason", async () => {
+    const { user, cookie } = await customer();
+    const [edu] = await database.db.select({ id: products.id }).from(products).where(eq(products.code, "abbonamentoedu"));
+    await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(0),
+      status: "expired",
+      lines: [{ productId: edu!.id, totalCents: 2700, monthlyPriceCents: 450 }],
+    });
+    const DAY = 24 * 3600_000;
+    await database.db.insert(entitlements).values({
+      userId: user.id,
+      productId: edu!.id,
+      source: "activation_code",
+      startsAt: new Date(Date.now() - DAY),
+      expiresAt: new Date(Date.now() + 90 * DAY),
+    });
+    const [card] = (await myProducts(cookie, "?tab=inattivi")).cards;
+    expect(card!.buyAgainAction).toBe(checkoutPath("abbonamentoedu"));
+    const refused = (await createCheckout.action({
+      request: formPost(card!.buyAgainAction!, {}, cookie),
+      params: { productcode: "abbonamentoedu" },
+      context: createRouterContext(services),
+      url: new URL(card!.buyAgainAction!, "http://localhost:3000"),
+      pattern: "",
+    } as never)) as { init: { status: number }; data: { error: string } };
+    expect(refused.init.status).toBe(404);
+    expect(refused.data.error).toBe(CHECKOUT_MESSAGES.eduAlreadyActive);
+    const opened = await database.db
+      .select({ id: orders.id })
+      .from(orders)
+      .where(and(eq(orders.userId, user.id), eq(orders.status, "new")));
+    expect(opened).toEqual([]);
   });
 
   it("shows nobody else's purchases", async () => {
