@@ -12,6 +12,7 @@ import type { PostalAddress } from "../../server/db/schema";
 import { formatVatRate } from "../../shared/commerce-constants.ts";
 import { servicesContext } from "../../shared/context.ts";
 import { formatDate, formatEuro } from "../../shared/format.ts";
+import { EmailAddress } from "../components/email-address";
 import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
 import { RefundedBadge } from "../components/refunded-badge";
@@ -140,7 +141,11 @@ function Parties({ receipt }: { receipt: Receipt }) {
         </h2>
         <p className="mt-1 text-ink">
           <span className="block font-medium">{[buyer.firstname, buyer.lastname].filter(Boolean).join(" ")}</span>
-          {buyer.email && <span className="block break-all">{buyer.email}</span>}
+          {buyer.email && (
+            <span className="block">
+              <EmailAddress address={buyer.email} />
+            </span>
+          )}
         </p>
       </section>
       {billing && (
@@ -158,7 +163,11 @@ function Parties({ receipt }: { receipt: Receipt }) {
             ) : (
               billing.ssn && <span className="block">Codice Fiscale {billing.ssn}</span>
             )}
-            {billing.pec && <span className="block break-all">PEC {billing.pec}</span>}
+            {billing.pec && (
+              <span className="block">
+                PEC <EmailAddress address={billing.pec} />
+              </span>
+            )}
             {billing.address && <Address address={billing.address} />}
           </p>
         </section>
@@ -188,66 +197,107 @@ function VatCell({ line, discounted }: { line: ReceiptLine; discounted: boolean 
   );
 }
 
-/** The order's lines with the VAT each contains, then the totals. */
+/** A line's product: its description, its type, and a subscription's monthly price. */
+function LineProduct({ line }: { line: ReceiptLine }) {
+  return (
+    <>
+      <span className="block font-medium text-ink">{line.description}</span>
+      <span className="block text-xs text-muted">{line.typeName}</span>
+      {line.monthlyPriceCents !== null && (
+        <span className="block text-xs text-muted">{formatEuro(line.monthlyPriceCents)} al mese</span>
+      )}
+    </>
+  );
+}
+
+const unitPrice = (line: ReceiptLine) => (line.unitPriceCents === null ? "—" : formatEuro(line.unitPriceCents));
+const lineDiscount = (line: ReceiptLine) => (line.discountCents > 0 ? `−${formatEuro(line.discountCents)}` : "—");
+
+/**
+ * The order's lines with the VAT each contains, then the totals. From the md breakpoint up, and
+ * on paper, a table; below it each line is a block of labelled values, so that a phone shows
+ * every amount without scrolling sideways. One of the two is displayed at a time, and the other
+ * (display: none) is hidden from screen readers as well.
+ */
 function Lines({ receipt }: { receipt: Receipt }) {
   const discounted = receipt.discountCents > 0;
   const cell = "px-3 py-2 align-top";
   const number = `${cell} text-right whitespace-nowrap`;
   const taxed = receipt.lines.some((line) => line.vatRateBps !== null);
+  const label = "text-muted";
+  const value = "text-right text-ink";
   return (
     <section aria-labelledby="dettaglio" className="border-b border-line py-6">
       <h2 id="dettaglio" className="font-serif text-xl font-bold text-brand">
         Dettaglio dell'ordine
       </h2>
-      {/* Scrolls sideways on a narrow screen; focusable so that a keyboard can scroll it too. */}
-      <div className="mt-3 overflow-x-auto" role="region" aria-label="Righe dell'ordine" tabIndex={0}>
-        <table className="w-full min-w-[36rem] text-sm">
-          <thead>
-            <tr className="border-b border-line text-left text-xs tracking-wide text-muted uppercase">
-              <th scope="col" className={cell}>
-                Prodotto
-              </th>
-              <th scope="col" className={`${number}`}>
-                Quantità
-              </th>
-              <th scope="col" className={number}>
-                Prezzo
-              </th>
-              <th scope="col" className={number}>
-                Importo
-              </th>
+      <ul aria-label="Righe dell'ordine" className="mt-3 divide-y divide-line border-y border-line md:hidden print:hidden">
+        {receipt.lines.map((line, i) => (
+          <li key={i} className="py-3">
+            <LineProduct line={line} />
+            <dl className="mt-2 grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
+              <dt className={label}>Quantità</dt>
+              <dd className={value}>{line.quantity}</dd>
+              <dt className={label}>Prezzo</dt>
+              <dd className={value}>{unitPrice(line)}</dd>
+              <dt className={label}>Importo</dt>
+              <dd className={value}>{formatEuro(line.grossCents)}</dd>
               {discounted && (
-                <th scope="col" className={number}>
-                  Sconto
-                </th>
+                <>
+                  <dt className={label}>Sconto</dt>
+                  <dd className={value}>{lineDiscount(line)}</dd>
+                </>
               )}
+              <dt className={label}>IVA inclusa</dt>
+              <dd className={value}>
+                <VatCell line={line} discounted={discounted} />
+              </dd>
+            </dl>
+          </li>
+        ))}
+      </ul>
+      <table aria-label="Righe dell'ordine" className="mt-3 hidden w-full text-sm md:table print:table">
+        <thead>
+          <tr className="border-b border-line text-left text-xs tracking-wide text-muted uppercase">
+            <th scope="col" className={cell}>
+              Prodotto
+            </th>
+            <th scope="col" className={`${number}`}>
+              Quantità
+            </th>
+            <th scope="col" className={number}>
+              Prezzo
+            </th>
+            <th scope="col" className={number}>
+              Importo
+            </th>
+            {discounted && (
               <th scope="col" className={number}>
-                IVA inclusa
+                Sconto
               </th>
+            )}
+            <th scope="col" className={number}>
+              IVA inclusa
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {receipt.lines.map((line, i) => (
+            <tr key={i} className="border-b border-line last:border-0">
+              <th scope="row" className={`${cell} text-left font-normal`}>
+                <LineProduct line={line} />
+              </th>
+              <td className={number}>{line.quantity}</td>
+              <td className={number}>{unitPrice(line)}</td>
+              <td className={number}>{formatEuro(line.grossCents)}</td>
+              {discounted && <td className={number}>{lineDiscount(line)}</td>}
+              <td className={`${cell} text-right`}>
+                <VatCell line={line} discounted={discounted} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {receipt.lines.map((line, i) => (
-              <tr key={i} className="border-b border-line last:border-0">
-                <th scope="row" className={`${cell} text-left font-normal`}>
-                  <span className="block font-medium text-ink">{line.description}</span>
-                  <span className="block text-xs text-muted">{line.typeName}</span>
-                  {line.monthlyPriceCents !== null && (
-                    <span className="block text-xs text-muted">{formatEuro(line.monthlyPriceCents)} al mese</span>
-                  )}
-                </th>
-                <td className={number}>{line.quantity}</td>
-                <td className={number}>{line.unitPriceCents === null ? "—" : formatEuro(line.unitPriceCents)}</td>
-                <td className={number}>{formatEuro(line.grossCents)}</td>
-                {discounted && <td className={number}>{line.discountCents > 0 ? `−${formatEuro(line.discountCents)}` : "—"}</td>}
-                <td className={`${cell} text-right`}>
-                  <VatCell line={line} discounted={discounted} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          ))}
+        </tbody>
+      </table>
 
       <dl className="mt-4 ml-auto grid max-w-sm grid-cols-[1fr_auto] gap-y-1 text-sm [&>dd]:pl-6">
         <dt className="text-muted">Subtotale</dt>

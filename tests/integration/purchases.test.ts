@@ -331,6 +331,80 @@ describe("/ricevuta/", () => {
     expect(html).toContain('href="/my-products/"');
   });
 
+  it("gives each line as a table row from md up and on paper, as a block of labelled values below", async () => {
+    const { user, cookie } = await customer();
+    const order = await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(0),
+      lines: [{ productId: ebook.id, totalCents: 3200 }],
+      discountCents: 320,
+      couponCode: "BENVENUTO10",
+    });
+    const { receipt: data } = await receipt(cookie, order.orderCode);
+    const html = await render(ReceiptPage, { receipt: data }, `/ricevuta/${order.orderCode}/`);
+    // One table, shown from md up and when printed; the blocks only below md, never on paper.
+    expect(html).toMatch(
+      /<table aria-label="Righe dell&#x27;ordine" class="[^"]*\bhidden\b[^"]*\bmd:table\b[^"]*\bprint:table\b/,
+    );
+    expect(html).toMatch(/<ul aria-label="Righe dell&#x27;ordine" class="[^"]*\bmd:hidden\b[^"]*\bprint:hidden\b/);
+    // Nothing that scrolls sideways any more.
+    expect(html).not.toContain("overflow-x-auto");
+    expect(html).not.toContain("min-w-");
+    const blocks = decode(html.slice(html.indexOf('<ul aria-label="Righe'), html.indexOf("<table")));
+    for (const value of [
+      "Quantità 1",
+      `Prezzo ${formatEuro(3200)}`,
+      `Importo ${formatEuro(3200)}`,
+      `Sconto −${formatEuro(320)}`,
+      `IVA inclusa ${formatEuro(111)} (4 %) su ${formatEuro(2880)}`,
+    ]) {
+      expect(blocks).toContain(value);
+    }
+    expect(html).toMatch(/<th scope="col"[^>]*>IVA inclusa<\/th>/);
+    expect(html).toMatch(/<th scope="row"[^>]*><span[^>]*>[^<]+<\/span><span[^>]*>eBook<\/span><\/th>/);
+  });
+
+  it("lets the e-mail and the PEC wrap only before an '@' or a dot, never inside a word", async () => {
+    const { user, cookie } = await customer();
+    const email = "maria.cristina.rossi-bernardini@studio-legale-associato.example.it";
+    const pec = "amministrazione.studio@pec.studio-legale-associato.example.it";
+    const address = {
+      firstname: "Maria",
+      lastname: "Rossi",
+      address: "Via Roma 1",
+      postcode: "00184",
+      city: "Roma",
+      province: "RM",
+      country: "IT" as const,
+    };
+    const order = await insertOrder(database.db, {
+      userId: user.id,
+      at: minutes(0),
+      lines: [{ productId: ebook.id }],
+      customer: { firstname: "Maria Cristina", lastname: "Rossi Bernardini", email },
+      billing: {
+        isCompany: true,
+        name: "Studio Legale Rossi",
+        vat: "06363391001",
+        sdi: "ABC1234",
+        pec,
+        addressAsShipment: false,
+        address,
+      },
+    });
+    const { receipt: data } = await receipt(cookie, order.orderCode);
+    const html = await render(ReceiptPage, { receipt: data }, `/ricevuta/${order.orderCode}/`);
+    expect(html).not.toContain("break-all");
+    expect(html).toContain(
+      '<span class="wrap-anywhere">maria<wbr/>.cristina<wbr/>.rossi-bernardini<wbr/>@studio-legale-associato<wbr/>.example<wbr/>.it</span>',
+    );
+    expect(html).toContain('PEC <span class="wrap-anywhere">amministrazione<wbr/>.studio<wbr/>@pec');
+    // The text is the address as it was: <wbr> adds nothing.
+    const text = decode(html);
+    expect(text).toContain(email);
+    expect(text).toContain(`PEC ${pec}`);
+  });
+
   it("shows one payment's receipt to the owner of its order", async () => {
     const { user, cookie } = await customer();
     const order = await insertOrder(database.db, {

@@ -20,6 +20,8 @@ export async function render(page: ComponentType<never>, data: unknown, url: str
 export const decode = (html: string) =>
   html
     .replace(/<svg[\s\S]*?<\/svg>/g, " ")
+    // A line-break opportunity, not a space (an e-mail address keeps it: components/email-address).
+    .replace(/<wbr\/?>/g, "")
     .replace(/<[^>]+>/g, " ")
     .replace(/&#x27;/g, "'")
     .replace(/&quot;/g, '"')
