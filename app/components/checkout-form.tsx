@@ -4,48 +4,13 @@
 // panel show is decided by CSS from the checked inputs (app.css, "Checkout"), so it works
 // without JavaScript; the server checks only what applies.
 import type { ReplyView } from "../lib/form-reply";
-import { TextField } from "./form-fields";
+import { CheckboxField, TextField } from "./form-fields";
 import { CHECKOUT_MESSAGES } from "../../shared/checkout-messages.ts";
 import { formatEuro } from "../../shared/format.ts";
 import type { BillingDetails, PostalAddress } from "../../server/db/schema";
 
 type CheckoutField = string;
 type Reply = ReplyView<CheckoutField>;
-
-/** A checkbox with its label and, when refused, its message. */
-export function CheckboxField({
-  name,
-  defaultChecked,
-  error,
-  children,
-}: {
-  name: string;
-  defaultChecked: boolean;
-  error?: string;
-  children: React.ReactNode;
-}) {
-  return (
-    <div>
-      <label className="flex items-start gap-2">
-        <input
-          type="checkbox"
-          name={name}
-          value="1"
-          defaultChecked={defaultChecked}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${name}-error` : undefined}
-          className="mt-1"
-        />
-        <span>{children}</span>
-      </label>
-      {error && (
-        <p id={`${name}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /** Street, CAP, city, province and the optional 'Presso' and mobile of an address. */
 export function AddressFields({

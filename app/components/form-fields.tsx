@@ -1,6 +1,9 @@
 // The pieces every form of the portal is made of: labelled fields whose errors are announced
 // (aria-invalid, aria-describedby) and rendered by the server, so they work without JavaScript.
-// They take their errors and values from the action's reply (lib/form-reply.ts).
+// They take their errors and values from the action's reply (lib/form-reply.ts). Each field's id,
+// and those of its hint and error, come from React's useId: unique on the page, the same on the
+// server and in the browser; tests and scripts find a field by its label or its name.
+import { useId } from "react";
 import type { FormAlert } from "../lib/form-reply";
 
 export function FieldError({ id, message }: { id: string; message?: string }) {
@@ -11,7 +14,44 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
-/** An input with its label and error message; `describedBy` adds hint ids before the error's. */
+/** The ids a field needs: its own, its hint's and its error's. */
+function useFieldIds() {
+  const id = useId();
+  return { id, hintId: `${id}-hint`, errorId: `${id}-error` };
+}
+
+type FieldNotes = {
+  /** Ids of other elements that describe the field (a hint list, an alert), before its own. */
+  describedBy?: string[];
+  /** A line of help under the field. */
+  hint?: React.ReactNode;
+  error?: string;
+};
+
+/** What describes a field, in order: ids from outside, its hint, its error. */
+function describedByOf(ids: { hintId: string; errorId: string }, { describedBy = [], hint, error }: FieldNotes) {
+  const all = [...describedBy, ...(hint ? [ids.hintId] : []), ...(error ? [ids.errorId] : [])];
+  return all.length > 0 ? all.join(" ") : undefined;
+}
+
+function FieldLabel({ htmlFor, label, note }: { htmlFor: string; label: React.ReactNode; note?: string }) {
+  return (
+    <label htmlFor={htmlFor} className="block text-sm font-semibold">
+      {label}
+      {note && <span className="font-normal text-muted"> ({note})</span>}
+    </label>
+  );
+}
+
+function FieldHint({ id, hint }: { id: string; hint?: React.ReactNode }) {
+  return hint ? (
+    <p id={id} className="mt-1 text-xs text-muted">
+      {hint}
+    </p>
+  ) : null;
+}
+
+/** An input with its label, its hint and its error message. */
 export function TextField({
   name,
   label,
@@ -21,34 +61,30 @@ export function TextField({
   error,
   required = true,
   maxLength,
-  describedBy = [],
+  describedBy,
+  hint,
   optionalNote,
   inputMode,
   placeholder,
-}: {
+}: FieldNotes & {
   name: string;
   label: string;
   type?: "text" | "email" | "password" | "tel";
   autoComplete?: string;
   defaultValue?: string;
-  error?: string;
   required?: boolean;
   maxLength?: number;
-  describedBy?: string[];
   /** Shown after the label of a field that may stay empty. */
   optionalNote?: string;
   inputMode?: "numeric" | "text" | "tel" | "email";
   placeholder?: string;
 }) {
-  const ids = [...describedBy, ...(error ? [`${name}-error`] : [])];
+  const ids = useFieldIds();
   return (
     <div>
-      <label htmlFor={name} className="block text-sm font-semibold">
-        {label}
-        {optionalNote && <span className="font-normal text-muted"> ({optionalNote})</span>}
-      </label>
+      <FieldLabel htmlFor={ids.id} label={label} note={optionalNote} />
       <input
-        id={name}
+        id={ids.id}
         name={name}
         type={type}
         autoComplete={autoComplete}
@@ -58,10 +94,43 @@ export function TextField({
         inputMode={inputMode}
         placeholder={placeholder}
         aria-invalid={error ? true : undefined}
-        aria-describedby={ids.length > 0 ? ids.join(" ") : undefined}
+        aria-describedby={describedByOf(ids, { describedBy, hint, error })}
         className="field"
       />
-      <FieldError id={`${name}-error`} message={error} />
+      <FieldHint id={ids.hintId} hint={hint} />
+      <FieldError id={ids.errorId} message={error} />
+    </div>
+  );
+}
+
+/** A checkbox with its label and, when refused, its message; ticked, it posts "1". */
+export function CheckboxField({
+  name,
+  defaultChecked,
+  error,
+  children,
+}: {
+  name: string;
+  defaultChecked: boolean;
+  error?: string;
+  children: React.ReactNode;
+}) {
+  const ids = useFieldIds();
+  return (
+    <div>
+      <label className="flex items-start gap-2">
+        <input
+          type="checkbox"
+          name={name}
+          value="1"
+          defaultChecked={defaultChecked}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedByOf(ids, { error })}
+          className="mt-1"
+        />
+        <span>{children}</span>
+      </label>
+      <FieldError id={ids.errorId} message={error} />
     </div>
   );
 }
@@ -97,10 +166,11 @@ export function InterestChoices({
   /** Smaller text, inside a longer form. */
   compact?: boolean;
 }) {
+  const ids = useFieldIds();
   return (
-    <fieldset aria-describedby={`interests-hint${error ? " interests-error" : ""}`}>
+    <fieldset aria-describedby={describedByOf(ids, { describedBy: [ids.hintId], error })}>
       <legend className={compact ? "block text-sm font-semibold" : "text-lg font-semibold"}>{legend}</legend>
-      <p id="interests-hint" className={`${compact ? "text-xs" : "text-sm"} text-muted`}>
+      <p id={ids.hintId} className={`${compact ? "text-xs" : "text-sm"} text-muted`}>
         Seleziona almeno un ambito.
       </p>
       <div className={`${compact ? "mt-2 text-sm" : "mt-3"} grid gap-2 sm:grid-cols-2`}>
@@ -118,49 +188,76 @@ export function InterestChoices({
           </label>
         ))}
       </div>
-      <FieldError id="interests-error" message={error} />
+      <FieldError id={ids.errorId} message={error} />
     </fieldset>
   );
 }
 
-/** A select with its label, a "choose…" first option and its error message. */
+type Choice = { id: string; name: string };
+
+/**
+ * A select with its label, a "choose…" first option, its hint and its error message. Uncontrolled
+ * (`defaultValue`) or controlled (`value` and `onChange`); `disabled` shows a choice that can no
+ * longer change (and is not posted). `groups` offers the choices in <optgroup>s instead of `options`.
+ */
 export function SelectField({
   name,
   label,
+  note,
   placeholder,
-  options,
+  options = [],
+  groups,
   defaultValue,
+  value,
+  onChange,
+  disabled = false,
+  hint,
   error,
-}: {
+}: Omit<FieldNotes, "describedBy"> & {
   name: string;
   label: string;
+  /** Shown after the label, e.g. whom the field is for. */
+  note?: string;
   placeholder: string;
-  options: { id: string; name: string }[];
+  options?: readonly Choice[];
+  groups?: readonly (Choice & { options: readonly Choice[] })[];
   defaultValue?: string;
-  error?: string;
+  value?: string;
+  onChange?: (value: string) => void;
+  disabled?: boolean;
 }) {
+  const ids = useFieldIds();
+  const choices = (list: readonly Choice[]) =>
+    list.map((o) => (
+      <option key={o.id} value={o.id}>
+        {o.name}
+      </option>
+    ));
   return (
     <div>
-      <label htmlFor={name} className="block text-sm font-semibold">
-        {label}
-      </label>
+      <FieldLabel htmlFor={ids.id} label={label} note={note} />
       <select
-        id={name}
+        id={ids.id}
         name={name}
         required
-        defaultValue={defaultValue ?? ""}
+        disabled={disabled}
+        {...(value === undefined ? { defaultValue: defaultValue ?? "" } : { value })}
+        onChange={onChange && ((e) => onChange(e.target.value))}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${name}-error` : undefined}
-        className="field"
+        aria-describedby={describedByOf(ids, { hint, error })}
+        className="field disabled:bg-paper disabled:text-muted"
       >
         <option value="">{placeholder}</option>
-        {options.map((o) => (
-          <option key={o.id} value={o.id}>
-            {o.name}
-          </option>
-        ))}
+        {groups
+          ? groups.map((g) => (
+              <optgroup key={g.id} label={g.name}>
+                {choices(g.options)}
+              </optgroup>
+            ))
+          : choices(options)}
       </select>
-      <FieldError id={`${name}-error`} message={error} />
+      <FieldHint id={ids.hintId} hint={hint} />
+      <FieldError id={ids.errorId} message={error} />
     </div>
   );
 }

@@ -27,7 +27,7 @@ import { checkoutOrderPath, receiptPath, STRIPE_CARD_PAGE_RETURN_PATH } from "..
 import type { SettleResult } from "../../server/payments/service";
 import type { CardStep, CardWidget, CardWidgetState } from "../lib/card-widget";
 import { useHydrated } from "../lib/use-hydrated";
-import { AddressFields, BillingFields, CheckboxField, PaymentMethods, SandboxCardFields } from "../components/checkout-form";
+import { AddressFields, BillingFields, PaymentMethods, SandboxCardFields } from "../components/checkout-form";
 import { CheckoutSummary } from "../components/checkout-summary";
 import { customerOf } from "../lib/customer.server";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
@@ -35,7 +35,7 @@ import { cardSchema, checkoutDetails, checkoutSchema } from "../lib/checkout-for
 import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { readReply, type FormReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
-import { TextField } from "../components/form-fields";
+import { CheckboxField, TextField } from "../components/form-fields";
 import { SandboxNotice } from "../components/sandbox-notice";
 
 /** Spec §9: a succeeded card step is checked 3 times, 2 000 ms apart. */

@@ -13,7 +13,7 @@ import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
-import { AlertBox, FieldError, InterestChoices, TextField } from "../components/form-fields";
+import { AlertBox, InterestChoices, SelectField, TextField } from "../components/form-fields";
 import { customerOf } from "../lib/customer.server";
 import { readReply, type ReplyView } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
@@ -143,9 +143,6 @@ export async function action({ request, context }: Route.ActionArgs) {
 export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
 export const shouldRevalidate = revalidateUnlessNetworkFailed;
 
-const describedBy = (name: string, error?: string, hint?: string) =>
-  [hint, error ? `${name}-error` : undefined].filter(Boolean).join(" ") || undefined;
-
 export default function Profile({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);
   // A new render of the stored profile or of a refused submission starts the form afresh.
@@ -183,8 +180,8 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
   // grouped by university and the server checks the pair.
   const courseGroups = universities
     .filter((u) => (hydrated ? u.id === universityId : true))
-    .map((u) => ({ university: u, courses: degreeCourses.filter((c) => c.universityId === u.id) }))
-    .filter((g) => g.courses.length > 0);
+    .map((u) => ({ id: u.id, name: u.name, options: degreeCourses.filter((c) => c.universityId === u.id) }))
+    .filter((g) => g.options.length > 0);
 
   const input = (
     name: "firstname" | "lastname" | "email" | "mobile",
@@ -267,146 +264,69 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
               autoComplete="current-password"
               required={false}
               optionalNote="per cambiare l'email"
-              describedBy={["currentPassword-hint"]}
+              hint={MESSAGES.currentPasswordHint}
               {...reply.field("currentPassword")}
             />
-            <p id="currentPassword-hint" className="mt-1 text-xs text-muted">
-              {MESSAGES.currentPasswordHint}
-            </p>
           </div>
         </fieldset>
 
         <fieldset className="space-y-5">
           <legend className="font-serif text-xl font-bold text-brand">Profilo professionale</legend>
-          <div>
-            <label htmlFor="profession" className="block text-sm font-semibold">
-              Professione
-            </label>
-            <select
-              id="profession"
-              name="profession"
-              required
-              disabled={professionLocked}
-              value={professionId}
-              onChange={(e) => setProfessionId(e.target.value)}
-              aria-invalid={error("profession") ? true : undefined}
-              aria-describedby={describedBy("profession", error("profession"), professionLocked ? "profession-hint" : undefined)}
-              className="field disabled:bg-paper disabled:text-muted"
-            >
-              <option value="">Seleziona la professione</option>
-              {professions.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-            {professionLocked && (
-              <p id="profession-hint" className="mt-1 text-xs text-muted">
-                La professione non può essere modificata.
-              </p>
-            )}
-            <FieldError id="profession-error" message={error("profession")} />
-          </div>
+          <SelectField
+            name="profession"
+            label="Professione"
+            placeholder="Seleziona la professione"
+            options={professions}
+            disabled={professionLocked}
+            value={professionId}
+            onChange={setProfessionId}
+            hint={professionLocked ? "La professione non può essere modificata." : undefined}
+            error={error("profession")}
+          />
 
           {showUniversity && (
-            <div>
-              <label htmlFor="university" className="block text-sm font-semibold">
-                Università{showAll && <span className="font-normal text-muted"> (studenti e docenti)</span>}
-              </label>
-              <select
-                id="university"
-                name="university"
-                required
-                value={universityId}
-                onChange={(e) => {
-                  setUniversityId(e.target.value);
-                  // The course belonged to the previous university.
-                  if (degreeCourses.find((c) => c.id === degreeCourseId)?.universityId !== e.target.value) setDegreeCourseId("");
-                }}
-                aria-invalid={error("university") ? true : undefined}
-                aria-describedby={describedBy("university", error("university"))}
-                className="field"
-              >
-                <option value="">Seleziona l'università</option>
-                {universities.map((u) => (
-                  <option key={u.id} value={u.id}>
-                    {u.name}
-                  </option>
-                ))}
-              </select>
-              <FieldError id="university-error" message={error("university")} />
-            </div>
+            <SelectField
+              name="university"
+              label="Università"
+              note={showAll ? "studenti e docenti" : undefined}
+              placeholder="Seleziona l'università"
+              options={universities}
+              value={universityId}
+              onChange={(chosen) => {
+                setUniversityId(chosen);
+                // The course belonged to the previous university.
+                if (degreeCourses.find((c) => c.id === degreeCourseId)?.universityId !== chosen) setDegreeCourseId("");
+              }}
+              error={error("university")}
+            />
           )}
 
           {showCourse && (
-            <div>
-              <label htmlFor="degreeCourse" className="block text-sm font-semibold">
-                Corso di laurea{showAll && <span className="font-normal text-muted"> (studenti)</span>}
-              </label>
-              <select
-                id="degreeCourse"
-                name="degreeCourse"
-                required
-                value={degreeCourseId}
-                onChange={(e) => setDegreeCourseId(e.target.value)}
-                aria-invalid={error("degreeCourse") ? true : undefined}
-                aria-describedby={describedBy("degreeCourse", error("degreeCourse"), hydrated ? undefined : "degreeCourse-hint")}
-                className="field"
-              >
-                <option value="">
-                  {hydrated && !universityId ? "Seleziona prima l'università" : "Seleziona il corso di laurea"}
-                </option>
-                {hydrated
-                  ? courseGroups.flatMap((g) =>
-                      g.courses.map((c) => (
-                        <option key={c.id} value={c.id}>
-                          {c.name}
-                        </option>
-                      )),
-                    )
-                  : courseGroups.map((g) => (
-                      <optgroup key={g.university.id} label={g.university.name}>
-                        {g.courses.map((c) => (
-                          <option key={c.id} value={c.id}>
-                            {c.name}
-                          </option>
-                        ))}
-                      </optgroup>
-                    ))}
-              </select>
-              {!hydrated && (
-                <p id="degreeCourse-hint" className="mt-1 text-xs text-muted">
-                  Scegli un corso della tua università: i corsi sono raggruppati per ateneo.
-                </p>
-              )}
-              <FieldError id="degreeCourse-error" message={error("degreeCourse")} />
-            </div>
+            <SelectField
+              name="degreeCourse"
+              label="Corso di laurea"
+              note={showAll ? "studenti" : undefined}
+              placeholder={hydrated && !universityId ? "Seleziona prima l'università" : "Seleziona il corso di laurea"}
+              options={courseGroups.flatMap((g) => g.options)}
+              groups={hydrated ? undefined : courseGroups}
+              value={degreeCourseId}
+              onChange={setDegreeCourseId}
+              hint={hydrated ? undefined : "Scegli un corso della tua università: i corsi sono raggruppati per ateneo."}
+              error={error("degreeCourse")}
+            />
           )}
 
           {showSubject && (
-            <div>
-              <label htmlFor="subject" className="block text-sm font-semibold">
-                Materia{showAll && <span className="font-normal text-muted"> (docenti)</span>}
-              </label>
-              <select
-                id="subject"
-                name="subject"
-                required
-                value={subjectId}
-                onChange={(e) => setSubjectId(e.target.value)}
-                aria-invalid={error("subject") ? true : undefined}
-                aria-describedby={describedBy("subject", error("subject"))}
-                className="field"
-              >
-                <option value="">Seleziona la materia</option>
-                {subjects.map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {s.name}
-                  </option>
-                ))}
-              </select>
-              <FieldError id="subject-error" message={error("subject")} />
-            </div>
+            <SelectField
+              name="subject"
+              label="Materia"
+              note={showAll ? "docenti" : undefined}
+              placeholder="Seleziona la materia"
+              options={subjects}
+              value={subjectId}
+              onChange={setSubjectId}
+              error={error("subject")}
+            />
           )}
 
           {showInterests && (

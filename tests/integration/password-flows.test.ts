@@ -171,7 +171,9 @@ describe("/forgot-password/", () => {
     expect(page.data).toEqual({ email: "", sent: false });
     const html = visible(render(ForgotPassword, "/forgot-password", "/forgot-password/", page.data));
     expect(html).toContain("<title>Password dimenticata · Novalex Editore</title>");
-    expect(html).toMatch(/<label[^>]*for="email"[^>]*>Email<\/label>/);
+    const emailInput = /<input[^>]*\bname="email"[^>]*>/.exec(html)?.[0] ?? "";
+    const emailId = /\bid="([^"]+)"/.exec(emailInput)?.[1];
+    expect(html).toMatch(new RegExp(`<label[^>]*for="${emailId}"[^>]*>Email</label>`));
     expect(html).toContain(">Invia</button>");
     expect(html).not.toContain("Rinvia");
   });
@@ -236,8 +238,9 @@ describe("/forgot-password/", () => {
     const html = visible(
       render(ForgotPassword, "/forgot-password", "/forgot-password/", { email: "", sent: false }, result.data),
     );
-    expect(html).toContain(`<p id="email-error" class="field-error">${message}</p>`);
-    expect(html).toMatch(/<input[^>]*aria-invalid="true"[^>]*aria-describedby="email-error"/);
+    const input = /<input[^>]*\bname="email"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(input).toContain('aria-invalid="true"');
+    expect(html).toContain(`<p id="${/aria-describedby="([^"]+)"/.exec(input)?.[1]}" class="field-error">${message}</p>`);
   });
 
   it("sends at most 3 links an hour to one address, then says 'Troppe richieste' and sends nothing", async () => {
