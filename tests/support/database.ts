@@ -1,11 +1,17 @@
-// A fresh, migrated and seeded database for one test file: an in-memory PGlite, or a new
-// database on the PostgreSQL server of DATABASE_URL when the suite runs against PostgreSQL.
+// A fresh, migrated and seeded database for one test file: a PGlite database, or a new database
+// on the PostgreSQL server of DATABASE_URL when the suite runs against PostgreSQL. Under vitest it
+// starts as a copy of the run's template (tests/support/database-templates.ts, migrated and seeded
+// once per run); without the templates it is migrated and seeded here.
 import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import path from "node:path";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
 import pg from "pg";
+import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
+import { cloneDatabase, type DatabaseTemplates } from "./database-templates.ts";
 
 export type TestDatabase = DatabaseHandle & {
   name: string;
@@ -14,31 +20,79 @@ export type TestDatabase = DatabaseHandle & {
   destroy(): Promise<void>;
 };
 
-/** `logger` sees every statement Drizzle sends (e.g. to count a page's queries). */
+/**
+ * `migrate: false` gives an empty database, `seed: false` a migrated one without the demo data;
+ * `logger` sees every statement Drizzle sends (e.g. to count a page's queries).
+ */
 export async function createTestDatabase({
   migrate = true,
   seed = true,
   logger,
 }: { migrate?: boolean; seed?: boolean; logger?: DrizzleLogger } = {}): Promise<TestDatabase> {
-  const handle =
-    process.env.TEST_DATABASE === "postgres" ? await createPostgresDatabase(logger) : await createPgliteDatabase(logger);
-  if (migrate) await handle.migrate(handle.db);
-  if (migrate && seed) await seedDatabase(handle.db, testConfig().links);
+  const templates = inject("databaseTemplates") as DatabaseTemplates | undefined;
+  let handle: TestDatabase;
+  let copied: boolean;
+  if (process.env.TEST_DATABASE === "postgres") {
+    const template = migrate && templates?.kind === "postgres" ? (seed ? templates.seeded : templates.migrated) : undefined;
+    handle = await createPostgresDatabase(logger, template);
+    copied = template !== undefined;
+  } else {
+    const copy = copyPgliteTemplate(migrate ? (seed ? "seeded" : "migrated") : "empty");
+    handle = await createPgliteDatabase(logger, copy);
+    copied = copy !== undefined;
+  }
+  if (migrate && !copied) {
+    await handle.migrate(handle.db);
+    if (seed) await seedDatabase(handle.db, testConfig().links);
+  }
   return handle;
 }
 
-async function createPgliteDatabase(logger?: DrizzleLogger): Promise<TestDatabase> {
-  const handle = await openDatabase({ dataDir: undefined, logger });
-  return { ...handle, name: "pglite (memory)", destroy: () => handle.close() };
+/**
+ * A copy of one of the run's PGlite templates (a new database's, migrated, or migrated and
+ * seeded), as a folder holding it in `pglite/` (the layout of a DATA_DIR); undefined when the run
+ * has no templates.
+ */
+export function copyPgliteTemplate(
+  which: "empty" | "migrated" | "seeded",
+  prefix = "db-",
+): { dataDir: string; pgliteDir: string } | undefined {
+  const templates = inject("databaseTemplates") as DatabaseTemplates | undefined;
+  if (templates?.kind !== "pglite") return undefined;
+  const dataDir = mkdtempSync(path.join(templates.folder, prefix));
+  const pgliteDir = path.join(dataDir, "pglite");
+  cpSync(templates[which], pgliteDir, { recursive: true });
+  return { dataDir, pgliteDir };
 }
 
-async function createPostgresDatabase(logger?: DrizzleLogger): Promise<TestDatabase> {
+/** A copy of the template when the run has one (opened from disk), else a new database in memory. */
+async function createPgliteDatabase(
+  logger: DrizzleLogger | undefined,
+  copy: ReturnType<typeof copyPgliteTemplate>,
+): Promise<TestDatabase> {
+  if (!copy) {
+    const handle = await openDatabase({ dataDir: undefined, logger });
+    return { ...handle, name: "pglite (memory)", destroy: () => handle.close() };
+  }
+  const handle = await openDatabase({ dataDir: copy.pgliteDir, logger });
+  return {
+    ...handle,
+    name: `pglite (${copy.pgliteDir})`,
+    async destroy() {
+      await handle.close();
+      rmSync(copy.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function createPostgresDatabase(logger: DrizzleLogger | undefined, template: string | undefined): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error("TEST_DATABASE=postgres needs DATABASE_URL");
   const name = `portal_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  if (template) await cloneDatabase(admin, name, template);
+  else await admin.query(`create database ${name}`);
   await admin.end();
 
   const url = new URL(serverUrl);

@@ -1,27 +1,33 @@
 // A database that a test and the child processes it starts share (the crash tests): a new
 // PostgreSQL database when the suite runs against PostgreSQL, else a PGlite folder on disk,
-// migrated and seeded. PGlite admits one process at a time, so each side opens it only while it
-// works (`withDatabase`), and the child gets its location.
+// migrated and seeded (both copies of the run's templates, tests/support/database-templates.ts).
+// PGlite admits one process at a time, so each side opens it only while it works
+// (`withDatabase`), and the child gets its location.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
-import { createTestDatabase } from "./database.ts";
+import { copyPgliteTemplate, createTestDatabase } from "./database.ts";
 
 export async function createSharedDatabase(folderPrefix: string) {
   const postgres = process.env.TEST_DATABASE === "postgres" ? await createTestDatabase() : undefined;
   let pgliteDir: string | undefined;
-  // The PGlite folder sits in a folder of its own, as `pglite/` in a DATA_DIR (what a script run
-  // as the portal's operator finds).
-  const dataDir = postgres ? undefined : mkdtempSync(path.join(tmpdir(), folderPrefix));
-  if (dataDir) {
-    pgliteDir = path.join(dataDir, "pglite");
-    const handle = await openDatabase({ dataDir: pgliteDir });
-    await handle.migrate(handle.db);
-    await seedDatabase(handle.db, testConfig().links);
-    await handle.close();
+  let dataDir: string | undefined;
+  if (!postgres) {
+    // The PGlite folder sits in a folder of its own, as `pglite/` in a DATA_DIR (what a script run
+    // as the portal's operator finds): a copy of the run's template, or migrated and seeded here.
+    const copy = copyPgliteTemplate("seeded", folderPrefix);
+    if (copy) ({ dataDir, pgliteDir } = copy);
+    else {
+      dataDir = mkdtempSync(path.join(tmpdir(), folderPrefix));
+      pgliteDir = path.join(dataDir, "pglite");
+      const handle = await openDatabase({ dataDir: pgliteDir });
+      await handle.migrate(handle.db);
+      await seedDatabase(handle.db, testConfig().links);
+      await handle.close();
+    }
   }
   /** Where another process finds it: PostgreSQL's URL, or the PGlite folder. */
   const location = postgres ? postgres.url! : pgliteDir!;
