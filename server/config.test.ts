@@ -102,6 +102,26 @@ describe("loadConfig", () => {
     });
   });
 
+  it("hashes passwords at the standard cost unless told otherwise, and never at the minimal one in production", () => {
+    expect(loadConfig({ env: { DATA_DIR: tempDir() } }).passwordHashCost).toBe("standard");
+    expect(loadConfig({ env: { DATA_DIR: tempDir(), PASSWORD_HASH_COST: "minimal" } }).passwordHashCost).toBe("minimal");
+    const production = {
+      NODE_ENV: "production",
+      SESSION_SECRET: "s".repeat(40),
+      OIDC_CLIENT_SECRET: "c".repeat(40),
+      OIDC_COOKIE_KEYS: "k".repeat(40),
+      ACTIVATION_CODE_KEY: "a".repeat(40),
+      PAYMENTS: "sandbox",
+      DATA_DIR: tempDir(),
+    };
+    expect(loadConfig({ env: production }).passwordHashCost).toBe("standard");
+    expect(loadConfig({ env: { ...production, PASSWORD_HASH_COST: "standard" } }).passwordHashCost).toBe("standard");
+    const minimal = () => loadConfig({ env: { ...production, PASSWORD_HASH_COST: "minimal" } });
+    expect(minimal).toThrow(ConfigError);
+    expect(minimal).toThrow(/PASSWORD_HASH_COST=minimal is for tests only/);
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), PASSWORD_HASH_COST: "cheap" } })).toThrow(/PASSWORD_HASH_COST/);
+  });
+
   it("rejects invalid values with a readable message", () => {
     expect(() => loadConfig({ env: { PORT: "not-a-port" } })).toThrow(/PORT/);
   });

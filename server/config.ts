@@ -22,6 +22,11 @@ const envSchema = z.object({
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
   SESSION_SECRET: z.string().min(32).optional(),
+  /**
+   * What hashing a password costs: `standard` (argon2id, 19 MiB, 2 passes, OWASP's minimum) or
+   * `minimal` (argon2's least: for tests only, refused in production).
+   */
+  PASSWORD_HASH_COST: z.enum(["standard", "minimal"]).default("standard"),
   // Identity provider (the portal's own OpenID provider, mounted at /oidc).
   OIDC_ISSUER: z.url().optional(),
   OIDC_CLIENT_ID: z.string().min(1).default("portal-frontend"),
@@ -96,6 +101,8 @@ export type Config = {
   dataDir: string;
   database: { url: string | undefined; poolMax: number; pgliteDir: string };
   secrets: { session: string; oidcClient: string; oidcCookieKeys: string[]; activationCodeKey: string };
+  /** The cost of a new password hash (server/accounts/passwords.ts); `minimal` only outside production. */
+  passwordHashCost: "standard" | "minimal";
   /** The external reader's address template, or null for the built-in reader. */
   readerUrlTemplate: string | null;
   oidc: {
@@ -166,6 +173,11 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
   if (payments === "stripe" && !hasStripeKeys) {
     throw new ConfigError("PAYMENTS=stripe needs STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET.");
   }
+  if (isProduction && e.PASSWORD_HASH_COST !== "standard") {
+    throw new ConfigError(
+      `PASSWORD_HASH_COST=${e.PASSWORD_HASH_COST} is for tests only: production hashes passwords at the standard cost.`,
+    );
+  }
   if (isProduction && !e.PAYMENTS && !hasStripeKeys) {
     throw new ConfigError(
       "No card gateway in production: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, " +
@@ -194,6 +206,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       oidcCookieKeys: secrets.OIDC_COOKIE_KEYS.split(",").map((k) => k.trim()),
       activationCodeKey: secrets.ACTIVATION_CODE_KEY,
     },
+    passwordHashCost: e.PASSWORD_HASH_COST,
     readerUrlTemplate: e.READER_URL_TEMPLATE || null,
     oidc: {
       issuer: (e.OIDC_ISSUER ?? `${publicOrigin}/oidc`).replace(/\/+$/, ""),

@@ -1,6 +1,7 @@
 // The back-end services, created once at start-up and handed to every request through the
 // React Router context.
 import { createPasswordChanges } from "./accounts/password-change.ts";
+import { passwordHasher } from "./accounts/passwords.ts";
 import { createProfiles } from "./accounts/profile.ts";
 import { createPasswordLinks } from "./accounts/password-links.ts";
 import { createPasswordResets } from "./accounts/password-resets.ts";
@@ -72,7 +73,8 @@ export async function createServices({
   startBackgroundWork = false,
 }: ServiceOptions) {
   const { db } = database;
-  const accounts = createAccountsService(db, now);
+  const passwords = passwordHasher(config.passwordHashCost);
+  const accounts = createAccountsService(db, now, passwords);
   const sessions = createSessionStore(db, now);
   const rateLimits = createRateLimits(db, { onPurgeError: (err) => log.warn({ err }, "rate limit purge failed") });
   // Keys given by configuration win; otherwise those generated at first start.
@@ -81,7 +83,7 @@ export async function createServices({
   const reference = createReferenceData(db);
   const mail = createMailService({ db, ...config.mail, log, now });
   const audit = createAuditLog(db, now);
-  const passwordResets = createPasswordResets(db, now);
+  const passwordResets = createPasswordResets(db, now, passwords);
   const identity = createIdentityService(provider, db);
   const auth = createRelyingParty({
     config,
@@ -163,14 +165,14 @@ export async function createServices({
     }),
     passwordChanges: createPasswordChanges(
       db,
-      { rateLimits, audit, endOtherPortalSessions: (userId, keep) => auth.endOtherSessions(userId, keep) },
+      { rateLimits, audit, endOtherPortalSessions: (userId, keep) => auth.endOtherSessions(userId, keep), passwords },
       now,
     ),
     mail,
     rateLimits,
     audit,
     signIn: createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin: config.publicOrigin, log }),
-    emailChanges: createEmailChanges({ db, rateLimits, audit, mail, publicOrigin: config.publicOrigin, log, now }),
+    emailChanges: createEmailChanges({ db, rateLimits, audit, mail, publicOrigin: config.publicOrigin, log, now, passwords }),
     identity,
     /** The JSON API's bearer tokens (server/api/access-tokens.ts). */
     apiAccess: createAccessTokens({

@@ -20,7 +20,7 @@ import { emailChangeConfirmationMail, emailChangeNoticeMail, emailChangeTakenMai
 import type { MailService } from "../mail/service.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { isUuid } from "../lib/uuid.ts";
-import { verifyPassword } from "./passwords.ts";
+import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 import { normalizeEmail } from "./service.ts";
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -51,6 +51,7 @@ type EmailChangeDependencies = {
   publicOrigin: string;
   log: Logger;
   now?: () => Date;
+  passwords?: PasswordHasher;
 };
 
 export function createEmailChanges({
@@ -61,6 +62,7 @@ export function createEmailChanges({
   publicOrigin,
   log,
   now = () => new Date(),
+  passwords = standardPasswords,
 }: EmailChangeDependencies) {
   const usable = (token: string) =>
     and(
@@ -134,7 +136,7 @@ export function createEmailChanges({
       const account = { email: user.email, ip };
       const lock = await rateLimits.checkSignIn(account);
       if (!lock.ok) return { ok: false, reason: "locked", retryAfterSeconds: lock.retryAfterSeconds };
-      if (!(await verifyPassword(user.passwordHash, currentPassword)) || !user.passwordHash) {
+      if (!(await passwords.verify(user.passwordHash, currentPassword)) || !user.passwordHash) {
         await rateLimits.recordSignInFailure(account);
         return { ok: false, reason: "wrong_password" };
       }

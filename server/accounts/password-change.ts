@@ -15,7 +15,7 @@ import type { AuditLog } from "../audit/service.ts";
 import { oidcPayloads, sessions, users } from "../db/schema.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 export type PasswordChangeFailure =
   /** The current password is wrong (or the password changed meanwhile, so it is no longer right). */
@@ -82,6 +82,7 @@ export async function changePassword(
   newPassword: string,
   { keepSessionId, keepGrantId }: PasswordChangeOptions = {},
   now: Clock = systemClock,
+  passwords: PasswordHasher = standardPasswords,
 ): Promise<PasswordChangeResult> {
   if (!isValidPassword(newPassword)) return { ok: false, reason: "invalid_password" };
   const [user] = await db
@@ -89,14 +90,14 @@ export async function changePassword(
     .from(users)
     .where(and(eq(users.id, userId), eq(users.status, "active")));
   if (!user) {
-    await verifyPassword(null, currentPassword); // the same time as a real check
+    await passwords.verify(null, currentPassword); // the same time as a real check
     return { ok: false, reason: "unknown_user" };
   }
-  if (!user.passwordHash || !(await verifyPassword(user.passwordHash, currentPassword))) {
+  if (!user.passwordHash || !(await passwords.verify(user.passwordHash, currentPassword))) {
     return { ok: false, reason: "wrong_password" };
   }
   const verifiedHash = user.passwordHash;
-  const passwordHash = await hashPassword(newPassword);
+  const passwordHash = await passwords.hash(newPassword);
   return db.transaction(async (tx) => {
     const updated = await tx
       .update(users)
@@ -132,6 +133,8 @@ export type PasswordChangeDependencies = {
   audit: Pick<AuditLog, "record">;
   /** Ends the portal's sessions of the user except `keep` (all of them without one). */
   endOtherPortalSessions: (userId: string, keep?: string) => Promise<void>;
+  /** The configuration's hasher (the production cost when not given). */
+  passwords?: PasswordHasher;
 };
 
 /**
@@ -141,6 +144,7 @@ export type PasswordChangeDependencies = {
  * the browser that made the change stays signed in, and the audit log records it.
  */
 export function createPasswordChanges(db: Database, deps: PasswordChangeDependencies, now: Clock = systemClock) {
+  const passwords = deps.passwords ?? standardPasswords;
   return {
     /**
      * Whether `password` is the account's current one (the API's verifypassword), under the
@@ -162,7 +166,7 @@ export function createPasswordChanges(db: Database, deps: PasswordChangeDependen
         .select({ passwordHash: users.passwordHash })
         .from(users)
         .where(and(eq(users.id, user.id), eq(users.status, "active")));
-      const matches = await verifyPassword(row?.passwordHash ?? null, password);
+      const matches = await passwords.verify(row?.passwordHash ?? null, password);
       if (matches) await deps.rateLimits.recordSignInSuccess(account);
       else await deps.rateLimits.recordSignInFailure(account);
       return { ok: true, matches };
@@ -174,7 +178,15 @@ export function createPasswordChanges(db: Database, deps: PasswordChangeDependen
       if (!lock.ok) return { ok: false, reason: "locked", retryAfterSeconds: lock.retryAfterSeconds };
       const keepSessionId = "sessionId" in keep ? keep.sessionId : undefined;
       const keepGrantId = "grantId" in keep ? keep.grantId : undefined;
-      const result = await changePassword(db, user.id, currentPassword, newPassword, { keepSessionId, keepGrantId }, now);
+      const result = await changePassword(
+        db,
+        user.id,
+        currentPassword,
+        newPassword,
+        { keepSessionId, keepGrantId },
+        now,
+        passwords,
+      );
       if (!result.ok) {
         if (result.reason === "wrong_password") await deps.rateLimits.recordSignInFailure(account);
         return result;

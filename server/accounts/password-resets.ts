@@ -5,14 +5,14 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { passwordResetTokens, users } from "../db/schema.ts";
-import { hashPassword } from "./passwords.ts";
+import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export type ResetPurpose = "reset" | "migrated";
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("base64url");
 
-export function createPasswordResets(db: Database, now: Clock = systemClock) {
+export function createPasswordResets(db: Database, now: Clock = systemClock, passwords: PasswordHasher = standardPasswords) {
   const usable = (token: string, purpose: ResetPurpose) =>
     and(
       eq(passwordResetTokens.tokenHash, hashToken(token)),
@@ -50,7 +50,7 @@ export function createPasswordResets(db: Database, now: Clock = systemClock) {
      * Every other token of the user dies with it. Returns the user, or null for a dead link.
      */
     async resetPassword(token: string, purpose: ResetPurpose, newPassword: string): Promise<{ userId: string } | null> {
-      const passwordHash = await hashPassword(newPassword);
+      const passwordHash = await passwords.hash(newPassword);
       return db.transaction(async (tx) => {
         const [used] = await tx
           .update(passwordResetTokens)

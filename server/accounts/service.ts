@@ -4,7 +4,7 @@ import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { users } from "../db/schema.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 export type User = typeof users.$inferSelect;
 /**
@@ -26,7 +26,7 @@ export type CredentialsResult =
   /** Imported from the old shop: has to set a password through an e-mailed link first. */
   | { ok: false; reason: "migrated"; user: User };
 
-export function createAccountsService(db: Database, now: Clock = systemClock) {
+export function createAccountsService(db: Database, now: Clock = systemClock, passwords: PasswordHasher = standardPasswords) {
   const createdNow = () => {
     const at = now();
     return { createdAt: at, updatedAt: at };
@@ -54,7 +54,7 @@ export function createAccountsService(db: Database, now: Clock = systemClock) {
 
     /** Creates an account; the unique index on e-mail decides races between two sign-ups. */
     async register(input: RegistrationInput): Promise<{ ok: true; user: User } | { ok: false; reason: "email_taken" }> {
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       try {
         const [user] = await db
           .insert(users)
@@ -99,7 +99,7 @@ export function createAccountsService(db: Database, now: Clock = systemClock) {
     /** Checks e-mail and password. Unknown e-mail and wrong password are the same answer. */
     async verifyCredentials(email: string, password: string): Promise<CredentialsResult> {
       const user = await findActiveByEmail(email);
-      const valid = await verifyPassword(user?.passwordHash, password);
+      const valid = await passwords.verify(user?.passwordHash, password);
       if (user?.migratedFromShop) return { ok: false, reason: "migrated", user };
       if (!user || !valid) return { ok: false, reason: "invalid" };
       return { ok: true, user };

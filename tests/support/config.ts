@@ -1,6 +1,10 @@
+import { passwordHasher } from "../../server/accounts/passwords.ts";
 import { loadConfig, type Config } from "../../server/config.ts";
 
-/** Configuration as a test sees it: defaults, with a fixed secret so nothing is written to disk. */
+/**
+ * Configuration as a test sees it: defaults, with a fixed secret so nothing is written to disk, and
+ * passwords hashed at argon2's least cost (which production refuses, so not when a test asks for it).
+ */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     env: {
@@ -9,7 +13,11 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
       OIDC_CLIENT_SECRET: "test-oidc-client-secret-long-enough-0123456789",
       OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
       ACTIVATION_CODE_KEY: "test-activation-code-key-long-enough-0123456789",
+      PASSWORD_HASH_COST: overrides.NODE_ENV === "production" ? "standard" : "minimal",
       ...overrides,
     },
   });
 }
+
+/** The password hasher of the tests' configuration, for services a test builds by hand. */
+export const testPasswords = passwordHasher(testConfig().passwordHashCost);

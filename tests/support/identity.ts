@@ -9,7 +9,8 @@ import { basicAuthorization } from "../../server/identity/client-credentials.ts"
 import { ensureSigningKey, loadSigningKeys } from "../../server/identity/keys.ts";
 import { createIdentityProvider } from "../../server/identity/provider.ts";
 import { createIdentityService } from "../../server/identity/service.ts";
-import { testConfig } from "./config.ts";
+import { systemClock } from "../../server/lib/clock.ts";
+import { testConfig, testPasswords } from "./config.ts";
 import { createCookieJar } from "./cookie-jar.ts";
 
 /** `env` overrides the configuration (e.g. OIDC_CLIENT_SECRET); the origin is the server's own. */
@@ -20,7 +21,7 @@ export async function startIdentityProvider(db: Database, env: Record<string, st
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = testConfig({ ...env, PUBLIC_ORIGIN: origin });
   await ensureSigningKey(db);
-  const accounts = createAccountsService(db);
+  const accounts = createAccountsService(db, systemClock, testPasswords);
   const provider = createIdentityProvider({ config, db, accounts, signingKeys: await loadSigningKeys(db) });
   const identity = createIdentityService(provider, db);
   app.use("/oidc", provider.callback());

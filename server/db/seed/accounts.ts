@@ -1,7 +1,7 @@
 // Demo accounts for a fresh development install (never seeded in production): a customer who
 // can sign in at once, and customers "migrated from the old shop" who must set a password first.
 import { eq, inArray } from "drizzle-orm";
-import { hashPassword } from "../../accounts/passwords.ts";
+import { standardPasswords } from "../../accounts/passwords.ts";
 import type { Database } from "../client.ts";
 import { professions, universities, degreeCourses, users } from "../schema.ts";
 
@@ -30,7 +30,7 @@ export async function seedDemoAccounts(db: Database): Promise<number> {
       .limit(1);
     rows.push({
       email: DEMO_CUSTOMER.email,
-      passwordHash: await hashPassword(DEMO_CUSTOMER.password),
+      passwordHash: await standardPasswords.hash(DEMO_CUSTOMER.password),
       firstname: DEMO_CUSTOMER.firstname,
       lastname: DEMO_CUSTOMER.lastname,
       professionId: student?.id,
