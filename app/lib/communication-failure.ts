@@ -3,8 +3,8 @@
 // typed. Every form route's clientAction goes through `keepFormOnNetworkFailure` instead: the
 // page stays as it is, and the root shows the alert 'Errore di comunicazione' (spec §8). The
 // loaders are not asked again after such a failure (`revalidateUnlessNetworkFailed`, exported as
-// shouldRevalidate by the root and every form route): they would fail the same way. The alert's
-// words are shared/communication-failure.ts.
+// shouldRevalidate by the root and every page): they would fail the same way. A form route says
+// both in one line (lib/form-route.ts). The alert's words are shared/communication-failure.ts.
 import { useSyncExternalStore } from "react";
 import type { ShouldRevalidateFunctionArgs } from "react-router";
 

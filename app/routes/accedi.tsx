@@ -12,7 +12,6 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { withRedirect } from "../lib/redirects";
 
 export const handle = MINIMAL_CHROME;
@@ -62,8 +61,7 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   return redirect(returnTo);
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function LoginScreen({ loaderData, actionData }: Route.ComponentProps) {
   const [signingIn, setSigningIn] = useState(false);

@@ -11,7 +11,7 @@ import { customerOf, signInFirst } from "../lib/customer.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { formatDate } from "../../shared/format.ts";
-import { keepFormOnNetworkFailure, replyOf, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { replyOf } from "../lib/communication-failure";
 
 /** Longer input cannot be a code; it is refused before any lookup. */
 const MAX_CODE_LENGTH = 64;
@@ -50,8 +50,7 @@ export async function action({ request, context }: Route.ActionArgs): Promise<Ac
   );
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function ActivateProduct({ actionData }: Route.ComponentProps) {
   return (

@@ -16,7 +16,6 @@ import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { profileFieldErrors } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export const handle = MINIMAL_CHROME;
 
@@ -108,8 +107,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return refuse({ fieldErrors, alert: earlier ? errorAlert(earlier) : undefined, values: parsed.values });
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 function StepList({ current, code }: { current: Step; code: ProfessionCode | null }) {
   const steps: { key: Step; label: string }[] =

@@ -16,7 +16,6 @@ import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export const handle = MINIMAL_CHROME;
 
@@ -82,8 +81,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

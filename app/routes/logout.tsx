@@ -5,7 +5,6 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import { safeRedirectTarget } from "../lib/redirects";
 import type { Route } from "./+types/logout";
 import { AuthError } from "../components/auth-error";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export function loader() {
   return redirect("/");
@@ -21,8 +20,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Logout() {
   return <AuthError message="Sign-out failed" />;

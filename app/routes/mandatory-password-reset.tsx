@@ -8,7 +8,6 @@ import { requireSignedOut } from "../lib/auth.server";
 import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
 import { readReply } from "../lib/form-reply";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const TEXT: ResetPageText = {
   title: "Reimposta la password",
@@ -31,8 +30,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return submitResetLink({ request, context }, params.token, "migrated", "/login/");
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function MandatoryPasswordReset({ loaderData, actionData }: Route.ComponentProps) {
   return <ResetPasswordView usable={loaderData.usable} reply={readReply(actionData)} text={TEXT} />;

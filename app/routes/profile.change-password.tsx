@@ -18,7 +18,6 @@ import { NewPasswordFields, PasswordInput } from "../components/password-fields"
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { newPasswordSchema } from "../lib/password-form.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 const changeSchema = () =>
   newPasswordSchema({
@@ -49,8 +48,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithToast(context, "/profile/change-password/", { type: "success", title: MESSAGES.passwordUpdated });
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function ChangePassword({ actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

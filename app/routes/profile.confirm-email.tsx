@@ -10,7 +10,6 @@ import { AlertBox } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export function headers() {
   return { "Cache-Control": "no-store", "X-Robots-Tag": "noindex" };
@@ -29,8 +28,7 @@ export async function action({ params, context }: Route.ActionArgs) {
   return refuse({ alert: { title: MESSAGES.errorTitle, text: MESSAGES.emailInUse }, reason: "taken" }, 409);
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function ConfirmEmail({ loaderData, actionData }: Route.ComponentProps) {
   const confirmed = actionData !== undefined && "confirmed" in actionData;

@@ -11,7 +11,6 @@ import { customerOf, signInFirst } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export const loader = signInFirst;
 
@@ -34,8 +33,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirect(ACCOUNT_DELETED_PATH, { headers });
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function DeleteUser({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();

@@ -11,7 +11,6 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -42,8 +41,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithToast(context, "/profile/preferences/", { type: "success", title: MESSAGES.preferencesUpdated });
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Preferences({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

@@ -21,7 +21,6 @@ import { MESSAGES } from "../../shared/messages.ts";
 import { describeProfileErrors, profileFieldErrors, type ProfileFormField } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 type Field = ProfileFormField | "currentPassword";
 
@@ -140,8 +139,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return refuseWith(profileFieldErrors(result.errors), describeProfileErrors(result.errors));
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Profile({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

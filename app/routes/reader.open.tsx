@@ -9,7 +9,6 @@ import { customerOf } from "../lib/customer.server";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { readerPath } from "../../shared/links.ts";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 /** Opening is a state change, so a GET (a bookmark, a reload) only shows the reader. */
 export function loader({ params }: Route.LoaderArgs) {
@@ -30,8 +29,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   );
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 /**
  * Never rendered (the loader always redirects). It makes this a page route rather than a

@@ -19,7 +19,6 @@ import { redirectWithToast } from "../lib/toast.server";
 import { readerPath } from "../../shared/links.ts";
 import type { Chapter, ChapterRef } from "../../server/library/reading";
 import { formatDate } from "../../shared/format.ts";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 /** A chapter number as the address or the form gives it; anything else matches no chapter. */
 function parsePosition(value: FormDataEntryValue | null): number | undefined {
@@ -61,8 +60,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Reader({ loaderData, actionData }: Route.ComponentProps) {
   if (!loaderData.ok) return <ReaderSupplementary {...loaderData} />;

@@ -14,7 +14,6 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export const handle = MINIMAL_CHROME;
 
@@ -71,8 +70,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Register({ loaderData, actionData }: Route.ComponentProps) {
   const { search } = useLocation();

@@ -9,7 +9,6 @@ import { ResetPasswordView, type ResetPageText } from "../components/password-fi
 import { readReply } from "../lib/form-reply";
 import { requireSignedOut } from "../lib/auth.server";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
 export const handle = MINIMAL_CHROME;
 
@@ -34,8 +33,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return submitResetLink({ request, context }, params.token, "reset", "/forgot-password/password-updated");
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
   return <ResetPasswordView usable={loaderData.usable} reply={readReply(actionData)} text={TEXT} />;

@@ -14,7 +14,6 @@ import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { cardBrandLabel } from "../../shared/commerce-constants.ts";
 import { AlertBox } from "../components/form-fields";
 import { customerOf } from "../lib/customer.server";
-import { keepFormOnNetworkFailure, revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "../../shared/subscription-messages.ts";
@@ -72,8 +71,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export const clientAction = ({ serverAction }: Route.ClientActionArgs) => keepFormOnNetworkFailure(serverAction);
-export const shouldRevalidate = revalidateUnlessNetworkFailed;
+export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Subscription({ loaderData, actionData }: Route.ComponentProps) {
   const { subscription, confirmingCancel, sandbox } = loaderData;
