@@ -13,7 +13,9 @@ export const accountFields = {
     .trim()
     .min(1, MESSAGES.emailRequired)
     .max(EMAIL_MAX_LENGTH, MESSAGES.fieldTooLong)
-    .refine(isEmail, MESSAGES.emailInvalid),
+    .refine(isEmail, MESSAGES.emailInvalid)
+    // The API's OpenAPI document says what the refinement checks.
+    .meta({ format: "email" }),
   password: z
     .string()
     .min(1, MESSAGES.passwordRequired)
