@@ -46,7 +46,7 @@ export default [
     route("ricevuta/:ordercode", "routes/receipt.tsx"),
     route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
     route("create-checkout/:productcode", "routes/create-checkout.tsx"),
-    route("checkout/:order", "routes/checkout.tsx"),
+    route("checkout/:order", "routes/checkout/route.tsx"),
     // The sandbox gateway's 3-D Secure page (the embedded default, no keys).
     route("pagamenti/prova/3ds/:setup", "routes/sandbox-3ds.tsx"),
     route("pagamenti/prova/3ds-addebito/:charge", "routes/sandbox-charge-3ds.tsx"),

@@ -36,6 +36,7 @@ import { createCustomerOrders } from "./commerce/customer-orders.ts";
 import { createSubscriptions } from "./commerce/subscriptions.ts";
 import { createJobRunner } from "./jobs/runner.ts";
 import { createMailService } from "./mail/service.ts";
+import { createCardStep } from "./payments/card-step.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
 import { createRefunds } from "./payments/refunds.ts";
@@ -118,6 +119,13 @@ export async function createServices({
     stripe && config.stripe
       ? createStripeCardStep({ db, stripe, publishableKey: config.stripe.publishableKey, payments, log })
       : null;
+  const cardStep = createCardStep({
+    sandbox,
+    stripe: stripeCardStep,
+    settleSetup: payments.settleSetup,
+    publicOrigin: config.publicOrigin,
+    log,
+  });
   const stripeWebhooks =
     stripe && config.stripe && stripeCardStep
       ? createStripeWebhooks({
@@ -207,6 +215,8 @@ export async function createServices({
     stripeWebhooks,
     /** The customer's side of Stripe's card step (Stripe.js's key and secret, the hosted page); null without Stripe. */
     stripeCardStep,
+    /** How a page takes a card (the checkout, the card update), whatever the gateway: server/payments/card-step.ts. */
+    cardStep,
     /** The services' clock: what a page compares with (a card's expiry) is the same time the services write. */
     clock: now,
     /** Development only (null otherwise): the clock /dev/orologio moves forward. */

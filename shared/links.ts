@@ -59,3 +59,11 @@ export const ACTIVATION_PROMPT_PATHS = [
 
 /** Where account deletion ends: its confirmation, for the visitor it just signed out. */
 export const ACCOUNT_DELETED_PATH = "/profile/delete-user/confermata/";
+
+/** 'Aggiorna carta' of the EDU subscription: a new card step. */
+export const SUBSCRIPTION_CARD_PATH = `${SUBSCRIPTION_PATH}carta/`;
+
+/** A page's address as a card step returns to it (as Stripe.js returns): the setup and how it went. */
+export function cardStepReturnPath(page: string, setupId: string, redirectStatus: "succeeded" | "failed"): string {
+  return `${page}?${new URLSearchParams({ setup_intent: setupId, redirect_status: redirectStatus })}`;
+}

@@ -5,7 +5,6 @@
 // without JavaScript; the server checks only what applies.
 import type { ReplyView } from "../lib/form-reply";
 import { CheckboxField, TextField } from "./form-fields";
-import { CHECKOUT_MESSAGES } from "../../shared/checkout-messages.ts";
 import { formatEuro } from "../../shared/format.ts";
 import type { BillingDetails, PostalAddress } from "../../server/db/schema";
 
@@ -214,34 +213,6 @@ export function PaymentMethods({
           {error}
         </p>
       )}
-    </fieldset>
-  );
-}
-
-/** The sandbox's card form: the embedded gateway's test cards, posted with the checkout. */
-export function SandboxCardFields({ reply, disabled = false }: { reply: Reply; disabled?: boolean }) {
-  return (
-    <fieldset disabled={disabled} className="space-y-4">
-      <legend className="sr-only">Dati della carta</legend>
-      <p className="rounded-md bg-gold/20 p-3">{CHECKOUT_MESSAGES.sandboxCards}</p>
-      <TextField label="Titolare della carta" autoComplete="cc-name" {...reply.field("cc_name")} />
-      <TextField
-        label="Numero della carta"
-        inputMode="numeric"
-        autoComplete="cc-number"
-        maxLength={23}
-        {...reply.field("cc_number")}
-      />
-      <div className="grid grid-cols-2 gap-4">
-        <TextField label="Scadenza (MM/AA)" placeholder="MM/AA" autoComplete="cc-exp" maxLength={7} {...reply.field("cc_exp")} />
-        <TextField
-          label="Codice di sicurezza (CVC)"
-          inputMode="numeric"
-          autoComplete="cc-csc"
-          maxLength={4}
-          {...reply.field("cc_csc")}
-        />
-      </div>
     </fieldset>
   );
 }

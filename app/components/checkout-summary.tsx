@@ -8,7 +8,8 @@ import { formatEuro } from "../../shared/format.ts";
 
 export function CheckoutSummary({ order, editable }: { order: CheckoutView; editable: boolean }) {
   return (
-    <aside aria-labelledby="summary-title" className="card h-fit space-y-4 p-5 lg:sticky lg:top-4">
+    // On a phone the summary (total, discount code) comes first, before the form and its button.
+    <aside aria-labelledby="summary-title" className="card order-first h-fit space-y-4 p-5 lg:sticky lg:top-4 lg:order-none">
       <h2 id="summary-title" className="font-serif text-lg font-bold text-brand">
         Riepilogo ordine
       </h2>

@@ -12,16 +12,16 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/stripe-card-return";
 import { servicesContext } from "../../shared/context.ts";
-import { checkoutOrderPath } from "../../shared/links.ts";
+import { cardStepReturnPath, checkoutOrderPath } from "../../shared/links.ts";
 import { customerOf } from "../lib/customer.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
-  const { stripeCardStep, payments } = context.get(servicesContext);
+  const { stripeCardStep } = context.get(servicesContext);
   const sessionId = new URL(request.url).searchParams.get("session_id") ?? "";
   const back = stripeCardStep ? await stripeCardStep.hostedReturn(user.id, sessionId) : null;
   if (!back) throw redirect("/");
   // The attempt no longer waits for a card (given up, or paid another way): the order shows where it stands.
   if (!back.setupId) throw redirect(checkoutOrderPath(back.orderId));
-  throw redirect(payments.returnUrl(back.orderId, back.setupId, back.redirectStatus));
+  throw redirect(cardStepReturnPath(checkoutOrderPath(back.orderId), back.setupId, back.redirectStatus));
 }

@@ -730,11 +730,5 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       }
       return settled;
     },
-
-    /** The checkout page's address, where the card step returns with the setup's parameters. */
-    returnUrl(orderId: string, setupId: string, redirectStatus: "succeeded" | "failed"): string {
-      const query = new URLSearchParams({ setup_intent: setupId, redirect_status: redirectStatus });
-      return `${checkoutOrderPath(orderId)}?${query}`;
-    },
   };
 }

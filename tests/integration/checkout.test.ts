@@ -4,7 +4,7 @@
 import { eq, like } from "drizzle-orm";
 import { futureExpiry } from "../support/cards.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRouteModule from "../../app/routes/checkout";
+import * as checkoutRouteModule from "../../app/routes/checkout/route";
 import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
 import * as sandbox3dsModule from "../../app/routes/sandbox-3ds";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
@@ -245,6 +245,8 @@ describe("/checkout/:order", () => {
       pay(orderId, { ...GOOD_FORM, cc_number: "4000 0000 0000 9995" }, cookie) as Promise<unknown>,
     );
     const back = new URL(response.headers.get("location")!, "http://localhost:3000");
+    // The card was set up, its charge declined: the address does not say the step succeeded.
+    expect(back.searchParams.get("redirect_status")).toBe("failed");
     const page = (await get(checkoutRoute, back.pathname + back.search, { order: orderId }, cookie)) as {
       order: { status: string };
       notice: { title: string; text: string; detail: string };

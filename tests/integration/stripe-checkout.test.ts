@@ -5,7 +5,7 @@
 // session's own customer gets through; a customer who never comes back is settled by the webhook.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRouteModule from "../../app/routes/checkout";
+import * as checkoutRouteModule from "../../app/routes/checkout/route";
 import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
 import * as cardReturnRouteModule from "../../app/routes/stripe-card-return";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";

@@ -1,0 +1,68 @@
+// The card fields of a card step (the checkout, the subscription's card update): the sandbox's
+// own card form; or Stripe's widget, loaded once the page is hydrated (components/
+// stripe-card-panel.tsx, its own chunk); or, before hydration and without JavaScript, a note that
+// the card is taken on Stripe's hosted page after the form is sent.
+import { lazy, Suspense } from "react";
+import type { ReplyView } from "../lib/form-reply";
+import type { CardWidget } from "../lib/card-widget";
+import { useHydrated } from "../lib/use-hydrated";
+import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { TextField } from "./form-fields";
+
+type Reply = ReplyView<string>;
+
+const LazyStripeCardPanel = lazy(() => import("./stripe-card-panel"));
+
+export function CardStepFields({
+  sandbox,
+  publishableKey,
+  onWidget,
+  reply,
+  disabled = false,
+  hostedNote,
+}: {
+  sandbox: boolean;
+  publishableKey: string | null;
+  onWidget: (widget: CardWidget | null) => void;
+  reply: Reply;
+  disabled?: boolean;
+  /** What the page says of Stripe's hosted page, where the card goes without JavaScript. */
+  hostedNote: string;
+}) {
+  const hydrated = useHydrated();
+  if (sandbox) return <SandboxCardFields reply={reply} disabled={disabled} />;
+  if (!publishableKey) return null;
+  if (!hydrated) return <p>{hostedNote}</p>;
+  return (
+    <Suspense fallback={<p className="text-muted">{M.cardWidgetLoading}</p>}>
+      <LazyStripeCardPanel publishableKey={publishableKey} onWidget={onWidget} />
+    </Suspense>
+  );
+}
+
+/**
+ * The sandbox's card form: the embedded gateway's test cards, posted with the page's form. With
+ * JavaScript a field keeps what the customer typed across the server's answers (the number and
+ * the code never come back from it), unless the server refused that field: a new key then.
+ */
+function SandboxCardFields({ reply, disabled }: { reply: Reply; disabled: boolean }) {
+  const field = (name: "cc_name" | "cc_number" | "cc_exp" | "cc_csc") => ({ key: reply.error(name) ?? "", ...reply.field(name) });
+  return (
+    <fieldset disabled={disabled} className="space-y-4">
+      <legend className="sr-only">Dati della carta</legend>
+      <p className="rounded-md bg-gold/20 p-3">{M.sandboxCards}</p>
+      <TextField label="Titolare della carta" autoComplete="cc-name" {...field("cc_name")} />
+      <TextField label="Numero della carta" inputMode="numeric" autoComplete="cc-number" maxLength={23} {...field("cc_number")} />
+      <div className="grid grid-cols-2 gap-4">
+        <TextField label="Scadenza (MM/AA)" placeholder="MM/AA" autoComplete="cc-exp" maxLength={7} {...field("cc_exp")} />
+        <TextField
+          label="Codice di sicurezza (CVC)"
+          inputMode="numeric"
+          autoComplete="cc-csc"
+          maxLength={4}
+          {...field("cc_csc")}
+        />
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,37 @@
+// The checkout's dialog 'Errore' (spec §5, §8), rendered by the server; 'Chiudi' closes it
+// without JavaScript. With JavaScript the page stays where the customer pressed 'Completa
+// l'acquisto': the dialog is brought into view there and takes the focus, so it is seen and read out.
+import { useEffect, useRef } from "react";
+
+export type Notice = { title: string; text: string; detail?: string | null; seq?: number };
+
+export function ErrorDialog({ notice }: { notice: Notice }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: "center" });
+    ref.current?.focus();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      open
+      tabIndex={-1}
+      aria-labelledby="checkout-error-title"
+      className="relative mx-auto my-4 w-full max-w-xl rounded-lg border border-accent bg-white p-5 shadow-lg"
+    >
+      <h2 id="checkout-error-title" className="flex items-center gap-2 font-serif text-xl font-bold text-accent-dark">
+        <span aria-hidden="true">⚠</span>
+        {notice.title}
+      </h2>
+      <p role="alert" className="mt-2">
+        {notice.text}
+      </p>
+      {notice.detail && <p className="mt-1 text-sm">{notice.detail}</p>}
+      <form method="dialog" className="mt-4 text-right">
+        <button type="submit" className="button-outline">
+          Chiudi
+        </button>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,38 @@
+// What the checkout shows once the order is no longer open: paid ('Ordine confermato', spec §4),
+// or closed ('Ordine annullato/scaduto o interrotto').
+import { Link } from "react-router";
+import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
+import { receiptPath } from "../../../shared/links.ts";
+
+export function Confirmed({ orderCode }: { orderCode: string }) {
+  return (
+    <div className="card mx-auto max-w-xl p-8 text-center" role="status">
+      <h1 className="font-serif text-3xl font-bold text-brand">{M.confirmedTitle}</h1>
+      <p className="mt-3 text-lg">{M.confirmedText}</p>
+      <p className="mt-2 text-sm text-muted">Numero d'ordine {orderCode}. Ti abbiamo inviato la ricevuta per email.</p>
+      <div className="mt-6 flex flex-wrap justify-center gap-3">
+        {/* A document load: the header and the dashboard show what was just bought. */}
+        <a href="/dashboard/" className="button-primary">
+          {M.toDashboard}
+        </a>
+        <a href={receiptPath(orderCode)} className="button-outline">
+          Ricevuta
+        </a>
+        <a href="/my-products/" className="button-outline">
+          I miei acquisti
+        </a>
+      </div>
+    </div>
+  );
+}
+
+export function Closed() {
+  return (
+    <div className="card mx-auto max-w-xl p-8 text-center">
+      <h1 className="font-serif text-2xl font-bold text-brand">{M.closedTitle}</h1>
+      <Link to="/dashboard/" className="button-primary mt-6">
+        {M.toDashboard}
+      </Link>
+    </div>
+  );
+}

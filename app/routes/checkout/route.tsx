@@ -1,0 +1,160 @@
+// /checkout/:order (spec §2, §4, §5, §8): the order's owner only (anyone else goes to /). A
+// `new` order shows the form; 'Completa l'acquisto' checks it in §5's order (the first message
+// in the dialog 'Errore', each beside its field), writes it and starts the card payment. The
+// card step (server/payments/card-step.ts) returns here with the gateway's parameters
+// (setup_intent, redirect_status), which are only hints: the loader reads the setup and the
+// attempt. A paid order shows 'Ordine confermato'; a closed one 'Ordine annullato/scaduto o
+// interrotto'. Stripe's hosted card page returns through /pagamenti/carta/ritorno/.
+import { redirect } from "react-router";
+import type { Route } from "./+types/route";
+import { servicesContext } from "../../../shared/context.ts";
+import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
+import { checkoutOrderPath, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
+import { readCardStepForm } from "../../lib/card-step.server";
+import { customerOf } from "../../lib/customer.server";
+import { cardSchema, checkoutDetails, checkoutSchema } from "../../lib/checkout-form.server";
+import type { FormReply } from "../../lib/form-reply";
+import { parseForm, refuse } from "../../lib/form-reply.server";
+import { shouldRevalidateCardStep } from "../../lib/use-card-step";
+import { CheckoutForm } from "./checkout-form";
+import { Closed, Confirmed } from "./order-outcome";
+import type { Notice } from "./error-dialog";
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const { user } = customerOf(context);
+  const { checkout, payments, cardStep } = context.get(servicesContext);
+  const order = await checkout.view(user.id, params.order);
+  if (!order) throw redirect("/");
+
+  // The card step's return (spec §4): what the dialog says, from the setup and the attempt.
+  const back = await cardStep.readReturn(user.id, new URL(request.url).searchParams);
+  let returned: { setupId: string; redirectStatus: string; setupStatus: string } | null = null;
+  let notice: Notice | null = null;
+  /** The open attempt's card step is done at the gateway though nothing has checked it yet: the page verifies the payment. */
+  let cardStepDone = false;
+  const setup =
+    back.kind === "setup" && order.status !== "payed" ? await payments.setupState(user.id, order.id, back.setupId) : null;
+  if (back.kind === "setup" && setup) {
+    returned = { setupId: back.setupId, redirectStatus: back.redirectStatus, setupStatus: setup.status };
+    const attempt = order.attempt?.setupId === back.setupId ? order.attempt : null;
+    cardStepDone = attempt?.status === "awaiting_customer" && (setup.status === "succeeded" || setup.status === "processing");
+    if (attempt?.status === "failed") notice = { title: M.errorTitle, text: M.cardPaymentFailed, detail: attempt.errorMessage };
+    else if (attempt?.status === "canceled" || setup.status === "canceled")
+      notice = { title: M.errorTitle, text: M.cardPaymentCancelled };
+    else if (setup.status.startsWith("requires_") && setup.errorMessage)
+      notice = { title: M.errorTitle, text: setup.errorMessage };
+  }
+  return { order, returned, notice, cardStepDone, sandbox: cardStep.sandbox, stripeKey: cardStep.publishableKey };
+}
+
+const INTENTS = ["pay", "coupon-apply", "coupon-remove", "check", "reset"] as const;
+
+/** A refusal of 'Completa l'acquisto': the dialog 'Errore' says the first problem. */
+function refusePayment(reply: FormReply<string>, status = 400) {
+  const first = Object.values(reply.fieldErrors ?? {})[0];
+  return refuse<string>({ ...reply, alert: reply.alert ?? { title: M.errorTitle, text: first ?? M.paymentCancelled } }, status);
+}
+const refuseWith = (text: string, values?: FormReply<string>["values"], status = 400) =>
+  refusePayment({ alert: { title: M.errorTitle, text }, values }, status);
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const { user } = customerOf(context);
+  const { checkout, payments, cardStep, clock } = context.get(servicesContext);
+  const form = await request.formData();
+  const intent = INTENTS.find((i) => i === form.get("intent")) ?? "pay";
+  const viaFetcher = form.get("mode") === "fetch";
+  const page = checkoutOrderPath(params.order);
+  const order = await checkout.view(user.id, params.order);
+  if (!order) throw redirect("/");
+
+  switch (intent) {
+    case "coupon-apply": {
+      const code = form.get("couponcode");
+      await checkout.applyCoupon(user.id, order.id, typeof code === "string" ? code.slice(0, 100) : "");
+      throw redirect(page);
+    }
+    case "coupon-remove":
+      await checkout.removeCoupon(user.id, order.id);
+      throw redirect(page);
+    case "check": {
+      const result = await payments.check(user.id, order.id);
+      if (viaFetcher) return { check: result };
+      throw redirect(page);
+    }
+    case "reset":
+      await payments.reset(user.id, order.id);
+      if (viaFetcher) return { reset: true };
+      throw redirect(page);
+    case "pay":
+      break;
+  }
+
+  const { inPage, widgetProblem, cardNumber } = readCardStepForm(form, cardStep);
+  let setupId: string;
+  if (order.status === "new") {
+    const schema = checkoutSchema({ needsShipment: order.hasShipment, sandboxCard: cardStep.sandbox, now: clock() });
+    const parsed = await parseForm(form, schema);
+    if (!parsed.ok) return refusePayment(parsed.reply);
+    if (widgetProblem) return refuseWith(widgetProblem, parsed.values);
+    const started = await payments.start(user.id, order.id, checkoutDetails(parsed.data, { needsShipment: order.hasShipment }));
+    if (!started.ok) {
+      switch (started.reason) {
+        case "not_card":
+          return refusePayment({ fieldErrors: { paymenthub: M.paymentHubUnsupported }, values: parsed.values });
+        case "coupon_changed":
+          return refuseWith(M.couponChanged, parsed.values);
+        case "rate_limited":
+          return refuseWith(M.tooManyPayments, parsed.values, 429);
+        case "edu_active":
+          return refuseWith(M.eduAlreadyActive, parsed.values, 409);
+        default:
+          throw redirect(page);
+      }
+    }
+    setupId = started.setupId;
+  } else {
+    // The card step waits for another card (declined at setup, authentication failed).
+    const pending = await payments.pendingSetup(user.id, order.id);
+    if (!pending) throw redirect(page);
+    if (cardStep.sandbox) {
+      const parsed = await parseForm(form, cardSchema(clock()));
+      if (!parsed.ok) return refusePayment(parsed.reply);
+    } else if (widgetProblem) {
+      return refuseWith(widgetProblem);
+    }
+    setupId = pending;
+  }
+
+  const next = await cardStep.begin(setupId, { page, hostedReturn: STRIPE_CARD_PAGE_RETURN_PATH, inPage, cardNumber });
+  switch (next.kind) {
+    case "in_page":
+      return { cardStep: { clientSecret: next.clientSecret, returnUrl: next.returnUrl } };
+    case "redirect":
+      throw redirect(next.to, 303);
+    case "refused":
+      // The return shows the bank's message, as after Stripe's own card step.
+      throw redirect(next.returnTo, 303);
+    case "unavailable":
+      // The order waits for its card step: the customer can try again (or give up) from the page.
+      return refuseWith(M.gatewayUnavailable, undefined, 503);
+  }
+}
+
+export { clientAction } from "../../lib/form-route";
+export const shouldRevalidate = shouldRevalidateCardStep;
+
+export default function Checkout({ loaderData, actionData }: Route.ComponentProps) {
+  const { order } = loaderData;
+  return (
+    <section className="mx-auto w-full max-w-6xl px-4 py-8">
+      <title>Checkout · Novalex Editore</title>
+      {order.status === "payed" ? (
+        <Confirmed orderCode={order.orderCode} />
+      ) : order.status === "new" || order.status === "waitforpayment" ? (
+        <CheckoutForm data={loaderData} actionData={actionData} />
+      ) : (
+        <Closed />
+      )}
+    </section>
+  );
+}
