@@ -221,36 +221,56 @@ async function eraseAddressTraces(tx: Executor, userId: string, email: string | 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 export function createProfiles(db: Database, now: Clock = systemClock) {
+  /**
+   * An active account's profile with its profession and chosen interests, in one statement
+   * prepared once: the account page, its preferences and the API read it on every visit.
+   */
+  const profileOf = db
+    .select({
+      id: users.id,
+      email: users.email,
+      firstname: users.firstname,
+      lastname: users.lastname,
+      mobile: users.mobile,
+      professionId: users.professionId,
+      universityId: users.universityId,
+      degreeCourseId: users.degreeCourseId,
+      subjectId: users.subjectId,
+      acceptMarketing: users.acceptMarketing,
+      acceptCustomize: users.acceptCustomize,
+      professionCode: professions.code,
+      professionName: professions.name,
+      interestIds: sql<string[]>`(
+        select coalesce(json_agg(${userInterests.interestId}), '[]'::json)
+        from ${userInterests} where ${userInterests.userId} = ${users.id}
+      )`,
+    })
+    .from(users)
+    .leftJoin(professions, eq(professions.id, users.professionId))
+    .where(and(eq(users.id, sql.placeholder("userId")), eq(users.status, "active")))
+    .prepare("profile_of");
+
   return {
     /** The profile of an active account, or null. */
     async get(userId: string): Promise<Profile | null> {
       if (!isUuid(userId)) return null;
-      const [row] = await db
-        .select({ user: users, professionCode: professions.code, professionName: professions.name })
-        .from(users)
-        .leftJoin(professions, eq(professions.id, users.professionId))
-        .where(and(eq(users.id, userId), eq(users.status, "active")));
-      if (!row || row.user.email === null) return null;
-      const chosen = await db
-        .select({ id: userInterests.interestId })
-        .from(userInterests)
-        .where(eq(userInterests.userId, userId));
-      const { user } = row;
+      const [row] = await profileOf.execute({ userId });
+      if (!row || row.email === null) return null;
       return {
-        id: user.id,
-        email: user.email!,
-        firstname: user.firstname,
-        lastname: user.lastname,
-        mobile: user.mobile,
-        professionId: user.professionId,
+        id: row.id,
+        email: row.email,
+        firstname: row.firstname,
+        lastname: row.lastname,
+        mobile: row.mobile,
+        professionId: row.professionId,
         professionCode: row.professionCode && isProfessionCode(row.professionCode) ? row.professionCode : null,
         professionName: row.professionName,
-        universityId: user.universityId,
-        degreeCourseId: user.degreeCourseId,
-        subjectId: user.subjectId,
-        interestIds: chosen.map((c) => c.id),
-        acceptMarketing: user.acceptMarketing,
-        acceptCustomize: user.acceptCustomize,
+        universityId: row.universityId,
+        degreeCourseId: row.degreeCourseId,
+        subjectId: row.subjectId,
+        interestIds: row.interestIds,
+        acceptMarketing: row.acceptMarketing,
+        acceptCustomize: row.acceptCustomize,
       };
     },
 

@@ -168,6 +168,54 @@ export async function saveDetailsForNextTime(
 }
 
 export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOptions) {
+  /** The order's latest payment attempt: the return page and the card step read it. */
+  const latestAttempt = db
+    .select({
+      setupId: paymentAttempts.setupId,
+      status: paymentAttempts.status,
+      errorMessage: paymentAttempts.errorMessage,
+    })
+    .from(paymentAttempts)
+    .where(eq(paymentAttempts.orderId, orders.id))
+    .orderBy(desc(paymentAttempts.attemptNo))
+    .limit(1)
+    .as("attempt");
+
+  /** The order's lines, by description, as the page lists them. */
+  const orderLines = sql<CheckoutLine[]>`(
+    select coalesce(json_agg(json_build_object(
+      'description', ${orderItems.description},
+      'quantity', ${orderItems.quantity},
+      'typeName', ${productTypes.name},
+      'totalCents', ${orderItems.totalCents},
+      'monthlyPriceCents', ${orderItems.monthlyPriceCents}
+    ) order by ${orderItems.description}), '[]'::json)
+    from ${orderItems}
+    join ${products} on ${products.id} = ${orderItems.productId}
+    join ${productTypes} on ${productTypes.id} = ${products.productTypeId}
+    where ${orderItems.orderId} = ${orders.id}
+  )`;
+
+  /**
+   * What the checkout page shows of the customer's order, in one statement prepared once (the
+   * page reads it on every visit): the order, its lines, the customer's account and saved
+   * details, and its latest payment attempt. No row when the order is not theirs.
+   */
+  const orderPage = db
+    .select({
+      order: orders,
+      lines: orderLines,
+      user: { firstname: users.firstname, lastname: users.lastname, email: users.email },
+      saved: { shipment: savedCheckoutDetails.shipment, billing: savedCheckoutDetails.billing },
+      attempt: { setupId: latestAttempt.setupId, status: latestAttempt.status, errorMessage: latestAttempt.errorMessage },
+    })
+    .from(orders)
+    .leftJoin(users, eq(users.id, orders.userId))
+    .leftJoin(savedCheckoutDetails, eq(savedCheckoutDetails.userId, orders.userId))
+    .leftJoinLateral(latestAttempt, sql`true`)
+    .where(and(eq(orders.id, sql.placeholder("orderId")), eq(orders.userId, sql.placeholder("userId"))))
+    .prepare("checkout_view");
+
   /** The open order of this customer for this product, if any. */
   async function openOrderFor(userId: string, productId: string): Promise<string | null> {
     const [row] = await db
@@ -291,44 +339,12 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
      */
     async view(userId: string, orderId: string): Promise<CheckoutView | null> {
       if (!isUuid(orderId)) return null;
-      const [order] = await db
-        .select()
-        .from(orders)
-        .where(and(eq(orders.id, orderId), eq(orders.userId, userId)));
-      if (!order) return null;
+      const [row] = await orderPage.execute({ orderId, userId });
+      if (!row) return null;
+      const { order, lines, user, saved, attempt } = row;
       if (order.optionAdvance) {
         await db.update(orders).set({ optionAdvance: false, updatedAt: now() }).where(eq(orders.id, orderId));
       }
-      const [lines, [user], [saved], [attempt]] = await Promise.all([
-        db
-          .select({
-            description: orderItems.description,
-            quantity: orderItems.quantity,
-            typeName: productTypes.name,
-            totalCents: orderItems.totalCents,
-            monthlyPriceCents: orderItems.monthlyPriceCents,
-          })
-          .from(orderItems)
-          .innerJoin(products, eq(products.id, orderItems.productId))
-          .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-          .where(eq(orderItems.orderId, orderId))
-          .orderBy(orderItems.description),
-        db
-          .select({ firstname: users.firstname, lastname: users.lastname, email: users.email })
-          .from(users)
-          .where(eq(users.id, userId)),
-        db.select().from(savedCheckoutDetails).where(eq(savedCheckoutDetails.userId, userId)),
-        db
-          .select({
-            setupId: paymentAttempts.setupId,
-            status: paymentAttempts.status,
-            errorMessage: paymentAttempts.errorMessage,
-          })
-          .from(paymentAttempts)
-          .where(eq(paymentAttempts.orderId, orderId))
-          .orderBy(desc(paymentAttempts.attemptNo))
-          .limit(1),
-      ]);
       return {
         id: order.id,
         orderCode: order.orderCode,

@@ -2,7 +2,7 @@
 // product cards of /my-products/ in their two tabs, the 'Storico acquisti' of payments, and the
 // receipts of an order or of one payment. Everything is looked up by its owner: another
 // customer's order or payment is simply not found.
-import { and, asc, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, notInArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
@@ -205,51 +205,62 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
   /** Newest first; the id settles payments of the same instant, so pages never overlap. */
   const newestFirst = [desc(payments.paidAt), desc(payments.id)];
 
+  /** The items of the customer's orders no longer being bought, paper-only lines left out (prepared once). */
+  const ownItems = db
+    .select({
+      id: orderItems.id,
+      orderId: orders.id,
+      orderCode: orders.orderCode,
+      status: orders.status,
+      productId: products.id,
+      productCode: products.code,
+      name: products.name,
+      sku: products.sku,
+      isbn: products.isbn,
+      issn: products.issn,
+      cover: products.cover,
+      sellable: products.sellable,
+      typeCode: typeCodeOf,
+      typeName: typeNameOf,
+    })
+    .from(orders)
+    .innerJoin(orderItems, eq(orderItems.orderId, orders.id))
+    .innerJoin(products, eq(products.id, orderItems.productId))
+    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+    .leftJoin(itemType, eq(itemType.code, orderItems.productTypeCode))
+    .where(
+      and(
+        eq(orders.userId, sql.placeholder("userId")),
+        notInArray(orders.status, OPEN_ORDER_STATUSES as OrderStatusCode[]),
+        notInArray(typeCodeOf, PAPER_TYPE_CODES as string[]),
+      ),
+    )
+    .orderBy(
+      sql`${orders.committedAt} desc nulls last`,
+      desc(orders.createdAt),
+      asc(orders.orderCode),
+      asc(products.name),
+      asc(orderItems.id),
+    )
+    .prepare("purchases_items");
+
+  /**
+   * The payments of the customer's orders no longer being bought, newest first (prepared once):
+   * each card lists those of its order.
+   */
+  const ownOrderPayments = db
+    .select(paymentColumns)
+    .from(payments)
+    .innerJoin(orders, eq(orders.id, payments.orderId))
+    .where(and(eq(orders.userId, sql.placeholder("userId")), notInArray(orders.status, OPEN_ORDER_STATUSES as OrderStatusCode[])))
+    .orderBy(...newestFirst)
+    .prepare("purchases_payments");
+
   async function myProducts(userId: string): Promise<MyProducts> {
-    const rows = await db
-      .select({
-        id: orderItems.id,
-        orderId: orders.id,
-        orderCode: orders.orderCode,
-        status: orders.status,
-        productId: products.id,
-        productCode: products.code,
-        name: products.name,
-        sku: products.sku,
-        isbn: products.isbn,
-        issn: products.issn,
-        cover: products.cover,
-        sellable: products.sellable,
-        typeCode: typeCodeOf,
-        typeName: typeNameOf,
-      })
-      .from(orders)
-      .innerJoin(orderItems, eq(orderItems.orderId, orders.id))
-      .innerJoin(products, eq(products.id, orderItems.productId))
-      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
-      .leftJoin(itemType, eq(itemType.code, orderItems.productTypeCode))
-      .where(
-        and(
-          eq(orders.userId, userId),
-          notInArray(orders.status, OPEN_ORDER_STATUSES as OrderStatusCode[]),
-          notInArray(typeCodeOf, PAPER_TYPE_CODES as string[]),
-        ),
-      )
-      .orderBy(
-        sql`${orders.committedAt} desc nulls last`,
-        desc(orders.createdAt),
-        asc(orders.orderCode),
-        asc(products.name),
-        asc(orderItems.id),
-      );
+    const rows = await ownItems.execute({ userId });
     if (rows.length === 0) return { active: [], inactive: [] };
 
-    const orderIds = [...new Set(rows.map((r) => r.orderId))];
-    const paymentRows = await db
-      .select(paymentColumns)
-      .from(payments)
-      .where(inArray(payments.orderId, orderIds))
-      .orderBy(...newestFirst);
+    const paymentRows = await ownOrderPayments.execute({ userId });
     const byOrder = new Map<string, PaymentRow[]>();
     for (const row of paymentRows) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row]);
 
@@ -291,17 +302,25 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     ) line
   )`;
 
+  /** A page of the customer's payments, newest first (prepared once). */
+  const historyPage = db
+    .select({ ...paymentColumns, orderCode: orders.orderCode, products: orderProducts })
+    .from(payments)
+    .innerJoin(orders, eq(orders.id, payments.orderId))
+    .where(and(eq(payments.userId, sql.placeholder("userId")), eq(orders.userId, sql.placeholder("userId"))))
+    .orderBy(...newestFirst)
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare("purchases_history");
+
   async function history(userId: string, page: number): Promise<HistoryPage> {
     const current = Number.isSafeInteger(page) && page >= 1 ? page : 1;
-    const rows = await db
-      .select({ ...paymentColumns, orderCode: orders.orderCode, products: orderProducts })
-      .from(payments)
-      .innerJoin(orders, eq(orders.id, payments.orderId))
-      .where(and(eq(payments.userId, userId), eq(orders.userId, userId)))
-      .orderBy(...newestFirst)
+    const rows = await historyPage.execute({
+      userId,
       // One more than a page: whether there is a next one.
-      .limit(PURCHASE_HISTORY_PAGE_SIZE + 1)
-      .offset((current - 1) * PURCHASE_HISTORY_PAGE_SIZE);
+      limit: PURCHASE_HISTORY_PAGE_SIZE + 1,
+      offset: (current - 1) * PURCHASE_HISTORY_PAGE_SIZE,
+    });
     return {
       page: current,
       hasNext: rows.length > PURCHASE_HISTORY_PAGE_SIZE,

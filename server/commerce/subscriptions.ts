@@ -113,33 +113,65 @@ export function createSubscriptions({
     return row;
   }
 
-  /** The customer's latest subscription (a live one first). */
-  async function latestOf(userId: string): Promise<SubscriptionRow | undefined> {
-    const [row] = await db
-      .select()
-      .from(subscriptions)
-      .where(eq(subscriptions.userId, userId))
-      .orderBy(sql`${subscriptions.status} = 'ended'`, desc(subscriptions.createdAt))
-      .limit(1);
-    return row;
-  }
+  /** The customer's latest subscription (a live one first), for the statement below. */
+  const latest = db
+    .select({
+      id: subscriptions.id,
+      productId: subscriptions.productId,
+      orderId: subscriptions.orderId,
+      status: subscriptions.status,
+      cardBrand: subscriptions.cardBrand,
+      cardLast4: subscriptions.cardLast4,
+      monthlyPriceCents: subscriptions.monthlyPriceCents,
+      cancelledAt: subscriptions.cancelledAt,
+      endedAt: subscriptions.endedAt,
+      endedReason: subscriptions.endedReason,
+    })
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, sql.placeholder("userId")))
+    .orderBy(sql`${subscriptions.status} = 'ended'`, desc(subscriptions.createdAt))
+    .limit(1)
+    .as("latest");
+
+  /**
+   * The customer's subscription section in one statement, prepared once (/my-products/ and its
+   * subscription page read it on every visit): the latest subscription, its plan and its months
+   * with their payments, one row per month; no row when they never subscribed.
+   */
+  const customerSubscription = db
+    .select({
+      sub: {
+        id: latest.id,
+        status: latest.status,
+        cardBrand: latest.cardBrand,
+        cardLast4: latest.cardLast4,
+        monthlyPriceCents: latest.monthlyPriceCents,
+        cancelledAt: latest.cancelledAt,
+        endedAt: latest.endedAt,
+        endedReason: latest.endedReason,
+      },
+      planName: products.name,
+      planOrderCode: orders.orderCode,
+      period: subscriptionPeriods,
+      paymentCode: payments.paymentCode,
+      paidAt: payments.paidAt,
+    })
+    .from(latest)
+    .leftJoin(products, eq(products.id, latest.productId))
+    .leftJoin(orders, eq(orders.id, latest.orderId))
+    .leftJoin(subscriptionPeriods, eq(subscriptionPeriods.subscriptionId, latest.id))
+    .leftJoin(payments, eq(payments.subscriptionPeriodId, subscriptionPeriods.id))
+    .orderBy(asc(subscriptionPeriods.number))
+    .prepare("subscription_of_customer");
 
   return {
     /** The customer's subscription section, or null when they never subscribed. */
     async ofCustomer(userId: string): Promise<SubscriptionView | null> {
-      const sub = await latestOf(userId);
-      if (!sub) return null;
-      const [plan] = await db
-        .select({ name: products.name, orderCode: orders.orderCode })
-        .from(products)
-        .innerJoin(orders, eq(orders.id, sub.orderId))
-        .where(eq(products.id, sub.productId));
-      const months = await db
-        .select({ period: subscriptionPeriods, paymentCode: payments.paymentCode, paidAt: payments.paidAt })
-        .from(subscriptionPeriods)
-        .leftJoin(payments, eq(payments.subscriptionPeriodId, subscriptionPeriods.id))
-        .where(eq(subscriptionPeriods.subscriptionId, sub.id))
-        .orderBy(asc(subscriptionPeriods.number));
+      const rows = await customerSubscription.execute({ userId });
+      if (rows.length === 0) return null;
+      const { sub, planName, planOrderCode } = rows[0]!;
+      const plan = planName !== null && planOrderCode !== null ? { name: planName, orderCode: planOrderCode } : undefined;
+      const months = rows.flatMap(({ period, paymentCode, paidAt }) => (period ? [{ period, paymentCode, paidAt }] : []));
       const at = now();
       const paid = months.filter((m) => m.period.status === "paid");
       const lastPaid = paid.at(-1)!.period;
