@@ -1,9 +1,11 @@
 // The checkout under `npm run bench`: an open order's page (loaded like any page), and whole
 // purchases with the sandbox gateway's good test card, one after the other: 'Completa
 // l'acquisto' (validation, the order's move to waitforpayment, the card set up and charged, the
-// payment and its grants written) and the return to 'Ordine confermato'.
+// payment and its grants written) and the return to 'Ordine confermato'; and a customer who holds
+// the EDU subscription, for its page.
 import { performance } from "node:perf_hooks";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
+import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 
 /** Below the customer's limit of 10 card payments an hour (server/security/rate-limits.ts). */
 export const PURCHASES = 8;
@@ -47,6 +49,38 @@ export async function openCheckout(origin: string, cookie: string, productCode: 
   return location;
 }
 
+/** Where 'Completa l'acquisto' sends the browser after the sandbox charged the card (302 or 303). */
+function paidReturn(paid: Response): string {
+  const back = paid.headers.get("location");
+  if ((paid.status !== 302 && paid.status !== 303) || !back?.includes("redirect_status=succeeded"))
+    throw new Error(`'Completa l'acquisto' answered ${paid.status} ${back ?? ""}`);
+  return back;
+}
+
+/** The return to the order's page, which records the payment and says 'Ordine confermato'. */
+async function confirmed(origin: string, back: string, cookie: string) {
+  const html = await (await fetch(origin + back, { headers: { cookie } })).text();
+  if (!html.includes("Ordine confermato")) throw new Error("the return page does not say 'Ordine confermato'");
+}
+
+/**
+ * Buys the EDU subscription for the signed-in customer, as 'Acquista ora' and 'Completa
+ * l'acquisto' do (sandbox card): its first month is paid and the subscription is active.
+ */
+export async function subscribeToEdu(origin: string, cookie: string): Promise<void> {
+  const page = await openCheckout(origin, cookie, EDU_PRODUCT_CODE);
+  // Nothing travels by courier: no shipping address.
+  const form = Object.entries(FORM).filter(([name]) => !name.startsWith("shipment_"));
+  const paid = await fetch(origin + page, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  await paid.arrayBuffer();
+  await confirmed(origin, paidReturn(paid), cookie);
+}
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
@@ -64,13 +98,10 @@ export async function measurePurchases(origin: string, cookie: string) {
     });
     await paid.arrayBuffer();
     submit.push(performance.now() - started);
-    const back = paid.headers.get("location");
-    if (paid.status !== 302 || !back?.includes("redirect_status=succeeded"))
-      throw new Error(`'Completa l'acquisto' answered ${paid.status} ${back ?? ""}`);
+    const back = paidReturn(paid);
     started = performance.now();
-    const html = await (await fetch(origin + back, { headers: { cookie } })).text();
+    await confirmed(origin, back, cookie);
     confirmation.push(performance.now() - started);
-    if (!html.includes("Ordine confermato")) throw new Error("the return page does not say 'Ordine confermato'");
   }
   const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
   return {

@@ -88,13 +88,15 @@ async function signIn(origin: string, email: string, password: string): Promise<
   return [...jar.keys()].some((name) => name.endsWith("portal_session")) ? jar : null;
 }
 
+let professionals = 0;
+
 /**
  * The Cookie header of a new legal professional who has completed first access (the first
  * profession offered after student and professor, and the first interest), for loading the
  * signed-in dashboard.
  */
 export async function signedInProfessional(origin: string): Promise<{ cookie: string; email: string; password: string }> {
-  const email = `bench.dashboard.${Date.now()}@example.it`;
+  const email = `bench.dashboard.${Date.now()}.${++professionals}@example.it`;
   const password = "Benchmark1!";
   await register(origin, email, password);
   const jar = await signIn(origin, email, password);
