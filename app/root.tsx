@@ -27,6 +27,7 @@ import { PrerenderedElement, usePrerenderedLinks } from "./lib/prerendered";
 import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
+import { LOGIN_PATH } from "../shared/links.ts";
 
 export const links: Route.LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
@@ -43,7 +44,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   // The activation modal is for signed-in customers: anyone else signs in first and comes back
   // to it (spec §2: ?show=activateProduct opens it on any page).
   if (!current && url.searchParams.get("show") === "activateProduct") {
-    throw redirect(withRedirect("/login/", url.pathname + url.search));
+    throw redirect(withRedirect(LOGIN_PATH, url.pathname + url.search));
   }
   return {
     links,

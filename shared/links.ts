@@ -1,5 +1,49 @@
 // Addresses inside the portal and out: the course platform, the checkout, the reader, receipts.
 
+// The portal's own pages (spec §2), with the trailing slash they are served at.
+
+/** The account's privacy and marketing preferences. */
+export const PREFERENCES_PATH = "/profile/preferences/";
+
+/** The signed-in customer's password change. */
+export const CHANGE_PASSWORD_PATH = "/profile/change-password/";
+
+/** Account deletion: a warning, 'Annulla' and 'Conferma'. */
+export const DELETE_ACCOUNT_PATH = "/profile/delete-user/";
+
+/** The first access: the profile a new account completes. */
+export const FIRST_ACCESS_PATH = "/profilo/primoaccesso/";
+
+/** The password reset's request. */
+export const FORGOT_PASSWORD_PATH = "/forgot-password/";
+
+/** The help center. */
+export const HELP_CENTER_PATH = "/help-center/";
+
+/** What the customer bought: purchases, payments, receipts. */
+export const MY_PRODUCTS_PATH = "/my-products/";
+
+/** The signed-in customer's home: their library. */
+export const DASHBOARD_PATH = "/dashboard/";
+
+/** Registration. */
+export const REGISTER_PATH = "/register/";
+
+/** 'Il mio account'. */
+export const PROFILE_PATH = "/profile/";
+
+/** The sign-in (it starts the identity provider's flow); ?redirect= says where to come back. */
+export const LOGIN_PATH = "/login/";
+
+/** Sign-out (a POST). */
+export const LOGOUT_PATH = "/logout/";
+
+/** The EDU subscription's page. */
+export const EDU_PATH = "/edu/";
+
+/** The activation prompt (spec §2), the printed books' address. */
+export const ACTIVATION_PROMPT_PATH = "/attivaprodotto/";
+
 /** 'Accedi al corso': the course on the course platform, by its moodle_id. */
 export function courseUrl(coursePlatform: string, moodleId: number): string {
   return `${coursePlatform}/course/view.php?id=${moodleId}`;

@@ -1,3 +1,4 @@
+import { LOGIN_PATH } from "../../shared/links.ts";
 /** The authentication error screen: 'Oops...' plus the message (spec §2, §8). */
 export function AuthError({ message }: { message: "Sign-in failed" | "Sign-out failed" }) {
   return (
@@ -7,7 +8,7 @@ export function AuthError({ message }: { message: "Sign-in failed" | "Sign-out f
       <p className="mt-4 text-lg">{message}</p>
       <p className="mt-2 text-muted">Non è stato possibile completare l'operazione. Riprova tra qualche istante.</p>
       <p className="mt-8">
-        <a href="/login/" className="button-primary">
+        <a href={LOGIN_PATH} className="button-primary">
           Accedi di nuovo
         </a>
       </p>

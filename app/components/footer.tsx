@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import type { PublicSettings } from "../../shared/context.ts";
 import { Logo } from "./logo";
+import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH } from "../../shared/links.ts";
 
 type FooterLink = { label: string; href: string; internal?: boolean };
 
@@ -29,7 +30,7 @@ function columns(links: PublicSettings["links"]): { title: string; items: Footer
     {
       title: "Prodotti",
       items: [
-        { label: "Offerta EDU", href: "/edu/", internal: true },
+        { label: "Offerta EDU", href: EDU_PATH, internal: true },
         { label: "Biblioteca digitale", href: "/biblioteca-digitale", internal: true },
         { label: "Corsi", href: links.coursePlatform },
         { label: "Piattaforma EDU", href: links.eduPlatform },
@@ -38,8 +39,8 @@ function columns(links: PublicSettings["links"]): { title: string; items: Footer
     {
       title: "Servizio clienti",
       items: [
-        { label: "Help Center", href: "/help-center/", internal: true },
-        { label: "Attiva prodotto", href: "/attivaprodotto/", internal: true },
+        { label: "Help Center", href: HELP_CENTER_PATH, internal: true },
+        { label: "Attiva prodotto", href: ACTIVATION_PROMPT_PATH, internal: true },
         { label: "Contattaci", href: `${site}/contattaci` },
         { label: "Condizioni di vendita", href: `${links.shop}/condizioni-di-vendita` },
       ],

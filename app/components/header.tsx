@@ -5,6 +5,7 @@ import { withShow } from "../lib/modals";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
 import { Logo } from "./logo";
 import { UserMenu } from "./lazy-parts";
+import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, LOGIN_PATH } from "../../shared/links.ts";
 
 type Links = PublicSettings["links"];
 
@@ -25,15 +26,15 @@ function sectionLinks(links: Links) {
  */
 function useActivationHref(signedIn: boolean): string {
   const { pathname, search } = useLocation();
-  return signedIn ? withShow(pathname, search, "activateProduct") : "/attivaprodotto/";
+  return signedIn ? withShow(pathname, search, "activateProduct") : ACTIVATION_PROMPT_PATH;
 }
 
 /** Pages of the portal offered in the mobile menu, after the catalogue sections. */
 function portalLinks(activationHref: string) {
   return [
-    { label: "Offerta EDU", href: "/edu/" },
+    { label: "Offerta EDU", href: EDU_PATH },
     { label: "Inserisci codice", href: activationHref },
-    { label: "Help Center", href: "/help-center/" },
+    { label: "Help Center", href: HELP_CENTER_PATH },
   ];
 }
 
@@ -142,7 +143,7 @@ export function Header({ chrome, links, user }: { chrome: PageChrome; links: Lin
             <KeyIcon className="h-4 w-4" />
             Inserisci codice
           </Link>
-          <Link to="/help-center/" className={`icon-button ${dark ? "text-white" : "text-brand"}`} title="Help Center">
+          <Link to={HELP_CENTER_PATH} className={`icon-button ${dark ? "text-white" : "text-brand"}`} title="Help Center">
             <HelpIcon />
             <span className="sr-only">Help Center</span>
           </Link>
@@ -150,7 +151,7 @@ export function Header({ chrome, links, user }: { chrome: PageChrome; links: Lin
             <UserMenu initials={user.initials} dark={dark} />
           ) : (
             // Sign-in leaves the single-page app for the identity provider: a full page load.
-            <a href="/login/" className="button-primary">
+            <a href={LOGIN_PATH} className="button-primary">
               Accedi
             </a>
           )}

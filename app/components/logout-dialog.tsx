@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Form, Link, useLocation } from "react-router";
 import { ModalDialog } from "./modal-dialog";
 import { withoutShow } from "../lib/modals";
+import { LOGOUT_PATH } from "../../shared/links.ts";
 
 /**
  * 'Disconnessione utente' (spec §4): shown when the address says ?show=userLogout. Conferma
@@ -25,7 +26,7 @@ export function LogoutDialog({ storefrontLogoutUrl }: { storefrontLogoutUrl: str
       {/* A full page post: the sign-out continues at the identity provider, outside the app. */}
       <Form
         method="post"
-        action="/logout/"
+        action={LOGOUT_PATH}
         reloadDocument
         onSubmit={() => setSigningOut(true)}
         className="mt-6 flex justify-end gap-3"

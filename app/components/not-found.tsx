@@ -1,4 +1,5 @@
 import { Link } from "react-router";
+import { EDU_PATH, HELP_CENTER_PATH } from "../../shared/links.ts";
 
 export function NotFound() {
   return (
@@ -14,12 +15,12 @@ export function NotFound() {
           </Link>
         </li>
         <li>
-          <Link to="/edu/" className="button-outline">
+          <Link to={EDU_PATH} className="button-outline">
             Offerta EDU
           </Link>
         </li>
         <li>
-          <Link to="/help-center/" className="button-outline">
+          <Link to={HELP_CENTER_PATH} className="button-outline">
             Help Center
           </Link>
         </li>

@@ -1,13 +1,14 @@
 import { Link } from "react-router";
 import { ProductCover } from "./product-cover";
 import type { BookInfo } from "../../server/library/reading";
+import { DASHBOARD_PATH } from "../../shared/links.ts";
 
 /** The top of the reader's pages: back to the dashboard, the cover, the title and its authors. */
 export function ReaderBookHeader({ book, children }: { book: BookInfo; children?: React.ReactNode }) {
   return (
     <>
       <p>
-        <Link to="/dashboard/" className="link text-sm">
+        <Link to={DASHBOARD_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Torna alla dashboard
         </Link>
       </p>

@@ -1,6 +1,7 @@
 import { Link } from "react-router";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { withShow } from "../lib/modals";
+import { DASHBOARD_PATH } from "../../shared/links.ts";
 
 /** The reader's 403 page: the product is not the customer's (nothing of it is shown). */
 export function ReaderRefusal() {
@@ -12,12 +13,12 @@ export function ReaderRefusal() {
       <p className="mt-4 text-muted">{READER_MESSAGES.noAccessText}</p>
       <ul className="mt-8 flex flex-wrap justify-center gap-3">
         <li>
-          <Link to="/dashboard/" className="button-secondary">
+          <Link to={DASHBOARD_PATH} className="button-secondary">
             Torna alla dashboard
           </Link>
         </li>
         <li>
-          <Link to={withShow("/dashboard/", "", "activateProduct")} className="button-outline">
+          <Link to={withShow(DASHBOARD_PATH, "", "activateProduct")} className="button-outline">
             Attiva prodotto
           </Link>
         </li>

@@ -1,6 +1,14 @@
 import { useEffect, useRef } from "react";
 import { Link, useLocation } from "react-router";
 import { withShow } from "../lib/modals";
+import {
+  CHANGE_PASSWORD_PATH,
+  DASHBOARD_PATH,
+  HELP_CENTER_PATH,
+  MY_PRODUCTS_PATH,
+  PREFERENCES_PATH,
+  PROFILE_PATH,
+} from "../../shared/links.ts";
 
 /** User menu auto-close (spec §9: 3000 ms). */
 const USER_MENU_AUTO_CLOSE_MS = 3000;
@@ -10,15 +18,15 @@ type MenuItem = { label: string; to: string };
 /** On / and /dashboard/ the menu is short; elsewhere it lists every account page (spec §2). */
 function userMenuItems(pathname: string, search: string): MenuItem[] {
   const logout = { label: "Esci", to: withShow(pathname, search, "userLogout") };
-  const account = { label: "Il mio account", to: "/profile/" };
-  if (pathname === "/" || pathname === "/dashboard" || pathname === "/dashboard/") return [account, logout];
+  const account = { label: "Il mio account", to: PROFILE_PATH };
+  if (pathname === "/" || pathname === "/dashboard" || pathname === DASHBOARD_PATH) return [account, logout];
   return [
     account,
-    { label: "I miei acquisti", to: "/my-products/" },
-    { label: "Preferenze", to: "/profile/preferences/" },
+    { label: "I miei acquisti", to: MY_PRODUCTS_PATH },
+    { label: "Preferenze", to: PREFERENCES_PATH },
     { label: "Attiva prodotto", to: withShow(pathname, search, "activateProduct") },
-    { label: "Help Center", to: "/help-center/" },
-    { label: "Cambio password", to: "/profile/change-password/" },
+    { label: "Help Center", to: HELP_CENTER_PATH },
+    { label: "Cambio password", to: CHANGE_PASSWORD_PATH },
     logout,
   ];
 }

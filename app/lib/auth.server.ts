@@ -3,11 +3,12 @@ import { redirect, type RouterContextProvider } from "react-router";
 import { servicesContext } from "../../shared/context.ts";
 import { withRedirect } from "./redirects";
 import type { SessionUser, User } from "../../server/accounts/service";
+import { LOGIN_PATH } from "../../shared/links.ts";
 
 /** `/login/?redirect=<this address>`: where a signed-out visitor of a private page goes. */
 export function loginRedirect(request: Request) {
   const url = new URL(request.url);
-  return redirect(withRedirect("/login/", url.pathname + url.search));
+  return redirect(withRedirect(LOGIN_PATH, url.pathname + url.search));
 }
 
 type CurrentUser = { user: SessionUser; sessionId: string } | null;

@@ -13,6 +13,7 @@ import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
 import { withRedirect } from "../lib/redirects";
+import { FORGOT_PASSWORD_PATH, REGISTER_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -24,7 +25,7 @@ const credentialsSchema = z.object({
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   const { auth, identity, socialLogin } = context.get(servicesContext);
   const interaction = await identity.getLoginInteraction(params.uid, request.headers.get("cookie"));
-  if (!interaction) return data({ interaction: null, socialLogin: false, registerHref: "/register/" }, { status: 400 });
+  if (!interaction) return data({ interaction: null, socialLogin: false, registerHref: REGISTER_PATH }, { status: 400 });
   // The customer chose social login before this screen (on the registration page).
   const forgetIntent = socialLogin.enabled ? await socialLogin.takeIntent(request) : null;
   if (forgetIntent) throw redirect(`/accedi/${params.uid}/social`, { headers: { "Set-Cookie": forgetIntent } });
@@ -34,7 +35,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   return {
     interaction,
     socialLogin: context.get(settingsContext).socialLogin,
-    registerHref: returnTo ? withRedirect("/register/", returnTo) : "/register/",
+    registerHref: returnTo ? withRedirect(REGISTER_PATH, returnTo) : REGISTER_PATH,
   };
 }
 
@@ -101,7 +102,7 @@ export default function LoginScreen({ loaderData, actionData }: Route.ComponentP
           )}
         </Form>
         <p className="mt-4 text-sm">
-          <a href="/forgot-password/" className="link">
+          <a href={FORGOT_PASSWORD_PATH} className="link">
             Password dimenticata?
           </a>
         </p>

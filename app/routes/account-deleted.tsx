@@ -7,9 +7,10 @@ import type { Route } from "./+types/account-deleted";
 import { ModalDialog } from "../components/modal-dialog";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
+import { DELETE_ACCOUNT_PATH } from "../../shared/links.ts";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  if (await getUser(request, context)) throw redirect("/profile/delete-user/");
+  if (await getUser(request, context)) throw redirect(DELETE_ACCOUNT_PATH);
   return null;
 }
 

@@ -12,6 +12,7 @@ import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { formatDate } from "../../shared/format.ts";
 import { replyOf } from "../lib/communication-failure";
+import { DASHBOARD_PATH } from "../../shared/links.ts";
 
 /** Longer input cannot be a code; it is refused before any lookup. */
 const MAX_CODE_LENGTH = 64;
@@ -40,7 +41,7 @@ export async function action({ request, context }: Route.ActionArgs): Promise<Ac
   // replaces the modal's history entry (…?show=activateProduct), so Back does not reopen it.
   return redirectWithToast(
     context,
-    "/dashboard/",
+    DASHBOARD_PATH,
     {
       type: "success",
       title: MESSAGES.productActivated,
@@ -58,7 +59,7 @@ export default function ActivateProduct({ actionData }: Route.ComponentProps) {
       <title>{`${MESSAGES.activationTitle} · Novalex Editore`}</title>
       <div className="card p-6 md:p-8">
         <ActivationIntro heading="h1" />
-        <ActivationForm cancelTo="/dashboard/" result={replyOf(actionData)} />
+        <ActivationForm cancelTo={DASHBOARD_PATH} result={replyOf(actionData)} />
       </div>
     </section>
   );

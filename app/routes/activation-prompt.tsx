@@ -6,6 +6,7 @@ import { KeyIcon } from "../components/icons";
 import { activationPageFor } from "../lib/activation-pages";
 import { withShow } from "../lib/modals";
 import { withRedirect } from "../lib/redirects";
+import { LOGIN_PATH, REGISTER_PATH } from "../../shared/links.ts";
 
 export const handle: ChromeHandle = { chrome: { topStrip: false } };
 
@@ -38,10 +39,10 @@ export default function ActivationPrompt() {
               Per attivare il prodotto accedi al tuo account. Se non ne hai ancora uno, registrati: bastano pochi minuti.
             </p>
             <div className="mt-8 flex flex-wrap gap-3">
-              <a href={withRedirect("/login/", current)} className="button-primary px-6 py-3 text-base">
+              <a href={withRedirect(LOGIN_PATH, current)} className="button-primary px-6 py-3 text-base">
                 Accedi
               </a>
-              <a href={withRedirect("/register/", current)} className="button-outline px-6 py-3 text-base">
+              <a href={withRedirect(REGISTER_PATH, current)} className="button-outline px-6 py-3 text-base">
                 Registrati
               </a>
             </div>

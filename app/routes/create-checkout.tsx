@@ -6,7 +6,7 @@ import { data, Form, redirect } from "react-router";
 import type { Route } from "./+types/create-checkout";
 import { servicesContext } from "../../shared/context.ts";
 import { formatEuro } from "../../shared/format.ts";
-import { checkoutOrderPath } from "../../shared/links.ts";
+import { checkoutOrderPath, DASHBOARD_PATH } from "../../shared/links.ts";
 import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 import { AlertBox } from "../components/form-fields";
 import { customerOf } from "../lib/customer.server";
@@ -15,13 +15,13 @@ import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 /** Where 'Torna indietro' leads: the page the customer came from, if it is the portal's. */
 function backTarget(request: Request): string {
   const referer = request.headers.get("referer");
-  if (!referer) return "/dashboard/";
+  if (!referer) return DASHBOARD_PATH;
   try {
     const from = new URL(referer);
-    if (from.origin !== new URL(request.url).origin) return "/dashboard/";
-    return safeRedirectTarget(from.pathname + from.search, "/dashboard/");
+    if (from.origin !== new URL(request.url).origin) return DASHBOARD_PATH;
+    return safeRedirectTarget(from.pathname + from.search, DASHBOARD_PATH);
   } catch {
-    return "/dashboard/";
+    return DASHBOARD_PATH;
   }
 }
 

@@ -20,13 +20,13 @@ import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "../lib/dashbo
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import type { SubscriptionNotice } from "../../server/commerce/subscription-records";
 import { formatDate, withArticle } from "../../shared/format.ts";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { DASHBOARD_PATH, EDU_PATH, FIRST_ACCESS_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 
 export const handle: ChromeHandle = { chrome: { dark: true } };
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
-  if (!user.professionId) throw redirect("/profilo/primoaccesso/");
+  if (!user.professionId) throw redirect(FIRST_ACCESS_PATH);
   const { suggestions, promo, contactBoxes, ...page } = await context.get(servicesContext).library.dashboard.page(user);
   return {
     ...page,
@@ -73,7 +73,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
           <h2 id="i-tuoi-prodotti" className="section-title">
             I tuoi prodotti
           </h2>
-          <LibraryTabs counts={countByFilter(items)} current={filter} basePath="/dashboard/" anchor="i-tuoi-prodotti" />
+          <LibraryTabs counts={countByFilter(items)} current={filter} basePath={DASHBOARD_PATH} anchor="i-tuoi-prodotti" />
           {shown.length > 0 ? (
             <ul aria-label="Prodotti" className={`mt-6 grid gap-6 sm:grid-cols-2 ${promo.left ? "" : "xl:grid-cols-3"}`}>
               {shown.map((item) => (
@@ -122,7 +122,7 @@ function SubscriptionNoticeBox({ notice }: { notice: SubscriptionNotice }) {
           `Il tuo abbonamento EDU è terminato ${withArticle("il", formatDate(notice.endedAt))}${
             notice.reason === "payment_failed" ? ": non siamo riusciti ad addebitare la rata." : ", come da tua disdetta."
           }`,
-          { to: "/edu/", label: "Abbonati di nuovo" },
+          { to: EDU_PATH, label: "Abbonati di nuovo" },
         ];
   return (
     <p role="status" className="mt-4 rounded-md border border-accent bg-accent/5 p-4 text-sm">

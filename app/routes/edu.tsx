@@ -4,7 +4,7 @@ import type { Route } from "./+types/edu";
 import { FaqAccordion } from "../components/faq";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { getUser } from "../lib/auth.server";
-import { checkoutPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { checkoutPath, EDU_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -100,7 +100,11 @@ export default function EduPage({ loaderData }: Route.ComponentProps) {
           </ul>
           {loaderData.eduActiveUntil || loaderData.pastDue ? (
             <>
-              <a href="/edu/" aria-disabled="true" className="button-primary pointer-events-none mt-8 py-3 text-base opacity-60">
+              <a
+                href={EDU_PATH}
+                aria-disabled="true"
+                className="button-primary pointer-events-none mt-8 py-3 text-base opacity-60"
+              >
                 Acquista ora
               </a>
               <p className="mt-2 text-sm text-muted">

@@ -16,10 +16,11 @@ import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { profileFieldErrors } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
+import { FIRST_ACCESS_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
-const PATH = "/profilo/primoaccesso/";
+const PATH = FIRST_ACCESS_PATH;
 
 type Step = "profession" | "university" | "details";
 /** The messages of the steps that are GET forms (the loader checks them). */

@@ -16,6 +16,7 @@ import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
+import { FORGOT_PASSWORD_PATH, LOGIN_PATH, REGISTER_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -47,7 +48,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (result.ok) {
     return redirectWithToast(
       context,
-      "/forgot-password/",
+      FORGOT_PASSWORD_PATH,
       { type: "success", title: MESSAGES.resetRequestSent },
       { headers: { "Set-Cookie": await passwordLinks.rememberSentTo(email) } },
     );
@@ -70,7 +71,7 @@ export async function action({ request, context }: Route.ActionArgs) {
           alert: {
             title: MESSAGES.emailNotFound,
             text: MESSAGES.emailNotFoundText,
-            link: { href: "/register/", label: "Crea un account" },
+            link: { href: REGISTER_PATH, label: "Crea un account" },
           },
           values,
         },
@@ -119,7 +120,7 @@ export default function ForgotPassword({ loaderData, actionData }: Route.Compone
 
         <p className="mt-6 text-sm">
           Ti sei ricordato la password?{" "}
-          <a href="/login/" className="link">
+          <a href={LOGIN_PATH} className="link">
             Accedi
           </a>
         </p>

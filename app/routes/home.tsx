@@ -1,8 +1,9 @@
 import { redirect } from "react-router";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { DASHBOARD_PATH } from "../../shared/links.ts";
 
 export function loader() {
-  return redirect("/dashboard/");
+  return redirect(DASHBOARD_PATH);
 }
 
 // A form of the header's dialogs may fail on the network here: see lib/communication-failure.

@@ -9,6 +9,7 @@ import { ProductCover } from "../components/product-cover";
 import { formatEuro } from "../../shared/format.ts";
 import { isLandingVariant } from "../../shared/landing-variants.ts";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { ACTIVATION_PROMPT_PATH } from "../../shared/links.ts";
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   // /landingpage/<variant> or the short form /<variant>.
@@ -151,7 +152,7 @@ export default function LandingPage({ loaderData }: Route.ComponentProps) {
             </h2>
             <p className="mt-3 text-ink/80">{page.activateText}</p>
           </div>
-          <Link to="/attivaprodotto/" className="button-primary px-6 py-3 text-base">
+          <Link to={ACTIVATION_PROMPT_PATH} className="button-primary px-6 py-3 text-base">
             <KeyIcon className="h-5 w-5" />
             Attiva prodotto
           </Link>

@@ -8,6 +8,7 @@ import { requireSignedOut } from "../lib/auth.server";
 import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
 import { readReply } from "../lib/form-reply";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
+import { LOGIN_PATH } from "../../shared/links.ts";
 
 const TEXT: ResetPageText = {
   title: "Reimposta la password",
@@ -15,7 +16,7 @@ const TEXT: ResetPageText = {
   submit: "Salva la nuova password",
   expiredText:
     "Il link per impostare la password vale un'ora e si può usare una sola volta. Accedi con la tua email: se serve, ti invieremo un nuovo link.",
-  expiredLink: { href: "/login/", label: "Accedi" },
+  expiredLink: { href: LOGIN_PATH, label: "Accedi" },
 };
 
 export const headers = resetPageHeaders;
@@ -27,7 +28,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   await requireSignedOut(request, context, "/");
-  return submitResetLink({ request, context }, params.token, "migrated", "/login/");
+  return submitResetLink({ request, context }, params.token, "migrated", LOGIN_PATH);
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";

@@ -7,7 +7,7 @@ import { Link, useFetcher } from "react-router";
 import type { Route } from "./+types/my-products";
 import type { HistoryEntry, HistoryPage } from "../../server/commerce/purchases";
 import type { SubscriptionView } from "../../server/commerce/subscriptions";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { DASHBOARD_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { SUBSCRIPTION_MESSAGES as SM, SUBSCRIPTION_STATUS_LABELS } from "../../shared/subscription-messages.ts";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
@@ -55,7 +55,7 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto max-w-7xl px-4 py-8 md:py-10">
       <title>{`${M.title} · Novalex Editore`}</title>
       <p>
-        <Link to="/dashboard/" className="link text-sm">
+        <Link to={DASHBOARD_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Torna alla dashboard
         </Link>
       </p>

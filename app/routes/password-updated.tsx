@@ -2,6 +2,7 @@
 // 'Password aggiornata' with an 'Accedi' link to the sign-in.
 import { MESSAGES } from "../../shared/messages.ts";
 import { MINIMAL_CHROME } from "../lib/page-chrome";
+import { LOGIN_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -16,7 +17,7 @@ export default function PasswordUpdated() {
           password.
         </p>
         <p className="mt-6">
-          <a href="/login/" className="button-primary">
+          <a href={LOGIN_PATH} className="button-primary">
             Accedi
           </a>
         </p>

@@ -18,6 +18,7 @@ import { NewPasswordFields, PasswordInput } from "../components/password-fields"
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { newPasswordSchema } from "../lib/password-form.server";
+import { CHANGE_PASSWORD_PATH, FORGOT_PASSWORD_PATH, PROFILE_PATH } from "../../shared/links.ts";
 
 const changeSchema = () =>
   newPasswordSchema({
@@ -45,7 +46,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
     return failed(result.reason, PASSWORD_CHANGE_REFUSALS[result.reason], result.reason === "unknown_user" ? 404 : 400);
   }
-  return redirectWithToast(context, "/profile/change-password/", { type: "success", title: MESSAGES.passwordUpdated });
+  return redirectWithToast(context, CHANGE_PASSWORD_PATH, { type: "success", title: MESSAGES.passwordUpdated });
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";
@@ -59,7 +60,7 @@ export default function ChangePassword({ actionData }: Route.ComponentProps) {
     <section className="mx-auto max-w-3xl px-4 py-10">
       <title>Cambio password · Novalex Editore</title>
       <p>
-        <Link to="/profile/" className="link text-sm">
+        <Link to={PROFILE_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Il mio account
         </Link>
       </p>
@@ -82,7 +83,7 @@ export default function ChangePassword({ actionData }: Route.ComponentProps) {
           <button type="submit" className="button-primary px-6 py-3 text-base">
             Salva
           </button>
-          <a href="/forgot-password/" className="link text-sm">
+          <a href={FORGOT_PASSWORD_PATH} className="link text-sm">
             Password dimenticata?
           </a>
         </div>

@@ -10,6 +10,7 @@ import { AlertBox } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
+import { PROFILE_PATH } from "../../shared/links.ts";
 
 export function headers() {
   return { "Cache-Control": "no-store", "X-Robots-Tag": "noindex" };
@@ -80,7 +81,7 @@ export default function ConfirmEmail({ loaderData, actionData }: Route.Component
 function ToAccount() {
   return (
     <p className="mt-6">
-      <a href="/profile/" className="button-primary">
+      <a href={PROFILE_PATH} className="button-primary">
         Vai al tuo account
       </a>
     </p>

@@ -3,7 +3,7 @@
 // provider) and goes to the confirmation, which a signed-out visitor sees (account-deleted.tsx):
 // the modal 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
 import { Form, Link, redirect, useNavigation } from "react-router";
-import { ACCOUNT_DELETED_PATH } from "../../shared/links.ts";
+import { ACCOUNT_DELETED_PATH, PREFERENCES_PATH } from "../../shared/links.ts";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.delete-user";
 import { AlertBox } from "../components/form-fields";
@@ -14,7 +14,7 @@ import { MESSAGES } from "../../shared/messages.ts";
 
 export const loader = signInFirst;
 
-export async function action({ request, context }: Route.ActionArgs) {
+export async function action({ context }: Route.ActionArgs) {
   const { user } = customerOf(context);
   const services = context.get(servicesContext);
   const { ip, log } = context.get(requestContext);
@@ -44,7 +44,7 @@ export default function DeleteUser({ actionData }: Route.ComponentProps) {
     <section className="mx-auto max-w-2xl px-4 py-12">
       <title>Cancella account · Novalex Editore</title>
       <p>
-        <Link to="/profile/preferences/" className="link text-sm">
+        <Link to={PREFERENCES_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Preferenze
         </Link>
       </p>
@@ -62,7 +62,7 @@ export default function DeleteUser({ actionData }: Route.ComponentProps) {
           <p className="text-sm">Potrai registrarti di nuovo in futuro con la stessa email.</p>
         </div>
         <Form method="post" className="mt-6 flex flex-wrap justify-end gap-3">
-          <Link to="/profile/preferences/" className="button-outline">
+          <Link to={PREFERENCES_PATH} className="button-outline">
             Annulla
           </Link>
           <button type="submit" className="button-primary" disabled={deleting} aria-describedby="delete-warning">

@@ -11,11 +11,12 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
+import { DELETE_ACCOUNT_PATH, LOGIN_PATH, PREFERENCES_PATH, PROFILE_PATH } from "../../shared/links.ts";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const profile = await context.get(servicesContext).profiles.get(user.id);
-  if (!profile) throw redirect("/login/");
+  if (!profile) throw redirect(LOGIN_PATH);
   return {
     acceptMarketing: profile.acceptMarketing,
     acceptCustomize: profile.acceptCustomize,
@@ -38,7 +39,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     .get(servicesContext)
     .profiles.updatePreferences(user.id, { acceptMarketing: parsed.data.acceptMarketing === "on" });
   if (!result.ok) return refuse({ alert: errorAlert(MESSAGES.accountNotFound) }, 404);
-  return redirectWithToast(context, "/profile/preferences/", { type: "success", title: MESSAGES.preferencesUpdated });
+  return redirectWithToast(context, PREFERENCES_PATH, { type: "success", title: MESSAGES.preferencesUpdated });
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";
@@ -49,7 +50,7 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
     <section className="mx-auto max-w-3xl px-4 py-10">
       <title>Preferenze · Novalex Editore</title>
       <p>
-        <Link to="/profile/" className="link text-sm">
+        <Link to={PROFILE_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Il mio account
         </Link>
       </p>
@@ -116,7 +117,7 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
         <p className="mt-2 text-sm">
           Puoi cancellare il tuo account e i tuoi dati personali. L'operazione non può essere annullata.
         </p>
-        <Link to="/profile/delete-user/" className="button-outline mt-4">
+        <Link to={DELETE_ACCOUNT_PATH} className="button-outline mt-4">
           Cancella il tuo account
         </Link>
       </div>

@@ -8,21 +8,21 @@ import { servicesContext } from "../../shared/context.ts";
 import { customerOf } from "../lib/customer.server";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
-import { readerPath } from "../../shared/links.ts";
+import { DASHBOARD_PATH, readerPath } from "../../shared/links.ts";
 
 /** Opening is a state change, so a GET (a bookmark, a reload) only shows the reader. */
 export function loader({ params }: Route.LoaderArgs) {
   return redirect(readerPath(params.productId));
 }
 
-export async function action({ request, params, context }: Route.ActionArgs) {
+export async function action({ params, context }: Route.ActionArgs) {
   const { user } = customerOf(context);
   const result = await context.get(servicesContext).library.reading.open({ userId: user.id, productId: params.productId });
   if (result.ok) return redirect(result.url);
   if (result.reason === "not_found") throw new Response("Not Found", { status: 404 });
   return redirectWithToast(
     context,
-    "/dashboard/",
+    DASHBOARD_PATH,
     result.reason === "expired"
       ? { type: "error", title: READER_MESSAGES.accessExpired, message: READER_MESSAGES.accessExpiredText }
       : { type: "error", title: READER_MESSAGES.noAccess, message: READER_MESSAGES.noAccessText },

@@ -4,6 +4,7 @@
 // (to /my-products/ when it was opened directly); without, it is a print-ready page. Only the
 // order's owner sees it: anyone else, and any unknown order or payment, goes to the home page.
 import { useEffect } from "react";
+import { MY_PRODUCTS_PATH } from "../../shared/links.ts";
 import type { ChromeHandle } from "../lib/page-chrome";
 import { Link, redirect, useLocation, useNavigate } from "react-router";
 import type { Route } from "./+types/receipt";
@@ -17,14 +18,13 @@ import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
 import { RefundedBadge } from "../components/refunded-badge";
 import { customerOf } from "../lib/customer.server";
-import { MY_PRODUCTS_PATH } from "../lib/my-products";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 // Made to be printed: no header and no footer.
 export const handle: ChromeHandle = { chrome: { header: "none" } };
 
-export async function loader({ request, params, context }: Route.LoaderArgs) {
+export async function loader({ params, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const paymentCode = "paymentcode" in params ? params.paymentcode : undefined;
   const receipt = await context.get(servicesContext).purchases.receipt(user.id, params.ordercode, paymentCode);

@@ -14,6 +14,7 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
+import { LOGIN_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -28,7 +29,7 @@ const registrationSchema = z.object({
 /** 'Accedi' instead of registering leads where the visitor was going too. */
 function loginHref(search: string) {
   const returnTo = new URLSearchParams(search).get("redirect");
-  return returnTo ? withRedirect("/login/", returnTo) : "/login/";
+  return returnTo ? withRedirect(LOGIN_PATH, returnTo) : LOGIN_PATH;
 }
 
 /** The social button starts the sign-in through social login, keeping `redirect`. */

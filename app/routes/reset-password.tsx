@@ -9,6 +9,7 @@ import { ResetPasswordView, type ResetPageText } from "../components/password-fi
 import { readReply } from "../lib/form-reply";
 import { requireSignedOut } from "../lib/auth.server";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
+import { FORGOT_PASSWORD_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -18,7 +19,7 @@ const TEXT: ResetPageText = {
   submit: "Salva la nuova password",
   expiredText:
     "Il link per reimpostare la password vale un'ora e si può usare una sola volta. Richiedine un altro: ti arriverà per email.",
-  expiredLink: { href: "/forgot-password/", label: "Richiedi un nuovo link" },
+  expiredLink: { href: FORGOT_PASSWORD_PATH, label: "Richiedi un nuovo link" },
 };
 
 export const headers = resetPageHeaders;

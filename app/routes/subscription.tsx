@@ -10,7 +10,7 @@ import type { Route } from "./+types/subscription";
 import type { SubscriptionView } from "../../server/commerce/subscriptions";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { EDU_PATH, MY_PRODUCTS_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { cardBrandLabel } from "../../shared/commerce-constants.ts";
 import { AlertBox } from "../components/form-fields";
 import { customerOf } from "../lib/customer.server";
@@ -82,7 +82,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
       {/* 'Paga ora' charges the card from this page. */}
       {sandbox && subscription?.status === "past_due" && <SandboxNotice />}
       <p>
-        <Link to="/my-products/" className="link text-sm">
+        <Link to={MY_PRODUCTS_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>
           {M.backToPurchases}
         </Link>
@@ -98,7 +98,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
       ) : (
         <p className="card mt-6 p-6">
           Non hai un abbonamento EDU.{" "}
-          <Link to="/edu/" className="link">
+          <Link to={EDU_PATH} className="link">
             Scopri EDU
           </Link>
         </p>
@@ -147,7 +147,7 @@ function SubscriptionCard({ subscription: s }: { subscription: SubscriptionView 
               : "Come da tua disdetta, non ti abbiamo addebitato altre rate."}{" "}
             {s.endedAt && `L'accesso a EDU si è concluso ${withArticle("il", formatDate(s.endedAt))}.`}
           </p>
-          <Link to="/edu/" className="button-primary mt-3">
+          <Link to={EDU_PATH} className="button-primary mt-3">
             {M.subscribeAgain}
           </Link>
         </div>

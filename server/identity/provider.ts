@@ -10,6 +10,7 @@ import type { Logger } from "../logger.ts";
 import { escapeMarkup } from "../lib/escape.ts";
 import { createAdapterClass } from "./adapter.ts";
 import type { Clock } from "../lib/clock.ts";
+import { LOGIN_PATH } from "../../shared/links.ts";
 
 /** Lifetimes in seconds. The portal refreshes access tokens; sessions outlive them. */
 const OIDC_TTL = {
@@ -193,7 +194,7 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
       ctx.body = page(
         ctx,
         "Oops...",
-        `<h1>Oops...</h1><p>Sign-in failed</p><p>Il collegamento di accesso non è più valido o è già stato usato.</p><p><a href="/login/">Accedi di nuovo</a></p>`,
+        `<h1>Oops...</h1><p>Sign-in failed</p><p>Il collegamento di accesso non è più valido o è già stato usato.</p><p><a href="${LOGIN_PATH}">Accedi di nuovo</a></p>`,
       );
       // The cause goes to the log with the request id (pino-http's logger), never to the page.
       requestLogger(ctx)?.warn({ err: error }, "identity provider error page");

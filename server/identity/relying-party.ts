@@ -15,6 +15,7 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 import { formEncoded } from "./client-credentials.ts";
 import { PORTAL_SCOPES } from "./provider.ts";
+import { LOGIN_PATH } from "../../shared/links.ts";
 
 type RpConfig = Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets">;
 
@@ -162,7 +163,7 @@ export function createRelyingParty({
       try {
         await authenticator.authenticate(
           "portal",
-          new Request(new URL("/login/", config.publicOrigin), { headers: request.headers }),
+          new Request(new URL(LOGIN_PATH, config.publicOrigin), { headers: request.headers }),
         );
       } catch (response) {
         if (!(response instanceof Response)) throw response;

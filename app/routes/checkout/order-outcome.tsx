@@ -2,7 +2,7 @@
 // or closed ('Ordine annullato/scaduto o interrotto').
 import { Link } from "react-router";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
-import { receiptPath } from "../../../shared/links.ts";
+import { DASHBOARD_PATH, MY_PRODUCTS_PATH, receiptPath } from "../../../shared/links.ts";
 
 export function Confirmed({ orderCode }: { orderCode: string }) {
   return (
@@ -12,13 +12,13 @@ export function Confirmed({ orderCode }: { orderCode: string }) {
       <p className="mt-2 text-sm text-muted">Numero d'ordine {orderCode}. Ti abbiamo inviato la ricevuta per email.</p>
       <div className="mt-6 flex flex-wrap justify-center gap-3">
         {/* A document load: the header and the dashboard show what was just bought. */}
-        <a href="/dashboard/" className="button-primary">
+        <a href={DASHBOARD_PATH} className="button-primary">
           {M.toDashboard}
         </a>
         <a href={receiptPath(orderCode)} className="button-outline">
           Ricevuta
         </a>
-        <a href="/my-products/" className="button-outline">
+        <a href={MY_PRODUCTS_PATH} className="button-outline">
           I miei acquisti
         </a>
       </div>
@@ -30,7 +30,7 @@ export function Closed() {
   return (
     <div className="card mx-auto max-w-xl p-8 text-center">
       <h1 className="font-serif text-2xl font-bold text-brand">{M.closedTitle}</h1>
-      <Link to="/dashboard/" className="button-primary mt-6">
+      <Link to={DASHBOARD_PATH} className="button-primary mt-6">
         {M.toDashboard}
       </Link>
     </div>
