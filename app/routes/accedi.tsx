@@ -14,6 +14,7 @@ import { MESSAGES } from "../../shared/messages.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
 import { withRedirect } from "../lib/redirects";
 import { FORGOT_PASSWORD_PATH, REGISTER_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
 
@@ -70,9 +71,8 @@ export default function LoginScreen({ loaderData, actionData }: Route.ComponentP
   const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-md px-4 py-12">
-      <title>Accedi · Novalex Editore</title>
       <div className="card p-8">
-        <h1 className="font-serif text-3xl font-bold text-brand">Accedi</h1>
+        <PageHeading title="Accedi" />
         <p className="mt-2 text-muted">
           Non hai un account?{" "}
           <a href={loaderData.registerHref} className="link">

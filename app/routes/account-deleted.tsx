@@ -8,6 +8,7 @@ import { ModalDialog } from "../components/modal-dialog";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { DELETE_ACCOUNT_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   if (await getUser(request, context)) throw redirect(DELETE_ACCOUNT_PATH);
@@ -17,8 +18,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export default function AccountDeleted() {
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
-      <title>{`${MESSAGES.deleteUserConfirmed} · Novalex Editore`}</title>
-      <h1 className="font-serif text-3xl font-bold text-brand">Account cancellato</h1>
+      <PageHeading title={MESSAGES.deleteUserConfirmed}>Account cancellato</PageHeading>
       <p className="mt-3">Il tuo account è stato cancellato.</p>
       <ModalDialog labelledBy="deleted-title" describedBy="deleted-text">
         <h2 id="deleted-title" className="font-serif text-2xl font-bold text-brand">

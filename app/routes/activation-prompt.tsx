@@ -7,6 +7,7 @@ import { activationPageFor } from "../lib/activation-pages";
 import { withShow } from "../lib/modals";
 import { withRedirect } from "../lib/redirects";
 import { LOGIN_PATH, REGISTER_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle: ChromeHandle = { chrome: { topStrip: false } };
 
@@ -17,12 +18,11 @@ export default function ActivationPrompt() {
   const signedIn = Boolean(useRouteLoaderData<RootData>("root")?.user);
   return (
     <section className="mx-auto max-w-3xl px-4 py-16">
-      <title>{`${page.title} · Novalex Editore`}</title>
       <div className="card p-8 md:p-12">
         <span aria-hidden="true" className="grid h-14 w-14 place-items-center rounded-full bg-brand-light text-brand">
           <KeyIcon className="h-7 w-7" />
         </span>
-        <h1 className="mt-6 font-serif text-3xl font-bold text-brand">{page.title}</h1>
+        <PageHeading title={page.title} className="mt-6" />
         <p className="mt-4 text-lg text-ink/85">{page.text}</p>
         {signedIn ? (
           <div className="mt-8">

@@ -11,6 +11,7 @@ import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 import { AlertBox } from "../components/form-fields";
 import { customerOf } from "../lib/customer.server";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { PageHeading } from "../components/page-heading";
 
 /** Where 'Torna indietro' leads: the page the customer came from, if it is the portal's. */
 function backTarget(request: Request): string {
@@ -47,8 +48,7 @@ export default function CreateCheckout({ loaderData, actionData }: Route.Compone
   const { error, back, product } = actionData ?? loaderData;
   return (
     <section className="mx-auto w-full max-w-xl px-4 py-10">
-      <title>Acquista · Novalex Editore</title>
-      <h1 className="font-serif text-3xl font-bold text-brand">Acquista</h1>
+      <PageHeading title="Acquista" />
       {error ? (
         <>
           <AlertBox alert={{ title: M.errorTitle, text: error }} />

@@ -21,6 +21,7 @@ import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import type { SubscriptionNotice } from "../../server/commerce/subscription-records";
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { DASHBOARD_PATH, EDU_PATH, FIRST_ACCESS_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle: ChromeHandle = { chrome: { dark: true } };
 
@@ -58,8 +59,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-8 md:py-10">
-      <title>La tua area · Novalex Editore</title>
-      <h1 className="font-serif text-3xl font-bold text-brand">Ciao{loaderData.firstname ? `, ${loaderData.firstname}` : ""}!</h1>
+      <PageHeading title="La tua area">Ciao{loaderData.firstname ? `, ${loaderData.firstname}` : ""}!</PageHeading>
       {loaderData.subscriptionNotice && <SubscriptionNoticeBox notice={loaderData.subscriptionNotice} />}
 
       <div className="mt-6 grid gap-6 lg:grid-cols-3">

@@ -12,6 +12,7 @@ import { DAY_MS } from "../../shared/subscription.ts";
 import { getUser } from "../lib/auth.server";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { redirectWithToast } from "../lib/toast.server";
+import { PageHeading } from "../components/page-heading";
 
 const dateTime = new Intl.DateTimeFormat("it-IT", { dateStyle: "short", timeStyle: "short", timeZone: "Europe/Rome" });
 
@@ -129,9 +130,10 @@ export default function DevClock({ loaderData }: Route.ComponentProps) {
   const { now, offsetDays, due, pastDue, failed } = loaderData;
   return (
     <div className="mx-auto max-w-6xl px-4 py-8">
-      <title>Orologio di sviluppo · Novalex Editore</title>
       <p className="kicker">Solo in sviluppo</p>
-      <h1 className="mt-1 font-serif text-3xl font-bold text-brand">Orologio del portale</h1>
+      <PageHeading title="Orologio di sviluppo" className="mt-1">
+        Orologio del portale
+      </PageHeading>
       <p className="mt-3">
         Ora del portale: <strong>{now}</strong> ({offsetDays > 0 ? `${offsetDays} giorni avanti` : "l'ora di sistema"}). Ogni
         servizio usa quest'ora, sessioni comprese: un salto di oltre una settimana chiede di accedere di nuovo.

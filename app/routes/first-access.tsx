@@ -17,6 +17,7 @@ import { MESSAGES } from "../../shared/messages.ts";
 import { profileFieldErrors } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { FIRST_ACCESS_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
 
@@ -153,9 +154,8 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
 
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
-      <title>Completa il tuo profilo · Novalex Editore</title>
       <div className="card p-8">
-        <h1 className="font-serif text-3xl font-bold text-brand">Completa il tuo profilo</h1>
+        <PageHeading title="Completa il tuo profilo" />
         <p className="mt-2 text-muted">
           Raccontaci qualcosa di te: ti proporremo i contenuti più adatti ai tuoi studi o al tuo lavoro.
         </p>

@@ -17,6 +17,7 @@ import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { FORGOT_PASSWORD_PATH, LOGIN_PATH, REGISTER_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
 
@@ -88,9 +89,8 @@ export default function ForgotPassword({ loaderData, actionData }: Route.Compone
   const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
-      <title>Password dimenticata · Novalex Editore</title>
       <div className="card p-8">
-        <h1 className="font-serif text-3xl font-bold text-brand">Password dimenticata?</h1>
+        <PageHeading title="Password dimenticata">Password dimenticata?</PageHeading>
         <p className="mt-2 text-muted">Scrivi l'email del tuo account: ti invieremo un link per scegliere una nuova password.</p>
 
         <AlertBox alert={reply.alert} />

@@ -20,6 +20,7 @@ import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 import { myProductsHref, readLocation, type PurchaseTab } from "../lib/my-products";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
+import { PageHeading } from "../components/page-heading";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -53,13 +54,12 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
   const current = TABS.find((t) => t.id === tab)!;
   return (
     <div className="mx-auto max-w-7xl px-4 py-8 md:py-10">
-      <title>{`${M.title} · Novalex Editore`}</title>
       <p>
         <Link to={DASHBOARD_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Torna alla dashboard
         </Link>
       </p>
-      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">{M.title}</h1>
+      <PageHeading title={M.title} className="mt-4" />
       {loaderData.subscription && <SubscriptionSummary subscription={loaderData.subscription} />}
 
       <section aria-labelledby="i-miei-prodotti" className="mt-8">

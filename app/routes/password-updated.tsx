@@ -3,15 +3,15 @@
 import { MESSAGES } from "../../shared/messages.ts";
 import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { LOGIN_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
 
 export default function PasswordUpdated() {
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
-      <title>Password aggiornata · Novalex Editore</title>
       <div className="card p-8">
-        <h1 className="font-serif text-3xl font-bold text-brand">{MESSAGES.passwordUpdated}</h1>
+        <PageHeading title="Password aggiornata">{MESSAGES.passwordUpdated}</PageHeading>
         <p className="mt-4">
           La tua nuova password è attiva. Per sicurezza abbiamo chiuso le sessioni aperte del tuo account: accedi con la nuova
           password.

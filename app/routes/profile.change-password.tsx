@@ -19,6 +19,7 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { newPasswordSchema } from "../lib/password-form.server";
 import { CHANGE_PASSWORD_PATH, FORGOT_PASSWORD_PATH, PROFILE_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 const changeSchema = () =>
   newPasswordSchema({
@@ -58,13 +59,12 @@ export default function ChangePassword({ actionData }: Route.ComponentProps) {
   const { key } = useLocation();
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
-      <title>Cambio password · Novalex Editore</title>
       <p>
         <Link to={PROFILE_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Il mio account
         </Link>
       </p>
-      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Cambio password</h1>
+      <PageHeading title="Cambio password" className="mt-4" />
 
       <AlertBox alert={reply.alert} id="change-password-alert" />
 

@@ -11,6 +11,7 @@ import { customerOf, signInFirst } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const loader = signInFirst;
 
@@ -42,14 +43,13 @@ export default function DeleteUser({ actionData }: Route.ComponentProps) {
 
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
-      <title>Cancella account · Novalex Editore</title>
       <p>
         <Link to={PREFERENCES_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Preferenze
         </Link>
       </p>
       <div className="card mt-4 p-6 md:p-8">
-        <h1 className="font-serif text-3xl font-bold text-brand">Cancella account</h1>
+        <PageHeading title="Cancella account" />
         <AlertBox alert={reply.alert} />
         <div id="delete-warning" className="mt-4 space-y-3 rounded-md border-l-4 border-accent bg-accent/5 p-4">
           <p className="font-semibold text-accent-dark">Attenzione: la cancellazione è definitiva e non può essere annullata.</p>

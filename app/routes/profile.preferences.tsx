@@ -12,6 +12,7 @@ import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { DELETE_ACCOUNT_PATH, LOGIN_PATH, PREFERENCES_PATH, PROFILE_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -48,13 +49,12 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
   const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
-      <title>Preferenze · Novalex Editore</title>
       <p>
         <Link to={PROFILE_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Il mio account
         </Link>
       </p>
-      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Preferenze</h1>
+      <PageHeading title="Preferenze" className="mt-4" />
 
       <AlertBox alert={reply.alert} />
 

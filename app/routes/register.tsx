@@ -15,6 +15,7 @@ import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 import { LOGIN_PATH } from "../../shared/links.ts";
+import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
 
@@ -83,9 +84,8 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
 
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
-      <title>Crea il tuo account · Novalex Editore</title>
       <div className="card p-8">
-        <h1 className="font-serif text-3xl font-bold text-brand">Crea il tuo account</h1>
+        <PageHeading title="Crea il tuo account" />
         <p className="mt-2 text-muted">
           Hai già un account?{" "}
           <a href={loginHref(search)} className="link">

@@ -23,6 +23,7 @@ import { paymentToast } from "../lib/subscription-toasts.server";
 import { redirectWithToast } from "../lib/toast.server";
 import { cardStepOf, shouldRevalidateCardStep, useCardStep } from "../lib/use-card-step";
 import { useHydrated } from "../lib/use-hydrated";
+import { PageHeading } from "../components/page-heading";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -112,7 +113,6 @@ export default function SubscriptionCard({ loaderData, actionData }: Route.Compo
     : (reply.alert ?? (problem ? { title: M.cardNotSaved, text: problem } : undefined));
   return (
     <div className="mx-auto max-w-xl px-4 py-8 md:py-10">
-      <title>{`${M.cardTitle} · Novalex Editore`}</title>
       {sandbox && <SandboxNotice />}
       <p>
         <Link to={SUBSCRIPTION_PATH} className="link text-sm">
@@ -120,7 +120,7 @@ export default function SubscriptionCard({ loaderData, actionData }: Route.Compo
           {M.title}
         </Link>
       </p>
-      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">{M.cardTitle}</h1>
+      <PageHeading title={M.cardTitle} className="mt-4" />
       <p className="mt-3">
         {M.cardIntro} Carta attuale: {cardBrandLabel(card.brand)}
         {card.last4 && <> •••• {card.last4}</>}.

@@ -21,6 +21,7 @@ import { paymentToast } from "../lib/subscription-toasts.server";
 import { ModalDialog } from "../components/modal-dialog";
 import { SandboxNotice } from "../components/sandbox-notice";
 import { redirectWithToast, type Toast } from "../lib/toast.server";
+import { PageHeading } from "../components/page-heading";
 
 const CANCEL_CONFIRMATION = `${SUBSCRIPTION_PATH}?disdici#disdetta`;
 
@@ -78,7 +79,6 @@ export default function Subscription({ loaderData, actionData }: Route.Component
   const reply = readReply(actionData);
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 md:py-10">
-      <title>{`${M.title} · Novalex Editore`}</title>
       {/* 'Paga ora' charges the card from this page. */}
       {sandbox && subscription?.status === "past_due" && <SandboxNotice />}
       <p>
@@ -87,7 +87,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
           {M.backToPurchases}
         </Link>
       </p>
-      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">{M.title}</h1>
+      <PageHeading title={M.title} className="mt-4" />
       <AlertBox alert={reply.alert} />
       {subscription ? (
         <>
