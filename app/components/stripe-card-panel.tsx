@@ -1,12 +1,12 @@
-// Stripe's card widget on the checkout page (README, "Payments" → "Stripe"). Client only: the
-// checkout page loads this module with React.lazy once it is hydrated, and nothing else imports
-// it, so Stripe's code is in no other page's JavaScript. Stripe.js itself is fetched from
+// Stripe's card widget on the pages that take a card (README, "Payments" → "Stripe"). Client
+// only: components/card-step.tsx loads this module with React.lazy once the page is hydrated,
+// and nothing else imports it, so Stripe's code is in no other page's JavaScript. Stripe.js itself is fetched from
 // js.stripe.com only when this module asks for it (`@stripe/stripe-js/pure`).
 //
 // Deferred intent (Stripe's "collect payment details before creating an Intent"): the Payment
 // Element in setup mode, cards only, in Italian; 'Completa l'acquisto' runs elements.submit(),
 // then the page's action starts the payment and answers the SetupIntent's client secret, then
-// stripe.confirmSetup() returns to the checkout address with setup_intent, redirect_status.
+// stripe.confirmSetup() returns to the page's address with setup_intent, redirect_status.
 import { useEffect, useState } from "react";
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { loadStripe } from "@stripe/stripe-js/pure";

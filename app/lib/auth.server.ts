@@ -32,13 +32,6 @@ export async function getUser(request: Request, context: Readonly<RouterContextP
   return (await currentUser(request, context))?.user ?? null;
 }
 
-/** The signed-in user, or a redirect to the sign-in that comes back here. */
-export async function requireUser(request: Request, context: Readonly<RouterContextProvider>) {
-  const current = await currentUser(request, context);
-  if (!current) throw loginRedirect(request);
-  return current;
-}
-
 /** Sign-in, registration and reset pages are for signed-out visitors only. */
 export async function requireSignedOut(request: Request, context: Readonly<RouterContextProvider>, to = "/") {
   if (await getUser(request, context)) throw redirect(to);

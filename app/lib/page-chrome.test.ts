@@ -14,7 +14,11 @@ describe("chromeOf", () => {
     expect(chromeOf([root, { handle: { chrome: { header: "full" } } }, { handle: { chrome: { header: "none" } } }]).header).toBe(
       "none",
     );
-    expect(chromeOf([root, { handle: { chrome: { topStrip: false } } }])).toEqual({ header: "full", topStrip: false, dark: false });
+    expect(chromeOf([root, { handle: { chrome: { topStrip: false } } }])).toEqual({
+      header: "full",
+      topStrip: false,
+      dark: false,
+    });
   });
 
   it("ignores handles that are not about the chrome", () => {

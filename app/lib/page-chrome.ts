@@ -24,7 +24,8 @@ export const MINIMAL_CHROME = { chrome: { header: "minimal" } } satisfies Chrome
 export function chromeOf(matches: readonly Pick<UIMatch, "handle">[]): PageChrome {
   const chrome = { ...FULL };
   for (const { handle } of matches) {
-    if (typeof handle === "object" && handle !== null && "chrome" in handle) Object.assign(chrome, (handle as ChromeHandle).chrome);
+    if (typeof handle === "object" && handle !== null && "chrome" in handle)
+      Object.assign(chrome, (handle as ChromeHandle).chrome);
   }
   return chrome;
 }

@@ -41,7 +41,7 @@ export type CardStepReturn =
   | { kind: "invalid" };
 
 /** Where the sandbox's 3-D Secure page of a setup is. */
-export const sandboxAuthenticationPath = (setupId: string) => `/pagamenti/prova/3ds/${encodeURIComponent(setupId)}/`;
+const sandboxAuthenticationPath = (setupId: string) => `/pagamenti/prova/3ds/${encodeURIComponent(setupId)}/`;
 
 export function createCardStep({
   sandbox,
