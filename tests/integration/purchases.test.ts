@@ -396,7 +396,7 @@ describe("/ricevuta/", () => {
     const html = await render(ReceiptPage, { receipt: data }, `/ricevuta/${order.orderCode}/`);
     expect(html).not.toContain("break-all");
     expect(html).toContain(
-      '<span class="wrap-anywhere">maria<wbr/>.cristina<wbr/>.rossi-bernardini<wbr/>@studio-legale-associato<wbr/>.example<wbr/>.it</span>',
+      '<span class="wrap-anywhere">maria<wbr/>.cristina<wbr/>.rossi-bernardini<wbr/>@studio-legale-associato<wbr/>.example.it</span>',
     );
     expect(html).toContain('PEC <span class="wrap-anywhere">amministrazione<wbr/>.studio<wbr/>@pec');
     // The text is the address as it was: <wbr> adds nothing.
