@@ -20,8 +20,19 @@ export type PurchasesFixtures = {
   open: string;
   /** How many payments the history holds (two pages). */
   payments: number;
-  /** A card-paid order for the receipt: its code, product and payment. */
-  receipt: { orderCode: string; product: string; paymentCode: string; amountCents: number };
+  /**
+   * A card-paid order for the receipt: its code, product and payment; a discount (so the lines
+   * have their widest form), and a long checkout e-mail and PEC (to see where they wrap).
+   */
+  receipt: {
+    orderCode: string;
+    product: string;
+    paymentCode: string;
+    amountCents: number;
+    discountCents: number;
+    email: string;
+    pec: string;
+  };
 };
 
 const DAY = 24 * 3600_000;
@@ -67,11 +78,34 @@ export async function createPurchasesFixtures(db: Database, password: string): P
   // Fixed days before the start: each payment at its own time, the newest first in the history.
   const start = Date.now();
   const daysAgo = (n: number) => new Date(start - n * DAY);
+  const receiptEmail = "paola.neri.praticante@studio-legale-associato-esempio.example.it";
+  const receiptPec = "amministrazione.studio.neri@pec.studio-legale-associato-esempio.example.it";
+  const receiptDiscountCents = 100;
   const receiptOrder = await insertOrder(db, {
     userId,
     at: daysAgo(1),
     lines: [{ productId: ebook.id }],
     payments: [{ paidAt: daysAgo(1), cardBrand: "visa", cardLast4: "4242" }],
+    discountCents: receiptDiscountCents,
+    couponCode: "E2E1EURO",
+    customer: { firstname: "Paola", lastname: "Neri", email: receiptEmail },
+    billing: {
+      isCompany: true,
+      name: "Studio Legale Associato Neri",
+      vat: "06363391001",
+      sdi: "ABC1234",
+      pec: receiptPec,
+      addressAsShipment: false,
+      address: {
+        firstname: "Paola",
+        lastname: "Neri",
+        address: "Via Cavour 12",
+        postcode: "00184",
+        city: "Roma",
+        province: "RM",
+        country: "IT",
+      },
+    },
   });
   await insertOrder(db, {
     userId,
@@ -116,6 +150,9 @@ export async function createPurchasesFixtures(db: Database, password: string): P
       product: ebook.name,
       paymentCode: receiptOrder.payments[0]!.code,
       amountCents: receiptOrder.payments[0]!.amountCents,
+      discountCents: receiptDiscountCents,
+      email: receiptEmail,
+      pec: receiptPec,
     },
   };
 }

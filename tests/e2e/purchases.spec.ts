@@ -1,7 +1,9 @@
 // /my-products/ and the receipts in the browser, with and without JavaScript: the two tabs and
-// what they leave out, a card's payment list, the history's pages ('Carica altri' with
-// JavaScript, page links without), the receipt (print dialog then back with JavaScript, a
-// print-ready page without) and that nobody else sees it. axe checks each page.
+// what they leave out, a card's payment list (the whole card toggles it with JavaScript, its
+// 'Pagamenti' control always), 'Acquista di nuovo' (one post, straight to the checkout), the
+// history's pages ('Carica altri' with JavaScript, page links without) and the products each
+// entry names, the receipt (print dialog then back with JavaScript, a print-ready page without;
+// on a 390 px phone nothing scrolls sideways) and that nobody else sees it. axe checks each page.
 import { expect, test, type Page } from "@playwright/test";
 import { formatEuro } from "../../shared/format.ts";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
@@ -44,7 +46,7 @@ test("the tabs show paid orders under 'Attivi' and the others under 'Inattivi'",
     const card = cards(page, "attivi").filter({ has: page.getByRole("heading", { name, exact: true }) });
     await expect(card.getByText("Attivo", { exact: true })).toBeVisible();
     await expect(card.getByRole("link", { name: new RegExp(`^Ricevuta di ${escape(name)}`) })).toBeVisible();
-    await expect(card.getByRole("link", { name: /Acquista di nuovo/ })).toHaveCount(0);
+    await expect(card.getByRole("button", { name: /Acquista di nuovo/ })).toHaveCount(0);
   }
   // Paper-only items and orders still at the checkout are not listed.
   for (const hidden of [paperOnly, open, cancelled]) await expect(page.getByRole("heading", { name: hidden })).toHaveCount(0);
@@ -57,10 +59,13 @@ test("the tabs show paid orders under 'Attivi' and the others under 'Inattivi'",
   const card = cards(page, "inattivi").first();
   await expect(card.getByRole("heading", { name: cancelled })).toBeVisible();
   await expect(card.getByText("Annullato", { exact: true })).toBeVisible();
-  await expect(card.getByRole("link", { name: new RegExp(`^Acquista di nuovo ${escape(cancelled)}`) })).toHaveAttribute(
-    "href",
-    /^\/create-checkout\//,
-  );
+  // A button that posts (opening an order is a change), not a link.
+  const buyAgain = card.getByRole("button", { name: new RegExp(`^Acquista di nuovo ${escape(cancelled)}`) });
+  await expect(buyAgain).toBeVisible();
+  const buyAgainForm = card.locator("form").filter({ has: page.getByRole("button", { name: /^Acquista di nuovo/ }) });
+  await expect(buyAgainForm).toHaveAttribute("method", "post");
+  await expect(buyAgainForm).toHaveAttribute("action", /^\/create-checkout\/[^/]+\/$/);
+  await expect(card.getByRole("link", { name: /Acquista di nuovo/ })).toHaveCount(0);
   await expect(card.getByRole("link", { name: new RegExp(`^Ricevuta di ${escape(cancelled)}`) })).toBeVisible();
   await expectAccessible(page);
 });
@@ -80,20 +85,68 @@ test("an empty tab says so, with a link to the catalogue", async ({ page }) => {
   await expectAccessible(page);
 });
 
-test("a card toggles its payment list", async ({ page }) => {
+test("a card toggles its payment list: anywhere on the card with JavaScript, its 'Pagamenti' control always", async ({
+  page,
+}) => {
   const { receipt } = fixtures().purchases;
   await openMyProducts(page);
   const card = cards(page, "attivi").filter({ has: page.getByRole("heading", { name: receipt.product, exact: true }) });
   const payment = card.getByRole("link", { name: `Ricevuta del pagamento ${receipt.paymentCode}` });
+  const control = card.locator("summary");
+  await expect(control).toHaveText(/^Pagamenti.*\(1\)$/);
   await expect(payment).toBeHidden();
-  await card.locator("summary").click();
+
+  // The control, with the pointer and with the keyboard, with or without JavaScript (a click on
+  // it toggles once: the card's own handler leaves it to the browser).
+  await control.click();
   await expect(payment).toBeVisible();
   await expect(card.getByText(formatEuro(receipt.amountCents), { exact: false })).toBeVisible();
   await expect(card.getByText("Carta di Credito")).toBeVisible();
   await expect(card.getByText("4242")).toBeVisible();
   await expectAccessible(page);
-  await card.locator("summary").click();
+  await control.click();
   await expect(payment).toBeHidden();
+  await control.focus();
+  await page.keyboard.press("Enter");
+  await expect(payment).toBeVisible();
+  await page.keyboard.press("Space");
+  await expect(payment).toBeHidden();
+
+  if (javaScript()) {
+    // Once the page is hydrated (the card then shows the pointer's hand)…
+    await expect(card.locator("article")).toHaveClass(/cursor-pointer/);
+    // …anywhere else on the card: its title, its cover, its order number.
+    await card.getByRole("heading", { name: receipt.product, exact: true }).click();
+    await expect(payment).toBeVisible();
+    // The open list is read, not clicked away.
+    await card.getByText("Carta di Credito").click();
+    await expect(payment).toBeVisible();
+    await card.locator("img").click();
+    await expect(payment).toBeHidden();
+    await card.getByText(receipt.orderCode).first().click();
+    await expect(payment).toBeVisible();
+    // What acts by itself still does: 'Ricevuta' opens the receipt.
+    await card.getByRole("link", { name: new RegExp(`^Ricevuta di ${escape(receipt.product)}`) }).click();
+    await expect(page).toHaveURL(new RegExp(`/ricevuta/${receipt.orderCode}/$`));
+  }
+});
+
+test("'Acquista di nuovo' opens the checkout in one step", async ({ page }) => {
+  const { cancelled } = fixtures().purchases;
+  await openMyProducts(page);
+  await page
+    .getByRole("navigation", { name: "Stato dei prodotti" })
+    .getByRole("link", { name: /^Inattivi/ })
+    .click();
+  const card = cards(page, "inattivi").filter({ has: page.getByRole("heading", { name: cancelled, exact: true }) });
+  await card.getByRole("button", { name: new RegExp(`^Acquista di nuovo ${escape(cancelled)}`) }).click();
+  // Straight to the order's checkout: no page in between.
+  await expect(page).toHaveURL(/\/checkout\/[0-9a-f-]{36}\/$/);
+  await expect(page.getByRole("button", { name: "Completa l'acquisto" })).toBeVisible();
+  await expect(page.getByText(cancelled).first()).toBeVisible();
+  // The cancelled order stays where it was; the new one is at the checkout, not among the cards.
+  await page.goto("/my-products/?tab=inattivi");
+  await expect(cards(page, "inattivi")).toHaveCount(1);
 });
 
 test("'Storico acquisti' shows 5 payments a page, then the rest", async ({ page }) => {
@@ -102,6 +155,8 @@ test("'Storico acquisti' shows 5 payments a page, then the rest", async ({ page 
   const history = page.getByRole("list", { name: "Storico acquisti" }).getByRole("listitem");
   await expect(history).toHaveCount(5);
   await expect(history.first().getByText("Numero d'ordine")).toBeVisible();
+  // An entry names what was bought: the title, and its type.
+  await expect(history.first()).toContainText(`${fixtures().purchases.receipt.product} · eBook`);
   await expect(history.filter({ hasText: "Bonifico bancario" })).toHaveCount(1);
   if (javaScript()) {
     await page.getByRole("button", { name: "Carica altri" }).click();
@@ -127,10 +182,23 @@ test("the receipt opens the print dialog and goes back, or is a print-ready page
   // No header on receipts.
   await expect(page.getByRole("banner")).toHaveCount(0);
   const main = page.getByRole("main");
-  for (const text of ["Novalex Editore S.r.l.", "P. IVA 06363391001", receipt.orderCode, receipt.product, "Visa", "4242"]) {
-    await expect(main.getByText(text, { exact: false }).first()).toBeVisible();
+  for (const text of [
+    "Novalex Editore S.r.l.",
+    "P. IVA 06363391001",
+    receipt.orderCode,
+    receipt.product,
+    receipt.email,
+    `PEC ${receipt.pec}`,
+    "Visa",
+    "4242",
+  ]) {
+    await expect(main.getByText(text, { exact: false }).filter({ visible: true }).first()).toBeVisible();
   }
-  await expect(main.getByRole("row", { name: new RegExp(escape(receipt.product)) })).toContainText("(4 %)");
+  // On a desktop screen the lines are a table (the blocks for phones are not shown).
+  const row = main.getByRole("row", { name: new RegExp(escape(receipt.product)) });
+  await expect(row).toContainText("(4 %)");
+  await expect(row).toContainText(`−${formatEuro(receipt.discountCents)}`);
+  await expect(main.getByRole("list", { name: "Righe dell'ordine" })).toBeHidden();
   await expectAccessible(page);
 
   if (javaScript()) {
@@ -151,6 +219,66 @@ test("the receipt opens the print dialog and goes back, or is a print-ready page
     await back.click();
     await expect(page).toHaveURL(/\/my-products\/$/);
   }
+});
+
+test("on a 390 px phone the receipt shows every line's amounts without scrolling sideways", async ({ page }, testInfo) => {
+  const { receipt } = fixtures().purchases;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openMyProducts(page);
+  await page.goto(`/ricevuta/${receipt.orderCode}/`);
+  await expect(page.getByRole("heading", { level: 1, name: "Ricevuta" })).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath("ricevuta-390.png"), fullPage: true });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+
+  // Each line a block of labelled values; no table to scroll.
+  const main = page.getByRole("main");
+  await expect(main.getByRole("table")).toHaveCount(0);
+  const line = main.getByRole("list", { name: "Righe dell'ordine" }).getByRole("listitem").filter({ hasText: receipt.product });
+  const grossCents = receipt.amountCents + receipt.discountCents;
+  for (const [label, value] of [
+    ["Quantità", "1"],
+    ["Prezzo", formatEuro(grossCents)],
+    ["Importo", formatEuro(grossCents)],
+    ["Sconto", `−${formatEuro(receipt.discountCents)}`],
+    ["IVA inclusa", "(4 %)"],
+  ] as const) {
+    const term = line.locator("dt", { hasText: label });
+    const definition = term.locator("xpath=following-sibling::dd[1]");
+    await expect(term).toBeVisible();
+    await expect(definition).toContainText(value);
+    // Wholly on the screen once scrolled down to: nothing beyond its right edge.
+    await definition.scrollIntoViewIfNeeded();
+    await expect(definition).toBeInViewport({ ratio: 1 });
+    const box = (await definition.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+  }
+  await expectAccessible(page);
+
+  // The e-mail and the PEC wrap (they are longer than the line), but only before an '@' or a dot
+  // or after a hyphen of the domain, never in the middle of a word.
+  for (const address of [receipt.email, receipt.pec]) {
+    const breaks = await main.locator("span.wrap-anywhere", { hasText: address }).evaluate((element) => {
+      const chars: { c: string; top: number }[] = [];
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        for (let i = 0; i < node.data.length; i++) {
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          chars.push({ c: node.data[i]!, top: Math.round(range.getBoundingClientRect().top) });
+        }
+      }
+      return chars.slice(1).flatMap((char, i) => (char.top > chars[i]!.top ? [chars[i]!.c + char.c] : []));
+    });
+    expect(breaks.length, address).toBeGreaterThan(0);
+    for (const pair of breaks) expect(pair, address).toMatch(/^(.[@.]|-.)$/);
+  }
+
+  // On paper the table is back, whatever the width.
+  await page.emulateMedia({ media: "print" });
+  await expect(main.getByRole("row", { name: new RegExp(escape(receipt.product)) })).toContainText("(4 %)");
+  await expect(main.getByRole("list", { name: "Righe dell'ordine" })).toBeHidden();
+  await page.emulateMedia({ media: "screen" });
 });
 
 test("a payment's receipt opened directly prints, then goes to 'I miei acquisti'", async ({ page }) => {
