@@ -92,8 +92,8 @@ export default defineConfig({
       },
     },
     {
-      // Migrates and seeds its own database at start; the tests there make their own customers.
-      command: "node server/main.ts",
+      // Prepared as the other one (the Stripe specs claim its customers of the pool).
+      command: "node tests/e2e/prepare-server.ts && node server/main.ts",
       url: `${stripeBaseURL}/readyz`,
       timeout: 120_000,
       reuseExistingServer: false,

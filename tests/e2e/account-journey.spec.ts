@@ -1,5 +1,6 @@
 // The customer's whole account journey (issue: identity and accounts), with and without JavaScript.
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
+import { claimCustomer, signedInCustomer, signInOverHttp } from "./customers";
 import { linkFromMail } from "./mailbox";
 import { expectAccessible } from "./support";
 import {
@@ -65,13 +66,19 @@ test("register, first access as a student, account, preferences, password change
   await expect(page).toHaveURL(/\/dashboard\/$/);
 });
 
+/** A customer of the pool who has not done the first access yet, signed in: on its first step. */
+async function atFirstAccess(page: Page) {
+  await signInOverHttp(page, claimCustomer("new"), "/profilo/primoaccesso/");
+  await expect(page.getByRole("heading", { name: "Completa il tuo profilo" })).toBeVisible();
+}
+
 test("first access as a professor: university, then subject", async ({ page }) => {
-  await registerAndSignIn(page, newEmail("docente"));
+  await atFirstAccess(page);
   await completeFirstAccess(page, "Docente");
 });
 
 test("first access as another professional: interests", async ({ page }) => {
-  await registerAndSignIn(page, newEmail("professionista"));
+  await atFirstAccess(page);
   await completeFirstAccess(page, "Professionista");
 });
 
@@ -113,9 +120,7 @@ test("an unknown e-mail gets 'Email non trovata'", async ({ page }) => {
 });
 
 test("a deleted account cannot sign in, and its e-mail can register again", async ({ page }) => {
-  const email = newEmail("cancella");
-  await registerAndSignIn(page, email);
-  await completeFirstAccess(page, "Professionista");
+  const email = await signedInCustomer(page, "professional");
 
   await page.goto("/profile/delete-user/");
   await page.getByRole("main").getByRole("button", { name: "Conferma" }).click();
@@ -131,10 +136,8 @@ test("a deleted account cannot sign in, and its e-mail can register again", asyn
 });
 
 test("a new e-mail takes the current password and becomes the account's only through the link sent to it", async ({ page }) => {
-  const email = newEmail("vecchia");
   const wanted = newEmail("nuova");
-  await registerAndSignIn(page, email);
-  await completeFirstAccess(page, "Professionista");
+  const email = await signedInCustomer(page, "professional");
 
   await page.goto("/profile/");
   const account = page.getByRole("main");

@@ -8,7 +8,7 @@ giveEachTestItsOwnAddress();
 
 test("a refused 'Completa l'acquisto' shows 'Errore' where the customer is looking, with the focus", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 700 });
-  await newStudent(page, "dialogo");
+  await newStudent(page);
   await openEduCheckout(page);
   await page.waitForLoadState("networkidle");
   // The terms are not accepted: pressed at the bottom of the page, the button is refused.

@@ -10,7 +10,7 @@ import { futureExpiry } from "../support/cards.ts";
 import { expect, test, type Page } from "@playwright/test";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
-import { acceptTerms, complete, confirmed, errorDialog, openEduCheckout } from "./checkout-support";
+import { acceptTerms, complete, confirmed, errorDialog, newStudent, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake, STRIPE_ORIGINS } from "./stripe-support";
 
 giveEachTestItsOwnAddress();
@@ -19,9 +19,8 @@ giveEachTestItsOwnAddress();
 const PUBLIC_JS_BUDGET = 120_000;
 const CHECKOUT_JS_BUDGET = PUBLIC_JS_BUDGET + 60_000;
 
-async function newStudentAtCheckout(page: Page, tag: string) {
-  await registerAndSignIn(page, newEmail(tag));
-  await completeFirstAccess(page, "Studente");
+async function newStudentAtCheckout(page: Page) {
+  await newStudent(page);
   await openEduCheckout(page);
 }
 
@@ -49,7 +48,7 @@ test("EDU bought by card through Stripe.js: 'Ordine confermato', the card never 
   context,
 }) => {
   await routeStripeToFake(context);
-  await newStudentAtCheckout(page, "stripe-edu");
+  await newStudentAtCheckout(page);
   const checkout = page.url();
   const posts = portalPosts(page);
   await widgetShown(page);
@@ -72,7 +71,7 @@ test("EDU bought by card through Stripe.js: 'Ordine confermato', the card never 
 
 test("a card declined at setup shows the provider's message in 'Errore'; another card then pays", async ({ page, context }) => {
   await routeStripeToFake(context);
-  await newStudentAtCheckout(page, "stripe-declined");
+  await newStudentAtCheckout(page);
   await widgetShown(page);
   await acceptTerms(page);
 
@@ -100,7 +99,7 @@ test("a card declined at setup shows the provider's message in 'Errore'; another
 
 test("3-D Secure on the charge is completed in the page (handleNextAction), then paid", async ({ page, context }) => {
   await routeStripeToFake(context);
-  await newStudentAtCheckout(page, "stripe-3ds");
+  await newStudentAtCheckout(page);
   await widgetShown(page);
   await acceptTerms(page);
   await typeCard(page, "4000 0027 6000 3184");
@@ -116,7 +115,7 @@ test("3-D Secure on the charge is completed in the page (handleNextAction), then
 
 test("3-D Secure refused on the charge: 'Card Payment Failed' with the bank's reason", async ({ page, context }) => {
   await routeStripeToFake(context);
-  await newStudentAtCheckout(page, "stripe-3ds-denied");
+  await newStudentAtCheckout(page);
   await widgetShown(page);
   await acceptTerms(page);
   await typeCard(page, "4000 0027 6000 3184");
@@ -134,7 +133,7 @@ test("the widget's messages come after the form's: Stripe.js not loaded yet, the
   let release: (load: boolean) => void = () => {};
   const released = new Promise<boolean>((resolve) => (release = resolve));
   await routeStripeToFake(context, { gate: () => released });
-  await newStudentAtCheckout(page, "stripe-not-ready");
+  await newStudentAtCheckout(page);
   // The page is hydrated and its widget waits for Stripe.js.
   await expect(page.getByText(M.cardWidgetLoading)).toBeVisible();
 

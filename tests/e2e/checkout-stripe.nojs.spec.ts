@@ -4,8 +4,8 @@
 // it: 'Ordine confermato'. axe on the pages the portal serves.
 import { expect, test } from "@playwright/test";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
-import { acceptTerms, complete, confirmed, openEduCheckout } from "./checkout-support";
+import { giveEachTestItsOwnAddress } from "./identity-support";
+import { acceptTerms, complete, confirmed, newStudent, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake } from "./stripe-support";
 import { expectAccessible } from "./support";
 
@@ -15,8 +15,7 @@ test("EDU bought on Stripe's hosted page: 'Annulla', then 'Paga', to 'Ordine con
   // A long journey (two trips to Stripe's page, three pages checked by axe).
   test.slow();
   await routeStripeToFake(context);
-  await registerAndSignIn(page, newEmail("stripe-hosted"));
-  await completeFirstAccess(page, "Studente");
+  await newStudent(page);
   await openEduCheckout(page);
   const checkout = page.url();
   await acceptTerms(page);
@@ -52,8 +51,7 @@ test("EDU bought on Stripe's hosted page: 'Annulla', then 'Paga', to 'Ordine con
 
 test("a card the hosted page declines is shown there, and the checkout still waits for a card", async ({ page, context }) => {
   await routeStripeToFake(context);
-  await registerAndSignIn(page, newEmail("stripe-hosted-declined"));
-  await completeFirstAccess(page, "Studente");
+  await newStudent(page);
   await openEduCheckout(page);
   const checkout = page.url();
   await acceptTerms(page);

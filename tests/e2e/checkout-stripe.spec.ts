@@ -3,8 +3,8 @@
 // checkout-stripe.js.spec.ts (Stripe.js) and checkout-stripe.nojs.spec.ts (the hosted page).
 import { expect, test } from "@playwright/test";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
-import { openEduCheckout } from "./checkout-support";
+import { giveEachTestItsOwnAddress } from "./identity-support";
+import { newStudent, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake } from "./stripe-support";
 import { expectAccessible } from "./support";
 
@@ -15,8 +15,7 @@ test("the checkout page with Stripe is accessible, its card panel Stripe's widge
   context,
 }) => {
   await routeStripeToFake(context);
-  await registerAndSignIn(page, newEmail("stripe-axe"));
-  await completeFirstAccess(page, "Studente");
+  await newStudent(page);
   await openEduCheckout(page);
   // Real payments: no test-environment notice.
   await expect(page.getByText(M.sandboxNotice)).toHaveCount(0);

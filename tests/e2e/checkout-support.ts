@@ -2,12 +2,11 @@
 // the EDU subscription's.
 import { expect, type Locator, type Page } from "@playwright/test";
 import { futureExpiry } from "../support/cards.ts";
-import { completeFirstAccess, newEmail, registerAndSignIn } from "./identity-support";
+import { signedInCustomer } from "./customers";
 
-/** A new student, signed in, first access done. */
-export async function newStudent(page: Page, tag: string) {
-  await registerAndSignIn(page, newEmail(tag));
-  await completeFirstAccess(page, "Studente");
+/** A new student, first access done, signed in (a customer of the pool: customers.ts). */
+export async function newStudent(page: Page) {
+  await signedInCustomer(page, "student");
 }
 
 /** From /edu/, 'Acquista ora' to the checkout of EDU. */

@@ -22,7 +22,7 @@ async function openCheckout(page: Page) {
 const fillCard = (page: Page, number: string) => fillSandboxCard(page.locator("form#checkout"), number);
 
 test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", async ({ page }) => {
-  await newStudent(page, "edu");
+  await newStudent(page);
   await openCheckout(page);
   // The sandbox takes test cards only, and the page says so before anything else.
   await expect(page.getByRole("note")).toHaveText("Ambiente di prova: nessun addebito reale");
@@ -48,7 +48,7 @@ test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", as
 });
 
 test("the validation messages come in the spec's order, in the dialog 'Errore'", async ({ page }) => {
-  await newStudent(page, "validazione");
+  await newStudent(page);
   await openCheckout(page);
   await page.getByLabel("Nome", { exact: true }).first().fill("");
   await page.getByLabel("Cognome", { exact: true }).first().fill("");
@@ -116,7 +116,7 @@ test("the validation messages come in the spec's order, in the dialog 'Errore'",
 });
 
 test("a declined card: 'Card Payment Failed' with the bank's reason, and a good card then pays", async ({ page }) => {
-  await newStudent(page, "rifiutata");
+  await newStudent(page);
   await openCheckout(page);
   await acceptTerms(page);
   await fillCard(page, "4000 0000 0000 9995");
@@ -131,7 +131,7 @@ test("a declined card: 'Card Payment Failed' with the bank's reason, and a good 
 });
 
 test("3-D Secure: failed, the card step waits; approved, the order is paid", async ({ page }) => {
-  await newStudent(page, "tresd");
+  await newStudent(page);
   await openCheckout(page);
   await acceptTerms(page);
   await fillCard(page, "4000 0025 0000 3155");
@@ -147,7 +147,7 @@ test("3-D Secure: failed, the card step waits; approved, the order is paid", asy
 });
 
 test("a discount code applied and removed; the bank transfer panel", async ({ page }) => {
-  await newStudent(page, "sconto");
+  await newStudent(page);
   await openCheckout(page);
   const summary = page.getByRole("complementary", { name: "Riepilogo ordine" });
   await summary.getByText("Hai un codice sconto?").click();
@@ -169,7 +169,7 @@ test("a discount code applied and removed; the bank transfer panel", async ({ pa
 });
 
 test("a paper book asks for the shipping address, and a saved one fills the next checkout", async ({ page }) => {
-  await newStudent(page, "carta");
+  await newStudent(page);
   // A plain link to the checkout of a product: a page that posts to open the order.
   await page.goto(`/create-checkout/${PAPER_BOOKS[0]}/`);
   await expectAccessible(page);

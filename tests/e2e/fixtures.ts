@@ -1,4 +1,5 @@
-// What tests/e2e/prepare-server.ts made for the browser tests, read from $E2E_DATA_DIR.
+// What tests/e2e/prepare-server.ts made for the browser tests, read from $E2E_DATA_DIR (or the
+// Stripe portal's $E2E_STRIPE_DATA_DIR).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { PurchasesFixtures } from "./purchases-fixtures.ts";
@@ -13,11 +14,20 @@ export type E2eFixtures = {
   professor: { email: string; journal: string };
   professional: { email: string };
   purchases: PurchasesFixtures;
+  /** Customers for one test each (tests/e2e/customers.ts), by kind: their e-mails; the password is E2E_PASSWORD. */
+  pool: Record<PoolKind, string[]>;
 };
 
-let cached: E2eFixtures | undefined;
+/** `new`: no first access yet; `student` and `professional`: first access done. */
+export type PoolKind = "new" | "student" | "professional";
 
-export function fixtures(): E2eFixtures {
-  cached ??= JSON.parse(readFileSync(path.join(process.env.E2E_DATA_DIR!, "fixtures.json"), "utf8")) as E2eFixtures;
-  return cached;
+/** Where, in the server's data folder, each claimed customer of the pool has a file (customers.ts). */
+export const CLAIMS_FOLDER = "claimed-customers";
+
+const cached = new Map<string, E2eFixtures>();
+
+export function fixtures(dataDir = process.env.E2E_DATA_DIR!): E2eFixtures {
+  let read = cached.get(dataDir);
+  if (!read) cached.set(dataDir, (read = JSON.parse(readFileSync(path.join(dataDir, "fixtures.json"), "utf8")) as E2eFixtures));
+  return read;
 }

@@ -1,12 +1,12 @@
 // Forms submitted with JavaScript when the network fails (runs only in the "js" project).
 import { expect, test } from "@playwright/test";
-import { completeFirstAccess, expectToast, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
+import { signedInCustomer } from "./customers";
+import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
 
 giveEachTestItsOwnAddress();
 
 test("a profile save that fails on the network keeps what was typed and says 'Errore di comunicazione'", async ({ page }) => {
-  await registerAndSignIn(page, newEmail("rete"));
-  await completeFirstAccess(page, "Studente");
+  await signedInCustomer(page, "student");
   await page.goto("/profile/");
   const account = page.getByRole("main");
   await account.getByLabel("Cognome").fill("Verdi");

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { claimCustomer } from "./customers";
 import { expectAccessible } from "./support";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 
@@ -36,9 +37,7 @@ test("registration shows the spec's messages and keeps what was typed", async ({
 });
 
 test("an e-mail already registered gets the 'Email già registrata' alert", async ({ page }) => {
-  const email = newEmail("doppio");
-  await register(page, { email });
-  await fillRegistration(page, { email: email.toUpperCase() });
+  await fillRegistration(page, { email: claimCustomer("new").toUpperCase() });
   const alert = page.getByRole("alert");
   await expect(alert).toContainText("Email già registrata");
   await expect(alert).toContainText("è gia presente nel nostro database");
@@ -46,18 +45,14 @@ test("an e-mail already registered gets the 'Email già registrata' alert", asyn
 });
 
 test("a wrong password gets one generic message", async ({ page }) => {
-  const email = newEmail("sbaglia");
-  await register(page, { email });
-  await submitLogin(page, email, "Sbagliata1!");
+  await signIn(page, claimCustomer("new"), "Sbagliata1!");
   await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
   await submitLogin(page, newEmail("nessuno"), "Sbagliata1!");
   await expect(page.getByRole("alert")).toHaveText("Email o password non corretti");
 });
 
 test("private pages send visitors to sign in and back", async ({ page }) => {
-  const email = newEmail("ritorno");
-  await register(page, { email });
-  await page.context().clearCookies();
+  const email = claimCustomer("new");
   await page.goto("/dashboard/");
   await expect(page.getByRole("heading", { name: "Accedi", level: 1 })).toBeVisible();
   await submitLogin(page, email, "Segreta1!");
@@ -66,19 +61,15 @@ test("private pages send visitors to sign in and back", async ({ page }) => {
 
 for (const target of ["https://evil.example/", "//evil.example/x"]) {
   test(`redirect=${target} lands on the portal, not elsewhere`, async ({ page }) => {
-    const email = newEmail("redirect");
-    await register(page, { email });
-    await page.context().clearCookies();
-    await signIn(page, email, "Segreta1!", `/login/?redirect=${encodeURIComponent(target)}`);
+    await signIn(page, claimCustomer("new"), "Segreta1!", `/login/?redirect=${encodeURIComponent(target)}`);
     await expect(page).toHaveURL(/^http:\/\/localhost:\d+\//);
     expect(new URL(page.url()).hostname).toBe("localhost");
   });
 }
 
 test("every sign-in gets a new session id, and after sign-out the old cookie is refused", async ({ page }) => {
-  const email = newEmail("rotazione");
-  await register(page, { email });
-  await submitLogin(page, email, "Segreta1!");
+  const email = claimCustomer("new");
+  await signIn(page, email, "Segreta1!");
   await expect(page).toHaveURL(/primoaccesso/);
   const first = await sessionCookie(page);
   expect(first?.httpOnly).toBe(true);
@@ -99,9 +90,7 @@ test("every sign-in gets a new session id, and after sign-out the old cookie is 
 });
 
 test("the sign-out dialog's 'Annulla' keeps the customer signed in", async ({ page }) => {
-  const email = newEmail("annulla");
-  await register(page, { email });
-  await submitLogin(page, email, "Segreta1!");
+  await signIn(page, claimCustomer("new"), "Segreta1!");
   await page.goto("/help-center/?show=userLogout");
   await page.getByRole("dialog").getByRole("link", { name: "Annulla" }).click();
   await expect(page).toHaveURL(/\/help-center\/$/);
@@ -109,9 +98,7 @@ test("the sign-out dialog's 'Annulla' keeps the customer signed in", async ({ pa
 });
 
 test("sign-out is one step and stays signed out: the next private page asks for the password", async ({ page }) => {
-  const email = newEmail("uscita");
-  await register(page, { email });
-  await submitLogin(page, email, "Segreta1!");
+  await signIn(page, claimCustomer("new"), "Segreta1!");
   await expect(page).toHaveURL(/primoaccesso/);
 
   // 'Esci' → 'Conferma' ends on the login screen, with no confirmation page of the provider and

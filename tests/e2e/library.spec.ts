@@ -1,28 +1,20 @@
 // The library in the browser, with and without JavaScript: activating a code from the header and
 // from ?show=activateProduct, the dashboard per profession with every button state, reading.
 import { expect, test, type Page } from "@playwright/test";
+import { signedInCustomer, signInOverHttp } from "./customers";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
-import {
-  completeFirstAccess,
-  expectToast,
-  giveEachTestItsOwnAddress,
-  newEmail,
-  registerAndSignIn,
-  signIn,
-  submitLogin,
-} from "./identity-support";
+import { expectToast, giveEachTestItsOwnAddress, submitLogin } from "./identity-support";
 import { expectAccessible } from "./support";
 
 giveEachTestItsOwnAddress();
 
-/** A new student who has completed first access, on the dashboard. */
+/** A new student who has completed first access, on the dashboard (a customer of the pool: customers.ts). */
 async function newStudent(page: Page) {
-  await registerAndSignIn(page, newEmail("libreria"));
-  await completeFirstAccess(page, "Studente");
+  await signedInCustomer(page, "student");
 }
 
 async function signInAs(page: Page, email: string) {
-  await signIn(page, email, E2E_PASSWORD, "/login/?redirect=/dashboard/");
+  await signInOverHttp(page, email, "/dashboard/");
   await expect(page.getByRole("heading", { name: "I tuoi prodotti" })).toBeVisible();
 }
 

@@ -1,11 +1,15 @@
 // Runs before the e2e server starts (playwright.config.ts): migrates and seeds its database as
 // the server would, then adds what the browser tests need and a production install lacks —
-// activation codes and customers whose products are in every state of a dashboard card. What
-// the tests must know (codes, e-mails) goes to $E2E_DATA_DIR/fixtures.json.
-import { writeFileSync } from "node:fs";
+// activation codes, customers whose products are in every state of a dashboard card, and a pool of
+// customers that tests claim one each instead of registering through the forms (customers.ts).
+// What the tests must know (codes, e-mails) goes to $E2E_DATA_DIR/fixtures.json.
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { standardPasswords } from "../../server/accounts/passwords.ts";
+import { createProfiles } from "../../server/accounts/profile.ts";
 import { createAccountsService } from "../../server/accounts/service.ts";
+import { createReferenceData } from "../../server/catalog/reference.ts";
 import { insertCompletedOrder } from "../../server/commerce/orders.ts";
 import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type Database } from "../../server/db/client.ts";
@@ -16,10 +20,12 @@ import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
-import { E2E_PASSWORD, type E2eFixtures } from "./fixtures.ts";
+import { CLAIMS_FOLDER, E2E_PASSWORD, type E2eFixtures, type PoolKind } from "./fixtures.ts";
 import { createPurchasesFixtures } from "./purchases-fixtures.ts";
 
 const DAY = 24 * 3600_000;
+/** How many customers of each kind the pool holds: more than the tests of all projects claim. */
+const POOL_SIZES: Record<PoolKind, number> = { new: 40, student: 100, professional: 20 };
 
 const config = loadConfig();
 const database = await openDatabase({ dataDir: config.database.pgliteDir });
@@ -27,6 +33,7 @@ const { db } = database;
 await prepareDatabase(database, config, createLogger("warn"));
 const fixtures = await createFixtures(db);
 writeFileSync(path.join(config.dataDir, "fixtures.json"), JSON.stringify(fixtures, null, 2));
+rmSync(path.join(config.dataDir, CLAIMS_FOLDER), { recursive: true, force: true });
 await database.close();
 
 async function createFixtures(db: Database): Promise<E2eFixtures> {
@@ -139,5 +146,44 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     professor: { email: "e2e.docente@example.it", journal: professorJournal.name },
     professional: { email: "e2e.professionista@example.it" },
     purchases: await createPurchasesFixtures(db, E2E_PASSWORD),
+    pool: await createPool(db),
   };
+}
+
+/**
+ * Customers as registration makes them (Mario Rossi, the tests' password), and for `student` and
+ * `professional` with the first access completed as the form's first choices complete it (the
+ * first university and degree course; the first interest). One argon2id hash serves them all.
+ */
+async function createPool(db: Database): Promise<E2eFixtures["pool"]> {
+  const passwordHash = await standardPasswords.hash(E2E_PASSWORD);
+  const profiles = createProfiles(db);
+  const reference = createReferenceData(db);
+  const professionIds = new Map((await reference.professions({ firstAccess: true })).map((p) => [p.code, p.id]));
+  const [university] = await reference.universities();
+  const [degreeCourse] = await reference.degreeCourses(university?.id);
+  const [interest] = await reference.interests({ firstAccess: true });
+  if (!university || !degreeCourse || !interest) throw new Error("e2e fixtures: the seed has no university, course or interest");
+  const firstAccess: Record<PoolKind, Parameters<typeof profiles.completeFirstAccess>[1] | null> = {
+    new: null,
+    student: { professionId: professionIds.get("student"), universityId: university.id, degreeCourseId: degreeCourse.id },
+    professional: { professionId: professionIds.get("other"), interestIds: [interest.id] },
+  };
+
+  const pool = { new: [], student: [], professional: [] } as E2eFixtures["pool"];
+  for (const kind of Object.keys(POOL_SIZES) as PoolKind[]) {
+    const rows = Array.from({ length: POOL_SIZES[kind] }, (_, i) => ({
+      email: `e2e.pool.${kind}.${i + 1}@example.it`,
+      passwordHash,
+      firstname: "Mario",
+      lastname: "Rossi",
+    }));
+    const created = await db.insert(users).values(rows).returning({ id: users.id, email: users.email });
+    for (const { id, email } of created) {
+      const input = firstAccess[kind];
+      if (input && !(await profiles.completeFirstAccess(id, input)).ok) throw new Error(`e2e fixtures: first access of ${email}`);
+      pool[kind].push(email!);
+    }
+  }
+  return pool;
 }

@@ -24,8 +24,8 @@ async function typeCard(page: Page, number: string) {
 }
 
 /** EDU bought with Stripe's test card 4242. */
-async function subscriber(page: Page, tag: string) {
-  await newStudent(page, tag);
+async function subscriber(page: Page) {
+  await newStudent(page);
   await openEduCheckout(page);
   await acceptTerms(page);
   if (withJavaScript()) {
@@ -44,7 +44,7 @@ async function subscriber(page: Page, tag: string) {
 test("'Aggiorna carta' through Stripe: the subscription charges the new card", async ({ page, context }) => {
   test.slow();
   await routeStripeToFake(context);
-  await subscriber(page, "stripe-carta");
+  await subscriber(page);
   await page.goto("/my-products/abbonamento/carta/");
   await expect(page.getByText(/Carta attuale: Visa •••• 4242/)).toBeVisible();
   await expectAccessible(page);

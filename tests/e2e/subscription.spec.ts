@@ -11,8 +11,8 @@ import { euro, expectAccessible } from "./support";
 giveEachTestItsOwnAddress();
 
 /** A new student who bought EDU with the sandbox's good card. */
-async function subscriber(page: Page, tag: string) {
-  await newStudent(page, tag);
+async function subscriber(page: Page) {
+  await newStudent(page);
   await openEduCheckout(page);
   await page.waitForLoadState("networkidle");
   await acceptTerms(page);
@@ -24,7 +24,7 @@ async function subscriber(page: Page, tag: string) {
 const section = (page: Page) => page.getByRole("region", { name: "EDU - Abbonamento 6 mesi" });
 
 test("the subscription's section: where it stands, 'Disdici' after a confirmation, 'Riattiva'", async ({ page }) => {
-  await subscriber(page, "abbonamento");
+  await subscriber(page);
   await page.goto("/my-products/");
   const summary = page.getByRole("region", { name: /Il mio abbonamento EDU/ });
   await expect(summary).toContainText(/Rata 1 di 6, prossimo addebito (il |l')\d{2}\/\d{2}\/\d{4}/);
@@ -66,7 +66,7 @@ test("the subscription's section: where it stands, 'Disdici' after a confirmatio
 });
 
 test("'Aggiorna carta': a number refused by the form, then a card with 3-D Secure", async ({ page }) => {
-  await subscriber(page, "carta-abbonamento");
+  await subscriber(page);
   await page.goto("/my-products/abbonamento/");
   await section(page).getByRole("link", { name: M.updateCard }).click();
   await expect(page.getByRole("heading", { name: M.cardTitle, level: 1 })).toBeVisible();
