@@ -3,7 +3,7 @@
 // says more than the title (a greeting, a question).
 import type { ReactNode } from "react";
 
-export const SITE_NAME = "Novalex Editore";
+const SITE_NAME = "Novalex Editore";
 
 export function PageHeading({ title, className, children }: { title: string; className?: string; children?: ReactNode }) {
   return (
