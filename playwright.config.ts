@@ -76,8 +76,9 @@ export default defineConfig({
   globalSetup: "./tests/e2e/global-setup.ts",
   webServer: [
     {
-      // The database is prepared with the tests' fixtures first (activation codes, customers).
-      command: "node tests/e2e/prepare-server.ts && node server/main.ts",
+      // The database is prepared with the tests' fixtures first (activation codes, customers), and
+      // copied for the Stripe portal, which Playwright starts after this one.
+      command: `node tests/e2e/prepare-server.ts ${JSON.stringify(stripeDataDir)} && node server/main.ts`,
       url: `${baseURL}/readyz`,
       timeout: 120_000,
       reuseExistingServer: false,
@@ -92,8 +93,9 @@ export default defineConfig({
       },
     },
     {
-      // Prepared as the other one (the Stripe specs claim its customers of the pool).
-      command: "node tests/e2e/prepare-server.ts && node server/main.ts",
+      // Its folder holds a copy of the other portal's prepared database (the Stripe specs claim
+      // their customers of the pool there).
+      command: "node server/main.ts",
       url: `${stripeBaseURL}/readyz`,
       timeout: 120_000,
       reuseExistingServer: false,

@@ -11,6 +11,14 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { ProfileSubmission } from "../../server/accounts/profile";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
+import {
+  CHANGE_PASSWORD_PATH,
+  DASHBOARD_PATH,
+  FIRST_ACCESS_PATH,
+  LOGIN_PATH,
+  PREFERENCES_PATH,
+  PROFILE_PATH,
+} from "../../shared/links.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
 import { AlertBox, InterestChoices, SelectField, TextField } from "../components/form-fields";
@@ -24,16 +32,20 @@ import { useHydrated } from "../lib/use-hydrated";
 
 type Field = ProfileFormField | "currentPassword";
 
-export async function loader({ request, context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const { profiles, reference } = context.get(servicesContext);
   const profile = await profiles.get(user.id);
-  if (!profile) throw redirect("/login/");
+  if (!profile) throw redirect(LOGIN_PATH);
+  // The long lists travel only to a form that can show them: a profession once chosen is fixed,
+  // and its branch alone is shown (a student's university and course, a professor's university
+  // and subject); a profile without one shows every branch.
+  const code = profile.professionCode;
   const [professions, universities, degreeCourses, subjects, interests] = await Promise.all([
     reference.professions(),
-    reference.universities(),
-    reference.allDegreeCourses(),
-    reference.subjects(),
+    code === null || code === "student" || code === "professor" ? reference.universities() : [],
+    code === null || code === "student" ? reference.allDegreeCourses() : [],
+    code === null || code === "professor" ? reference.subjects() : [],
     reference.interests(),
   ]);
   // The limits travel with the data: the server module itself must stay out of the browser bundle.
@@ -86,7 +98,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (!started.ok) {
       switch (started.reason) {
         case "not_found":
-          throw redirect("/login/");
+          throw redirect(LOGIN_PATH);
         case "password_required":
           return refuseWith({ currentPassword: MESSAGES.currentPasswordForEmail }, MESSAGES.currentPasswordForEmail);
         case "wrong_password":
@@ -121,7 +133,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       const { sent } = await sendEmailChange();
       return redirectWithToast(
         context,
-        "/profile/",
+        PROFILE_PATH,
         sent
           ? { type: "success", title: MESSAGES.profileUpdated, message: MESSAGES.emailChangeSent }
           : { type: "error", title: MESSAGES.communicationError, message: MESSAGES.communicationErrorText },
@@ -129,13 +141,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     }
     return redirectWithToast(
       context,
-      "/profile/",
+      PROFILE_PATH,
       result.changed.length > 0
         ? { type: "success", title: MESSAGES.profileUpdated }
         : { type: "info", title: MESSAGES.profileNoChanges },
     );
   }
-  if (result.reason === "not_found") throw redirect("/login/");
+  if (result.reason === "not_found") throw redirect(LOGIN_PATH);
   return refuseWith(profileFieldErrors(result.errors), describeProfileErrors(result.errors));
 }
 
@@ -202,16 +214,16 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
     <section className="mx-auto max-w-3xl px-4 py-10">
       <title>Il mio account · Novalex Editore</title>
       <p>
-        <Link to="/dashboard/" className="link text-sm">
+        <Link to={DASHBOARD_PATH} className="link text-sm">
           <span aria-hidden="true">← </span>Torna alla dashboard
         </Link>
       </p>
       <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Il mio account</h1>
       <nav aria-label="Impostazioni account" className="mt-3 flex flex-wrap gap-4 text-sm">
-        <Link to="/profile/preferences/" className="link">
+        <Link to={PREFERENCES_PATH} className="link">
           Preferenze
         </Link>
-        <Link to="/profile/change-password/" className="link">
+        <Link to={CHANGE_PASSWORD_PATH} className="link">
           Cambio password
         </Link>
       </nav>
@@ -220,7 +232,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
       {!professionLocked && (
         <p role="status" className="mt-6 rounded-md border border-gold bg-white p-4 text-sm">
           Indica la tua professione per completare il profilo, oppure{" "}
-          <Link to="/profilo/primoaccesso/" className="link">
+          <Link to={FIRST_ACCESS_PATH} className="link">
             completa il profilo passo per passo
           </Link>
           .

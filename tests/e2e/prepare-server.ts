@@ -3,7 +3,9 @@
 // activation codes, customers whose products are in every state of a dashboard card, and a pool of
 // customers that tests claim one each instead of registering through the forms (customers.ts).
 // What the tests must know (codes, e-mails) goes to $E2E_DATA_DIR/fixtures.json.
-import { rmSync, writeFileSync } from "node:fs";
+//   node tests/e2e/prepare-server.ts [other data folder…]
+// also copies the prepared database and fixtures into each other folder given (the Stripe portal's).
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { standardPasswords } from "../../server/accounts/passwords.ts";
@@ -35,6 +37,10 @@ const fixtures = await createFixtures(db);
 writeFileSync(path.join(config.dataDir, "fixtures.json"), JSON.stringify(fixtures, null, 2));
 rmSync(path.join(config.dataDir, CLAIMS_FOLDER), { recursive: true, force: true });
 await database.close();
+for (const other of process.argv.slice(2)) {
+  cpSync(config.database.pgliteDir, path.join(other, "pglite"), { recursive: true });
+  cpSync(path.join(config.dataDir, "fixtures.json"), path.join(other, "fixtures.json"));
+}
 
 async function createFixtures(db: Database): Promise<E2eFixtures> {
   const rateLimits = createRateLimits(db, { clearExpiredByTimeout: false });
