@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Unit tests (*.test.ts) run once. Integration tests (*.db.test.ts) run against PGlite, and again
@@ -6,6 +7,12 @@ import { defineConfig } from "vitest/config";
 // (tests/support/database-templates.ts).
 const integration = ["server/**/*.db.test.ts", "tests/integration/**/*.test.ts"];
 const templates = "tests/support/database-templates.ts";
+// An integration test file shares its worker's loaded modules with the files before it (isolate:
+// false), instead of importing the portal and its services anew for each file (which took longer
+// than the tests themselves). That is safe because what a test file changes is its own: its own
+// database, its own services, clocks injected or fake timers restored after each use, and no
+// module mocks in integration tests (vi.mock stays in the unit project, which keeps isolation).
+const shareModules = { isolate: false };
 
 export default defineConfig({
   test: {
@@ -20,17 +27,27 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "pglite", include: integration, env: { TEST_DATABASE: "pglite" }, globalSetup: templates },
+        test: { name: "pglite", include: integration, env: { TEST_DATABASE: "pglite" }, globalSetup: templates, ...shareModules },
       },
       ...(process.env.DATABASE_URL
         ? [
             {
               extends: true as const,
-              test: { name: "postgres", include: integration, env: { TEST_DATABASE: "postgres" }, globalSetup: templates },
+              test: {
+                name: "postgres",
+                include: integration,
+                env: { TEST_DATABASE: "postgres" },
+                globalSetup: templates,
+                ...shareModules,
+              },
             },
           ]
         : []),
     ],
+    // Worker threads, one per core: vitest's default leaves a core to its main process, which
+    // on a 2-core machine meant one test file at a time, while the main process mostly waits.
+    pool: "threads",
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -22,9 +22,9 @@ if (!e2eOnly) {
   step(`unit and integration tests on ${targets}`, "vitest", ["run"]);
 }
 
-let chromium: string;
+let browsers: ReturnType<typeof ensureChromium>;
 try {
-  chromium = ensureChromium();
+  browsers = ensureChromium();
 } catch (error) {
   console.error(`\n✖ ${(error as Error).message}`);
   process.exit(1);
@@ -32,6 +32,6 @@ try {
 step("production build", "react-router", ["build"]);
 step("browser tests (Chromium, with and without JavaScript)", "playwright", ["test"], {
   ...process.env,
-  CHROMIUM_PATH: chromium,
+  ...browsers,
 });
 console.log("\n✔ all tests passed");

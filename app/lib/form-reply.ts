@@ -1,4 +1,4 @@
-// One way to write a form (README, "Decisions"). An action that refuses a submission answers
+// One way to write a form (docs/decisions/005-one-way-to-write-a-form.md). An action that refuses a submission answers
 // with a FormReply: each field's first message, an alert above the form (spec §8) and what was
 // typed, so the page (rendered by the server, with or without JavaScript) shows the form again
 // as it was. The server side reads and validates the form and builds the reply

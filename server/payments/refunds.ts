@@ -1,4 +1,4 @@
-// Giving money back (README, "Refunds"): the whole of a charge goes back to the card it came from.
+// Giving money back (README, "Operators' commands"): the whole of a charge goes back to the card it came from.
 // Two reasons: a charge that succeeded for an order that could no longer take it (the payment is
 // recorded, then refunded: never only logged), and an operator's refund of an order
 // (`npm run admin -- orders:refund`). A refund is decided in a transaction, which enqueues a job
