@@ -41,6 +41,12 @@ export const LOGOUT_PATH = "/logout/";
 /** The EDU subscription's page. */
 export const EDU_PATH = "/edu/";
 
+/** The storefront's main landing page (spec §2), where a page that does not exist sends visitors. */
+export const LANDING_PATH = "/landingpage/landing/";
+
+/** The activation prompt of the EDU books, which the EDU page offers to those holding a code. */
+export const EDU_ACTIVATION_PROMPT_PATH = "/attivaebookedu/";
+
 /** The activation prompt (spec §2), the printed books' address. */
 export const ACTIVATION_PROMPT_PATH = "/attivaprodotto/";
 

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { EDU_PATH, HELP_CENTER_PATH } from "../../shared/links.ts";
+import { EDU_PATH, HELP_CENTER_PATH, LANDING_PATH } from "../../shared/links.ts";
 import { PageHeading } from "./page-heading";
 
 export function NotFound() {
@@ -10,7 +10,7 @@ export function NotFound() {
       <p className="mt-4 text-muted">L'indirizzo che hai aperto non esiste o è stato spostato.</p>
       <ul className="mt-8 flex flex-wrap justify-center gap-3">
         <li>
-          <Link to="/landingpage/landing/" className="button-secondary">
+          <Link to={LANDING_PATH} className="button-secondary">
             Scopri le nostre proposte
           </Link>
         </li>

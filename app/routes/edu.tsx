@@ -4,7 +4,7 @@ import type { Route } from "./+types/edu";
 import { FaqAccordion } from "../components/faq";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { getUser } from "../lib/auth.server";
-import { checkoutPath, EDU_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { EDU_ACTIVATION_PROMPT_PATH, EDU_PATH, SUBSCRIPTION_PATH, checkoutPath } from "../../shared/links.ts";
 import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
 
@@ -147,7 +147,7 @@ export default function EduPage({ loaderData }: Route.ComponentProps) {
               Accesso dalla data di inserimento del codice
             </li>
           </ul>
-          <Link to="/attivaebookedu/" className="button-secondary mt-auto py-3 text-base">
+          <Link to={EDU_ACTIVATION_PROMPT_PATH} className="button-secondary mt-auto py-3 text-base">
             Attiva il codice
           </Link>
         </article>
