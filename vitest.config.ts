@@ -7,12 +7,18 @@ import { defineConfig } from "vitest/config";
 // (tests/support/database-templates.ts).
 const integration = ["server/**/*.db.test.ts", "tests/integration/**/*.test.ts"];
 const templates = "tests/support/database-templates.ts";
-// An integration test file shares its worker's loaded modules with the files before it (isolate:
-// false), instead of importing the portal and its services anew for each file (which took longer
-// than the tests themselves). That is safe because what a test file changes is its own: its own
-// database, its own services, clocks injected or fake timers restored after each use, and no
-// module mocks in integration tests (vi.mock stays in the unit project, which keeps isolation).
-const shareModules = { isolate: false };
+
+/**
+ * The integration suite on one database. A test file shares its worker's loaded modules with the
+ * files before it (isolate: false) instead of importing the portal and its services anew (which
+ * took longer than the tests themselves). That is safe because what a test file changes is its
+ * own: its own database and services, clocks injected or fake timers restored after each use, and
+ * no module mocks (the unit project, which may mock modules, keeps isolation).
+ */
+const integrationProject = (database: "pglite" | "postgres") => ({
+  extends: true as const,
+  test: { name: database, include: integration, env: { TEST_DATABASE: database }, globalSetup: templates, isolate: false },
+});
 
 export default defineConfig({
   test: {
@@ -25,24 +31,8 @@ export default defineConfig({
           exclude: ["server/**/*.db.test.ts"],
         },
       },
-      {
-        extends: true,
-        test: { name: "pglite", include: integration, env: { TEST_DATABASE: "pglite" }, globalSetup: templates, ...shareModules },
-      },
-      ...(process.env.DATABASE_URL
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: "postgres",
-                include: integration,
-                env: { TEST_DATABASE: "postgres" },
-                globalSetup: templates,
-                ...shareModules,
-              },
-            },
-          ]
-        : []),
+      integrationProject("pglite"),
+      ...(process.env.DATABASE_URL ? [integrationProject("postgres")] : []),
     ],
     // Worker threads, one per core: vitest's default leaves a core to its main process, which
     // on a 2-core machine meant one test file at a time, while the main process mostly waits.

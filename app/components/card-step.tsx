@@ -46,39 +46,40 @@ export function CardStepFields({
  * the code never come back from it), unless the server refused that field: a new key then.
  */
 function SandboxCardFields({ reply, disabled }: { reply: Reply; disabled: boolean }) {
-  // A field's key is the server's refusal of it: a new refusal remounts it with the server's value.
-  const keyOf = (name: "cc_name" | "cc_number" | "cc_exp" | "cc_csc") => reply.error(name) ?? "";
   return (
     <fieldset disabled={disabled} className="space-y-4">
       <legend className="sr-only">Dati della carta</legend>
       <p className="rounded-md bg-gold/20 p-3">{M.sandboxCards}</p>
-      <TextField key={keyOf("cc_name")} label="Titolare della carta" autoComplete="cc-name" {...reply.field("cc_name")} />
-      <TextField
-        key={keyOf("cc_number")}
+      <CardField reply={reply} name="cc_name" label="Titolare della carta" autoComplete="cc-name" />
+      <CardField
+        reply={reply}
+        name="cc_number"
         label="Numero della carta"
         inputMode="numeric"
         autoComplete="cc-number"
         maxLength={23}
-        {...reply.field("cc_number")}
       />
       <div className="grid grid-cols-2 gap-4">
-        <TextField
-          key={keyOf("cc_exp")}
-          label="Scadenza (MM/AA)"
-          placeholder="MM/AA"
-          autoComplete="cc-exp"
-          maxLength={7}
-          {...reply.field("cc_exp")}
-        />
-        <TextField
-          key={keyOf("cc_csc")}
+        <CardField reply={reply} name="cc_exp" label="Scadenza (MM/AA)" placeholder="MM/AA" autoComplete="cc-exp" maxLength={7} />
+        <CardField
+          reply={reply}
+          name="cc_csc"
           label="Codice di sicurezza (CVC)"
           inputMode="numeric"
           autoComplete="cc-csc"
           maxLength={4}
-          {...reply.field("cc_csc")}
         />
       </div>
     </fieldset>
   );
+}
+
+type CardFieldProps = Omit<Parameters<typeof TextField>[0], "name" | "error" | "defaultValue"> & {
+  reply: Reply;
+  name: "cc_name" | "cc_number" | "cc_exp" | "cc_csc";
+};
+
+/** A field of the sandbox's card form, keyed by the server's refusal of it: a new refusal remounts it with the server's value. */
+function CardField({ reply, name, ...input }: CardFieldProps) {
+  return <TextField key={reply.error(name) ?? ""} {...input} {...reply.field(name)} />;
 }

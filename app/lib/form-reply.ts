@@ -1,10 +1,10 @@
-// One way to write a form (docs/decisions/005-one-way-to-write-a-form.md). An action that refuses a submission answers
-// with a FormReply: each field's first message, an alert above the form (spec §8) and what was
-// typed, so the page (rendered by the server, with or without JavaScript) shows the form again
-// as it was. The server side reads and validates the form and builds the reply
+// One way to write a form (docs/decisions/005-one-way-to-write-a-form.md). An action that refuses a
+// submission answers with a FormReply: each field's first message, an alert above the form (spec
+// §8) and what was typed, so the page (rendered by the server, with or without JavaScript) shows
+// the form again as it was. The server side reads and validates the form and builds the reply
 // (form-reply.server.ts: parseForm, refuse); the page reads it with readReply, and the field
-// components take their error and value from it. No zod here: this module is in the browser
-// bundle of every form page.
+// components take their error and value from it. No zod here: this module is in the browser bundle
+// of every form page.
 import { replyOf, type NETWORK_FAILURE } from "./communication-failure";
 
 /** An alert above a form (spec §8): a title and the reason, sometimes a way out. */

@@ -38,14 +38,14 @@ export async function loader({ context }: Route.LoaderArgs) {
   const profile = await profiles.get(user.id);
   if (!profile) throw redirect(LOGIN_PATH);
   // The long lists travel only to a form that can show them: a profession once chosen is fixed,
-  // and its branch alone is shown (a student's university and course, a professor's university
-  // and subject); a profile without one shows every branch.
-  const code = profile.professionCode;
+  // and its branch alone is shown; a profile without one may show every branch. (The interests,
+  // a short list, always travel.)
+  const branch = branchFields(profile.professionCode ?? "all");
   const [professions, universities, degreeCourses, subjects, interests] = await Promise.all([
     reference.professions(),
-    code === null || code === "student" || code === "professor" ? reference.universities() : [],
-    code === null || code === "student" ? reference.allDegreeCourses() : [],
-    code === null || code === "professor" ? reference.subjects() : [],
+    branch.university ? reference.universities() : [],
+    branch.course ? reference.allDegreeCourses() : [],
+    branch.subject ? reference.subjects() : [],
     reference.interests(),
   ]);
   // The limits travel with the data: the server module itself must stay out of the browser bundle.
@@ -159,6 +159,21 @@ export default function Profile({ loaderData, actionData }: Route.ComponentProps
   return <ProfileForm key={JSON.stringify(reply.values ?? loaderData.profile)} data={loaderData} reply={reply} />;
 }
 
+/**
+ * The fields of a profession's branch (spec §5): university and degree course for students,
+ * university and subject for professors, interests for other professionals; "all" when no
+ * profession is chosen yet and the form cannot follow the choice, "none" when it can.
+ */
+function branchFields(of: ProfessionCode | "all" | "none") {
+  const shownFor = (...codes: ProfessionCode[]) => of === "all" || (codes as string[]).includes(of);
+  return {
+    university: shownFor("student", "professor"),
+    course: shownFor("student"),
+    subject: shownFor("professor"),
+    interests: shownFor("other"),
+  };
+}
+
 function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["loaderData"]; reply: ReplyView<Field> }) {
   const { profile, professions, universities, degreeCourses, subjects, interests, limits } = loaded;
   const hydrated = useHydrated();
@@ -175,10 +190,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
   // Without JavaScript a profile that has no profession yet shows every branch: the server keeps
   // only the one of the chosen profession.
   const showAll = !hydrated && code === null;
-  const showUniversity = showAll || code === "student" || code === "professor";
-  const showCourse = showAll || code === "student";
-  const showSubject = showAll || code === "professor";
-  const showInterests = showAll || code === "other";
+  const shown = branchFields(code ?? (showAll ? "all" : "none"));
 
   const complete =
     code !== null &&
@@ -294,7 +306,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
             error={error("profession")}
           />
 
-          {showUniversity && (
+          {shown.university && (
             <SelectField
               name="university"
               label="Università"
@@ -311,7 +323,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
             />
           )}
 
-          {showCourse && (
+          {shown.course && (
             <SelectField
               name="degreeCourse"
               label="Corso di laurea"
@@ -326,7 +338,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
             />
           )}
 
-          {showSubject && (
+          {shown.subject && (
             <SelectField
               name="subject"
               label="Materia"
@@ -339,7 +351,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
             />
           )}
 
-          {showInterests && (
+          {shown.interests && (
             <>
               <input type="hidden" name="interestsShown" value="1" />
               <InterestChoices

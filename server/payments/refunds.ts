@@ -1,6 +1,6 @@
-// Giving money back (README, "Operators' commands"): the whole of a charge goes back to the card it came from.
-// Two reasons: a charge that succeeded for an order that could no longer take it (the payment is
-// recorded, then refunded: never only logged), and an operator's refund of an order
+// Giving money back (README, "Operators' commands"): the whole of a charge goes back to the card it
+// came from. Two reasons: a charge that succeeded for an order that could no longer take it (the
+// payment is recorded, then refunded: never only logged), and an operator's refund of an order
 // (`npm run admin -- orders:refund`). A refund is decided in a transaction, which enqueues a job
 // for it (queue `refunds`, keyed by the charge): the job calls the gateway with an idempotency key
 // derived from the charge and records the refund on the payment, so however often it runs, and
