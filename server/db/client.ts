@@ -83,8 +83,9 @@ function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDa
 
 async function openPglite(dataDir: string | undefined, logger?: DrizzleLogger): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
-  const db = drizzlePglite({ client: withPreparedStatements(client), schema, logger });
+  // Every call goes through the wrapper, which must know when PGlite is busy.
+  const client = withPreparedStatements(await PGlite.create(dataDir));
+  const db = drizzlePglite({ client, schema, logger });
   return {
     db,
     kind: "pglite",

@@ -99,4 +99,34 @@ describe("withPreparedStatements", () => {
     expect(await read).toBe("cambiato");
     expect(order).toEqual(["transaction", "query"]);
   });
+
+  it("reads an answer longer than one of Postgres's output buffers, with every value intact", async () => {
+    // About 400 KB: Postgres hands it over in several pieces.
+    const sql = "select n, repeat('è' || n::text, 20) as text, $1::text as tail from generate_series(1, 5000) as n";
+    for (const rowMode of ["object", "array"] as const) {
+      const expected = await raw.query(sql, ["fine"], { rowMode });
+      const answer = await client.query(sql, ["fine"], { rowMode });
+      expect(answer.rows).toHaveLength(5000);
+      expect(answer.rows).toEqual(expected.rows);
+    }
+  });
+
+  it("keeps statements issued together apart from a transaction under way among them", async () => {
+    const read = (id: string) => client.query<{ name: string | null }>("select name from things where id = $1", [id]);
+    const before = Array.from({ length: 20 }, (_, i) => read(IDS[i % 2]!));
+    let inside!: () => void;
+    const started = new Promise<void>((resolve) => (inside = resolve));
+    const transaction = client.transaction(async (tx) => {
+      await tx.query("update things set name = 'durante' where id = $1", [IDS[0]]);
+      inside();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await tx.query("update things set name = 'uno' where id = $1", [IDS[0]]);
+    });
+    await started;
+    const during = Array.from({ length: 20 }, () => read(IDS[0]));
+    await transaction;
+    // None ran inside the transaction: none saw its intermediate name.
+    for (const answer of await Promise.all([...before, ...during])) expect(answer.rows[0]!.name).not.toBe("durante");
+    expect((await read(IDS[0])).rows).toEqual([{ name: "uno" }]);
+  });
 });
