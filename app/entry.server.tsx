@@ -35,6 +35,7 @@ export default function handleRequest(
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const { nonce, log } = loadContext.get(requestContext);
+  const parts = [...(loadContext.get(prerenderedHtmlContext)?.entries() ?? [])];
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -46,7 +47,7 @@ export default function handleRequest(
 
     const page = (
       // The HTML of the page's prerendered parts: see lib/prerendered.tsx.
-      <PrerenderedHtml.Provider value={loadContext.get(prerenderedHtmlContext) ?? NO_PRERENDERED_HTML}>
+      <PrerenderedHtml.Provider value={parts.length ? new Map(parts.map(([id, { html }]) => [id, html])) : NO_PRERENDERED_HTML}>
         <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
       </PrerenderedHtml.Provider>
     );
@@ -54,10 +55,13 @@ export default function handleRequest(
       nonce,
       [readyOption]() {
         shellRendered = true;
-        const body = new BatchedStream(() => {
-          clearTimeout(timeoutId);
-          timeoutId = undefined;
-        });
+        const body = new BatchedStream(
+          () => {
+            clearTimeout(timeoutId);
+            timeoutId = undefined;
+          },
+          new Map(parts.map(([, { html, bytes }]) => [html, bytes])),
+        );
         responseHeaders.set("Content-Type", "text/html; charset=utf-8");
         pipe(body);
         resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));

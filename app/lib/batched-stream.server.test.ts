@@ -33,4 +33,17 @@ describe("BatchedStream", () => {
     expect(chunks).toEqual(["a", "bc"]);
     expect(ended).toBe(1);
   });
+
+  it("takes the bytes of a text it was given instead of encoding the text again", async () => {
+    const part = "<ul>".padEnd(2000, "x") + "</ul>";
+    // Bytes that differ from the text's own, to see which were sent.
+    const stream = new BatchedStream(undefined, new Map([[part, Buffer.from("<ul>già codificato</ul>")]]));
+    const chunks = collect(stream);
+    stream.write("<main>");
+    stream.write(part);
+    stream.write("<p>è</p></main>");
+    stream.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toEqual(["<main><ul>già codificato</ul><p>è</p></main>"]);
+  });
 });

@@ -3,20 +3,26 @@
 // server costs the same whatever its size in the streams after this one (the web stream of the
 // Response, compression, the socket), so this passes each of React's batches on as one chunk:
 // a whole page rendered at once is one chunk.
+//
+// React hands a long string (a prerendered part's HTML, see prerender.server.tsx) over as it is;
+// the bytes of the ones given to the constructor were encoded once, when they were rendered, and
+// are taken as they are rather than encoded again for every page.
 import { Transform, type TransformCallback } from "node:stream";
 
 export class BatchedStream extends Transform {
   #pending: Buffer[] = [];
   readonly #onEnd: () => void;
+  readonly #encoded: ReadonlyMap<string, Buffer>;
 
-  /** `onEnd` runs once everything has been passed on. */
-  constructor(onEnd: () => void = () => {}) {
-    super();
+  /** `onEnd` runs once everything has been passed on; `encoded` holds texts' bytes, by text. */
+  constructor(onEnd: () => void = () => {}, encoded: ReadonlyMap<string, Buffer> = new Map()) {
+    super({ decodeStrings: false });
     this.#onEnd = onEnd;
+    this.#encoded = encoded;
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-    this.#pending.push(chunk);
+  override _transform(chunk: Buffer | string, encoding: BufferEncoding, callback: TransformCallback) {
+    this.#pending.push(typeof chunk === "string" ? (this.#encoded.get(chunk) ?? Buffer.from(chunk, encoding)) : chunk);
     callback();
   }
 

@@ -11,10 +11,13 @@ import type { Prerendered } from "./prerendered";
 /** How long a rendering may be reused for a later `now` (the services cache content as long). */
 const RENDERING_MAX_AGE_MS = 60_000;
 
-const renderings = new WeakMap<object, { html: string; id: string; at: number }>();
+/** A part's HTML, and its bytes, encoded once for every document that holds it. */
+type Rendering = { html: string; bytes: Buffer };
 
-/** The HTML of the parts a document holds, by id: entry.server hands it to the render. */
-export const prerenderedHtmlContext = createContext<Map<string, string> | null>(null);
+const renderings = new WeakMap<object, Rendering & { id: string; at: number }>();
+
+/** The parts a document holds, by id: entry.server hands them to the render. */
+export const prerenderedHtmlContext = createContext<Map<string, Rendering> | null>(null);
 
 /**
  * The part `name` rendered from `source` (links inside render as plain anchors), at `now` when
@@ -29,12 +32,12 @@ export function prerender(
   if (!rendering || (now && Math.abs(now.getTime() - rendering.at) > RENDERING_MAX_AGE_MS)) {
     const html = renderToStaticMarkup(<MemoryRouter>{render()}</MemoryRouter>);
     const id = `${name}-${createHash("sha256").update(html).digest("base64url").slice(0, 12)}`;
-    rendering = { html, id, at: now?.getTime() ?? 0 };
+    rendering = { html, bytes: Buffer.from(html), id, at: now?.getTime() ?? 0 };
     renderings.set(source, rendering);
   }
   if (!context.get(requestContext).document) return { id: rendering.id, html: rendering.html };
   let documentParts = context.get(prerenderedHtmlContext);
   if (!documentParts) context.set(prerenderedHtmlContext, (documentParts = new Map()));
-  documentParts.set(rendering.id, rendering.html);
+  documentParts.set(rendering.id, rendering);
   return { id: rendering.id, html: null };
 }

@@ -117,16 +117,16 @@ describe("withPreparedStatements", () => {
     let inside!: () => void;
     const started = new Promise<void>((resolve) => (inside = resolve));
     const transaction = client.transaction(async (tx) => {
-      await tx.query("update things set name = 'durante' where id = $1", [IDS[0]]);
+      await tx.query("update things set name = 'durante' where id = $1", [IDS[0]!]);
       inside();
       await new Promise((resolve) => setTimeout(resolve, 20));
-      await tx.query("update things set name = 'uno' where id = $1", [IDS[0]]);
+      await tx.query("update things set name = 'uno' where id = $1", [IDS[0]!]);
     });
     await started;
-    const during = Array.from({ length: 20 }, () => read(IDS[0]));
+    const during = Array.from({ length: 20 }, () => read(IDS[0]!));
     await transaction;
     // None ran inside the transaction: none saw its intermediate name.
     for (const answer of await Promise.all([...before, ...during])) expect(answer.rows[0]!.name).not.toBe("durante");
-    expect((await read(IDS[0])).rows).toEqual([{ name: "uno" }]);
+    expect((await read(IDS[0]!)).rows).toEqual([{ name: "uno" }]);
   });
 });

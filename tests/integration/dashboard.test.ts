@@ -156,7 +156,10 @@ describe("the dashboard per profession", () => {
     const journals = inDocument.suggestions.journals!;
     expect(journals.count).toBe(suggestions.journals!.length);
     expect(journals.prerendered.html).toBeNull();
-    const documentHtml = documentArgs.context.get(prerenderedHtmlContext)?.get(journals.prerendered.id);
+    const documentPart = documentArgs.context.get(prerenderedHtmlContext)?.get(journals.prerendered.id);
+    const documentHtml = documentPart?.html;
+    // Its bytes, encoded once for every document that holds it.
+    expect(documentPart?.bytes.toString()).toBe(documentHtml);
     for (const journal of suggestions.journals!) expect(documentHtml).toContain(escapeHtml(journal.name));
 
     const dataArgs = loaderArgs(services, "/dashboard/");
@@ -185,12 +188,12 @@ describe("the dashboard per profession", () => {
     expect(boxes.map((box) => box.areaCode)).toEqual([promo.topRight!.areaCode, ...promo.numbered.map((box) => box.areaCode)]);
     for (const [i, box] of boxes.entries()) {
       expect(box.prerendered.html).toBeNull();
-      const html = first.html.get(box.prerendered.id)!;
+      const html = first.html.get(box.prerendered.id)!.html;
       // The heading names the region by an id of the area's own: the boxes share a page.
       expect(html).toContain(`<section aria-labelledby="promo-${box.areaCode}"`);
       expect(html).toContain(escapeHtml([promo.topRight!, ...promo.numbered][i]!.title));
     }
-    const contactHtml = first.html.get(first.data.contactBoxes!.id)!;
+    const contactHtml = first.html.get(first.data.contactBoxes!.id)!.html;
     expect(contactHtml.match(/<li /g)).toHaveLength(contactBoxes.length);
     for (const box of contactBoxes) expect(contactHtml).toContain(escapeHtml(box.title));
   });
