@@ -5,13 +5,17 @@
 // afterwards) starts `node server/main.ts` (NODE_ENV=production) on a free port with a fresh
 // DATA_DIR, waits for /readyz, signs in a legal professional (first access done: every section of
 // the dashboard shows) and:
-//   1. warms up each URL (3 s each), then drives each with autocannon, one after the other, and
-//      prints requests/s (mean of the per-second samples), p50 and p99 latency (1 ms resolution) and
-//      the ratios of both to the route with no loader (/attivaprodotto/, the framework floor; the
-//      root loader still runs). /healthz is the plain Express floor. Signed-in pages (/dashboard/,
-//      /profile/, /my-products/, the checkout page of an open order, and the subscription page
-//      /my-products/abbonamento/ of a second customer, who holds the EDU subscription) carry the
-//      session cookie: the session is checked on every request.
+//   1. warms up each URL (3 s each), then drives each with autocannon and prints requests/s, p50
+//      and p99 latency and the ratios of both to the route with no loader (/attivaprodotto/, the
+//      framework floor; the root loader still runs). Each URL's load comes in TURNS parts, the URLs
+//      taking turns, so that a machine that runs faster or slower for a minute (this one varies by
+//      a third) weighs on every URL alike; a URL's figures are those of all its parts together.
+//      Each part begins with RAMP_SECONDS not counted: while autocannon's connections open, their
+//      first requests wait up to a second whatever the page (requests/s count the answers after it,
+//      latencies those of the requests sent after it). /healthz is the plain Express floor.
+//      Signed-in pages (/dashboard/, /profile/, /my-products/, the checkout page of an open order,
+//      and the subscription page /my-products/abbonamento/ of a second customer, who holds the EDU
+//      subscription) carry the session cookie: the session is checked on every request.
 //      Requests carry no Accept-Encoding, so compression is not part of the measurement.
 //      Two calls of the JSON API are loaded the same way, on every database: an anonymous reference
 //      list (GET /api/v1/pim/universita/getall/) and a signed-in customer's orders
@@ -88,6 +92,10 @@ const TARGET_RATIO = 0.5;
 const DASHBOARD_TARGET_RATIO = 0.6;
 const TARGET_P99_RATIO = 3;
 const SIGN_IN_CONCURRENCY = 4;
+/** Parts of each URL's load, the URLs taking turns (see measure). */
+const TURNS = 3;
+/** The start of each part, not counted: connections opening (see the header). */
+const RAMP_SECONDS = 1;
 const WARMUP_SECONDS = 3;
 const READY_TIMEOUT_MS = 120_000;
 
@@ -261,9 +269,18 @@ async function stopServer() {
 
 // ── load ─────────────────────────────────────────────────────────────────────
 
-async function load(url: string, seconds: number, headers: Record<string, string> = {}): Promise<Result> {
+/** Drives one URL. */
+async function load(
+  url: string,
+  seconds: number,
+  headers: Record<string, string> = {},
+  onResponse?: OnResponse,
+): Promise<Result> {
   if (interrupted) throw new Error("interrupted");
   const instance = autocannon({ url, connections, duration: seconds, headers });
+  const start = performance.now();
+  if (onResponse)
+    instance.on("response", (_client, _status, _bytes, latency) => onResponse((performance.now() - start) / 1000, latency));
   running = instance;
   try {
     return await instance;
@@ -271,6 +288,9 @@ async function load(url: string, seconds: number, headers: Record<string, string
     running = undefined;
   }
 }
+
+/** A response: when it came (seconds into the run) and its latency (ms). */
+type OnResponse = (at: number, latency: number) => void;
 
 function checkResponses(label: string, result: Result) {
   if (result.non2xx === 0 && result.errors === 0 && result.timeouts === 0) return;
@@ -280,9 +300,14 @@ function checkResponses(label: string, result: Result) {
   failures.push(`${label}: ${[...codes, `${result.errors} errors`, `${result.timeouts} timeouts`].join(", ")}`);
 }
 
-type Measured = { url: string; result: Result };
+/** A URL's figures over all its parts. */
+type Measured = { url: string; perSecond: number; p50: number; p99: number; non2xx: number; failed: number };
 
-/** Loads each URL in turn; the signed-in ones with the customer's cookie or API token. */
+/** The value below which a share `q` of the sorted values lie. */
+const percentile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+
+/** Loads each URL in turns (see TURNS); the signed-in ones with the customer's cookie or API token. */
 async function measure(origin: string, urls: readonly string[], credentials: Credentials): Promise<Measured[]> {
   // Warming every URL before measuring any lets V8 optimise the rendering code they share, so the
   // first URL measured is not penalised.
@@ -292,34 +317,48 @@ async function measure(origin: string, urls: readonly string[], credentials: Cre
   }
 
   const signedIn = urls.filter((url) => Object.keys(headersOf(url, credentials)).length > 0);
-  console.log(`Load: ${connections} connections, ${duration} s per URL (${signedIn.join(", ")} signed in)\n`);
-  const measured: Measured[] = [];
-  for (const url of urls) {
-    process.stdout.write(`  ${url} …`);
-    const result = await load(origin + url, duration, headersOf(url, credentials));
-    checkResponses(url, result);
-    measured.push({ url, result });
-    process.stdout.write(` ${Math.round(result.requests.average)} req/s\n`);
+  console.log(
+    `Load: ${connections} connections, ${duration} s per URL in ${TURNS} turns of ${duration / TURNS} s after ${RAMP_SECONDS} s not counted (${signedIn.join(", ")} signed in)\n`,
+  );
+  const runs = urls.map((url) => ({ url, latencies: [] as number[], answers: 0, non2xx: 0, failed: 0 }));
+  for (let turn = 1; turn <= TURNS; turn++) {
+    process.stdout.write(`  turn ${turn}/${TURNS}:`);
+    for (const run of runs) {
+      const counted: OnResponse = (at, latency) => {
+        if (at < RAMP_SECONDS) return;
+        run.answers++;
+        if (at - latency / 1000 >= RAMP_SECONDS) run.latencies.push(latency);
+      };
+      const result = await load(origin + run.url, RAMP_SECONDS + duration / TURNS, headersOf(run.url, credentials), counted);
+      checkResponses(run.url, result);
+      run.non2xx += result.non2xx;
+      run.failed += result.errors + result.timeouts;
+      process.stdout.write(".");
+    }
+    process.stdout.write("\n");
   }
-  return measured;
+  return runs.map(({ url, latencies, answers, non2xx, failed }) => {
+    const sorted = latencies.sort((a, b) => a - b);
+    return { url, perSecond: answers / duration, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), non2xx, failed };
+  });
 }
 
 /** The table of one database's figures, and its targets checked. */
 function report(database: string, measured: Measured[]) {
-  const floor = measured.find((m) => m.url === NO_LOADER)!.result;
-  const ratio = (url: string) => measured.find((m) => m.url === url)!.result.requests.average / floor.requests.average;
-  const p99Ratio = (url: string) => measured.find((m) => m.url === url)!.result.latency.p99 / Math.max(1, floor.latency.p99);
+  const floor = measured.find((m) => m.url === NO_LOADER)!;
+  const ratio = (url: string) => measured.find((m) => m.url === url)!.perSecond / floor.perSecond;
+  const p99Ratio = (url: string) => measured.find((m) => m.url === url)!.p99 / Math.max(1, floor.p99);
   console.log(`\n${database}`);
   table(
     ["URL", "req/s", "p50 ms", "p99 ms", "× no-loader", "p99 × no-loader", "non-2xx/errors"],
-    measured.map(({ url, result: r }) => [
+    measured.map(({ url, perSecond, p50, p99, non2xx, failed }) => [
       url,
-      r.requests.average.toFixed(0),
-      r.latency.p50.toFixed(0),
-      r.latency.p99.toFixed(0),
+      perSecond.toFixed(0),
+      p50.toFixed(0),
+      p99.toFixed(0),
       ratio(url).toFixed(2),
       p99Ratio(url).toFixed(1),
-      `${r.non2xx}/${r.errors + r.timeouts}`,
+      `${non2xx}/${failed}`,
     ]),
   );
   const targets = [

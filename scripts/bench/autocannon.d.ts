@@ -22,7 +22,11 @@ declare module "autocannon" {
     statusCodeStats: Record<string, { count: number }>;
   };
 
-  export type Instance = PromiseLike<Result> & { stop(): void };
+  export type Instance = PromiseLike<Result> & {
+    stop(): void;
+    /** Every response, with its latency in milliseconds. */
+    on(event: "response", listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): void;
+  };
 
   function autocannon(options: Options): Instance;
   export default autocannon;
