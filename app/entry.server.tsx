@@ -10,7 +10,7 @@ import {
 } from "react-router";
 import { preloadLazyParts } from "./components/lazy-parts";
 import { requestContext } from "../shared/context.ts";
-import { prerenderedHtmlContext } from "./lib/prerender.server";
+import { prerenderedHtmlContext, type PrerenderedPart } from "./lib/prerender.server";
 import { PrerenderedHtml } from "./lib/prerendered";
 import { BatchedStream } from "./lib/batched-stream.server";
 
@@ -19,7 +19,7 @@ export { requestContext, servicesContext, settingsContext } from "../shared/cont
 
 export const streamTimeout = 5_000;
 
-const NO_PRERENDERED_HTML: ReadonlyMap<string, string> = new Map();
+const NO_PRERENDERED_PARTS: ReadonlyMap<string, PrerenderedPart> = new Map();
 
 // Before the first page is served (see components/lazy-parts.tsx).
 await preloadLazyParts();
@@ -35,7 +35,7 @@ export default function handleRequest(
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const { nonce, log } = loadContext.get(requestContext);
-  const parts = [...(loadContext.get(prerenderedHtmlContext)?.entries() ?? [])];
+  const parts = loadContext.get(prerenderedHtmlContext) ?? NO_PRERENDERED_PARTS;
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -47,7 +47,7 @@ export default function handleRequest(
 
     const page = (
       // The HTML of the page's prerendered parts: see lib/prerendered.tsx.
-      <PrerenderedHtml.Provider value={parts.length ? new Map(parts.map(([id, { html }]) => [id, html])) : NO_PRERENDERED_HTML}>
+      <PrerenderedHtml.Provider value={parts}>
         <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
       </PrerenderedHtml.Provider>
     );
@@ -55,13 +55,10 @@ export default function handleRequest(
       nonce,
       [readyOption]() {
         shellRendered = true;
-        const body = new BatchedStream(
-          () => {
-            clearTimeout(timeoutId);
-            timeoutId = undefined;
-          },
-          new Map(parts.map(([, { html, bytes }]) => [html, bytes])),
-        );
+        const body = new BatchedStream(() => {
+          clearTimeout(timeoutId);
+          timeoutId = undefined;
+        }, parts.values());
         responseHeaders.set("Content-Type", "text/html; charset=utf-8");
         pipe(body);
         resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));

@@ -37,7 +37,7 @@ describe("BatchedStream", () => {
   it("takes the bytes of a text it was given instead of encoding the text again", async () => {
     const part = "<ul>".padEnd(2000, "x") + "</ul>";
     // Bytes that differ from the text's own, to see which were sent.
-    const stream = new BatchedStream(undefined, new Map([[part, Buffer.from("<ul>già codificato</ul>")]]));
+    const stream = new BatchedStream(undefined, [{ html: part, bytes: Buffer.from("<ul>già codificato</ul>") }]);
     const chunks = collect(stream);
     stream.write("<main>");
     stream.write(part);

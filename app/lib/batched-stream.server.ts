@@ -8,17 +8,18 @@
 // the bytes of the ones given to the constructor were encoded once, when they were rendered, and
 // are taken as they are rather than encoded again for every page.
 import { Transform, type TransformCallback } from "node:stream";
+import type { PrerenderedPart } from "./prerender.server";
 
 export class BatchedStream extends Transform {
   #pending: Buffer[] = [];
   readonly #onEnd: () => void;
   readonly #encoded: ReadonlyMap<string, Buffer>;
 
-  /** `onEnd` runs once everything has been passed on; `encoded` holds texts' bytes, by text. */
-  constructor(onEnd: () => void = () => {}, encoded: ReadonlyMap<string, Buffer> = new Map()) {
+  /** `onEnd` runs once everything has been passed on; `encoded`, parts whose bytes to take. */
+  constructor(onEnd: () => void = () => {}, encoded: Iterable<PrerenderedPart> = []) {
     super({ decodeStrings: false });
     this.#onEnd = onEnd;
-    this.#encoded = encoded;
+    this.#encoded = new Map(Array.from(encoded, ({ html, bytes }) => [html, bytes]));
   }
 
   override _transform(chunk: Buffer | string, encoding: BufferEncoding, callback: TransformCallback) {

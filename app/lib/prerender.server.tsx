@@ -12,12 +12,12 @@ import type { Prerendered } from "./prerendered";
 const RENDERING_MAX_AGE_MS = 60_000;
 
 /** A part's HTML, and its bytes, encoded once for every document that holds it. */
-type Rendering = { html: string; bytes: Buffer };
+export type PrerenderedPart = { html: string; bytes: Buffer };
 
-const renderings = new WeakMap<object, Rendering & { id: string; at: number }>();
+const renderings = new WeakMap<object, PrerenderedPart & { id: string; at: number }>();
 
 /** The parts a document holds, by id: entry.server hands them to the render. */
-export const prerenderedHtmlContext = createContext<Map<string, Rendering> | null>(null);
+export const prerenderedHtmlContext = createContext<Map<string, PrerenderedPart> | null>(null);
 
 /**
  * The part `name` rendered from `source` (links inside render as plain anchors), at `now` when

@@ -15,8 +15,8 @@ export type Prerendered = {
   html: string | null;
 };
 
-/** The HTML of the document's prerendered parts, by id (server render only). */
-export const PrerenderedHtml = createContext<ReadonlyMap<string, string>>(new Map());
+/** The document's prerendered parts, with their HTML, by id (server render only). */
+export const PrerenderedHtml = createContext<ReadonlyMap<string, { html: string }>>(new Map());
 
 /**
  * The HTML of a prerendered part, for `dangerouslySetInnerHTML`. On hydration it is read back
@@ -24,7 +24,7 @@ export const PrerenderedHtml = createContext<ReadonlyMap<string, string>>(new Ma
  * while the id (the content) stays the same.
  */
 function usePrerenderedHtml(part: Prerendered): string {
-  const fromServer = useContext(PrerenderedHtml).get(part.id);
+  const fromServer = useContext(PrerenderedHtml).get(part.id)?.html;
   const [hydrated] = useState(() => ({
     id: part.id,
     html: part.html ?? fromServer ?? (typeof document === "undefined" ? "" : (document.getElementById(part.id)?.innerHTML ?? "")),
