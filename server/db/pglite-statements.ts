@@ -8,7 +8,8 @@
 //
 // The answer is read here, from Postgres's bytes, rather than by PGlite's protocol parser, which
 // copies every value of every row into an ArrayBuffer of its own before decoding it (on the
-// session's query, a fifth of its cost); errors, rare, still go through PGlite's parser.
+// session's query, a fifth of its cost); the few messages of a statement's preparation, and
+// errors, still go through PGlite's parser.
 //
 // When PGlite has nothing of its own under way, a statement runs at once: the whole exchange is
 // one synchronous call, so nothing can come between its parts. While PGlite is busy (a
@@ -47,13 +48,13 @@ type Statement = {
 };
 
 /**
- * Bind, for the unnamed portal: every parameter as text (or bytes a serializer made), every
- * result column as text.
+ * Bind (the unnamed portal: every parameter as text, or bytes a serializer made; every result
+ * column as text), then Execute and Sync: one run of a prepared statement, in one buffer.
  */
-function bindMessage(statement: Buffer, values: (string | Uint8Array | null)[]): Buffer {
-  const encoded = values.map((value) => (value === null ? null : typeof value === "string" ? Buffer.from(value) : value));
+function runMessage(statement: Buffer, values: (string | Uint8Array | null)[]): Buffer {
+  const encoded = values.map((value) => (typeof value === "string" ? Buffer.from(value) : value));
   const length = 4 + 1 + statement.length + 2 + 2 + encoded.reduce((sum, value) => sum + 4 + (value?.length ?? 0), 0) + 2;
-  const message = Buffer.allocUnsafe(1 + length);
+  const message = Buffer.allocUnsafe(1 + length + EXECUTE_AND_SYNC.length);
   let at = message.writeUInt8(0x42, 0); // B
   at = message.writeInt32BE(length, at);
   at = message.writeUInt8(0, at); // the unnamed portal
@@ -66,8 +67,46 @@ function bindMessage(statement: Buffer, values: (string | Uint8Array | null)[]):
     message.set(value, at);
     at += value.length;
   }
-  message.writeInt16BE(0, at); // no result format codes: all text
+  at = message.writeInt16BE(0, at); // no result format codes: all text
+  EXECUTE_AND_SYNC.copy(message, at);
   return message;
+}
+
+/** A statement's answer read as PGlite's parseResults reads it: rows, and the rows changed. */
+function resultsOf<T>(answer: Buffer, fields: Field[], parsers: Parsers, asArrays: boolean): Results<T> {
+  const parseField = fields.map(({ dataTypeID }) => {
+    const parser = parsers[dataTypeID];
+    return parser ? (text: string) => parser(text, dataTypeID) : (text: string) => text;
+  });
+  const rows: unknown[] = [];
+  const results = { rows, fields, affectedRows: 0 } as Results<T> & { command?: string; rowCount?: number };
+  for (let at = 0; at < answer.length;) {
+    const type = answer[at]!;
+    const end = at + 1 + answer.readInt32BE(at + 1);
+    if (type === DATA_ROW) {
+      const count = answer.readInt16BE(at + 5);
+      const row: unknown[] | Record<string, unknown> = asArrays ? new Array<unknown>(count) : {};
+      let cursor = at + 7;
+      for (let i = 0; i < count; i++) {
+        const length = answer.readInt32BE(cursor);
+        cursor += 4;
+        const value = length < 0 ? null : parseField[i]!(answer.toString("utf8", cursor, (cursor += length)));
+        if (asArrays) (row as unknown[])[i] = value;
+        else (row as Record<string, unknown>)[fields[i]!.name] = value;
+      }
+      rows.push(row);
+    } else if (type === COMMAND_COMPLETE) {
+      const tag = answer.toString("utf8", at + 5, end - 1).split(" ");
+      const rowCount = parseInt(tag.at(-1)!, 10);
+      results.command = tag[0];
+      if (CHANGING_COMMANDS.has(tag[0]!)) results.affectedRows = rowCount;
+      if (!Number.isNaN(rowCount)) results.rowCount = rowCount;
+    } else if (type === ERROR_RESPONSE) {
+      throw messagesOf(answer).find((m) => m instanceof Error);
+    }
+    at = end;
+  }
+  return results;
 }
 
 /** Postgres's backend messages, parsed by PGlite's own parser (preparing, and errors). */
@@ -84,9 +123,9 @@ export function withPreparedStatements(client: PGlite): PGlite {
   /** Calls on the client still under way (PGlite's own, and statements waiting for them). */
   let busy = 0;
   /**
-   * PGlite's parseResults copies its ~300 type parsers into a new object to lay a query's own
-   * parsers over them, on every query (a third of a small query's cost). Here a query's own
-   * parsers are laid over PGlite's without copying them: an object holding only the query's own,
+   * A query's own parsers are laid over PGlite's ~300 without copying them (PGlite's parseResults
+   * copies them all into a new object on every query, a third of a small query's cost): an object
+   * holding only the query's own,
    * whose prototype is PGlite's (a type the query does not name is looked up there). A prepared
    * Drizzle query passes the same parsers object each time, so that is made once per object; a
    * query built for one request brings a new object, which costs its own few entries, not 300.
@@ -135,7 +174,7 @@ export function withPreparedStatements(client: PGlite): PGlite {
     return statement;
   }
 
-  /** Runs a prepared statement and reads its answer as PGlite's parseResults would. */
+  /** Runs a prepared statement. */
   function run<T>(statement: Statement, params: unknown[], options?: QueryOptions): Results<T> {
     const values = params.map((value, i) => {
       if (value === null || value === undefined) return null;
@@ -143,44 +182,8 @@ export function withPreparedStatements(client: PGlite): PGlite {
       const serializer = options?.serializers?.[type] ?? client.serializers[type];
       return serializer ? (serializer(value) as string | Uint8Array) : String(value);
     });
-    const answer = exchange(Buffer.concat([bindMessage(statement.name, values), EXECUTE_AND_SYNC]));
-
-    const { fields } = statement;
-    const parsers = parsersFor(options?.parsers);
-    const parseField = fields.map(({ dataTypeID }) => {
-      const parser = parsers[dataTypeID];
-      return parser ? (text: string) => parser(text, dataTypeID) : (text: string) => text;
-    });
-    const asArrays = options?.rowMode === "array";
-    const rows: unknown[] = [];
-    const results = { rows, fields, affectedRows: 0 } as Results<T> & { command?: string; rowCount?: number };
-    for (let at = 0; at < answer.length;) {
-      const type = answer[at]!;
-      const end = at + 1 + answer.readInt32BE(at + 1);
-      if (type === DATA_ROW) {
-        const count = answer.readInt16BE(at + 5);
-        const row: unknown[] | Record<string, unknown> = asArrays ? new Array<unknown>(count) : {};
-        let cursor = at + 7;
-        for (let i = 0; i < count; i++) {
-          const length = answer.readInt32BE(cursor);
-          cursor += 4;
-          const value = length < 0 ? null : parseField[i]!(answer.toString("utf8", cursor, (cursor += length)));
-          if (asArrays) (row as unknown[])[i] = value;
-          else (row as Record<string, unknown>)[fields[i]!.name] = value;
-        }
-        rows.push(row);
-      } else if (type === COMMAND_COMPLETE) {
-        const tag = answer.toString("utf8", at + 5, end - 1).split(" ");
-        const rowCount = parseInt(tag.at(-1)!, 10);
-        results.command = tag[0];
-        if (CHANGING_COMMANDS.has(tag[0]!)) results.affectedRows = rowCount;
-        if (!Number.isNaN(rowCount)) results.rowCount = rowCount;
-      } else if (type === ERROR_RESPONSE) {
-        throw messagesOf(answer).find((m) => m instanceof Error);
-      }
-      at = end;
-    }
-    return results;
+    const answer = exchange(runMessage(statement.name, values));
+    return resultsOf<T>(answer, statement.fields, parsersFor(options?.parsers), options?.rowMode === "array");
   }
 
   /** Prepares (once) and runs, now: only while PGlite has nothing of its own under way. */
@@ -206,12 +209,14 @@ export function withPreparedStatements(client: PGlite): PGlite {
     return result;
   }
 
+  /** Whether a query text is (or may still be) kept prepared. */
+  const preparable = (text: string) => statements.has(text) || statements.size < MAX_STATEMENTS;
+
   async function query<T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
-    if (busy === 0 && client.ready && (statements.has(text) || statements.size < MAX_STATEMENTS))
-      return runNow<T>(text, params, options);
+    if (busy === 0 && client.ready && preparable(text)) return runNow<T>(text, params, options);
     return tracked(async () => {
       await client.waitReady;
-      if (!statements.has(text) && statements.size >= MAX_STATEMENTS) return client.query<T>(text, params, options);
+      if (!preparable(text)) return client.query<T>(text, params, options);
       return client._runExclusiveTransaction(() => client._runExclusiveQuery(async () => runNow<T>(text, params, options)));
     });
   }
