@@ -53,6 +53,7 @@ import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
+import { percentiles } from "./bench/percentiles.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
 const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/", "/my-products/"];
@@ -303,10 +304,6 @@ function checkResponses(label: string, result: Result) {
 /** A URL's figures over all its parts. */
 type Measured = { url: string; perSecond: number; p50: number; p99: number; non2xx: number; failed: number };
 
-/** The value below which a share `q` of the sorted values lie. */
-const percentile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
-
 /** Loads each URL in turns (see TURNS); the signed-in ones with the customer's cookie or API token. */
 async function measure(origin: string, urls: readonly string[], credentials: Credentials): Promise<Measured[]> {
   // Warming every URL before measuring any lets V8 optimise the rendering code they share, so the
@@ -337,10 +334,13 @@ async function measure(origin: string, urls: readonly string[], credentials: Cre
     }
     process.stdout.write("\n");
   }
-  return runs.map(({ url, latencies, answers, non2xx, failed }) => {
-    const sorted = latencies.sort((a, b) => a - b);
-    return { url, perSecond: answers / duration, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), non2xx, failed };
-  });
+  return runs.map(({ url, latencies, answers, non2xx, failed }) => ({
+    url,
+    perSecond: answers / duration,
+    ...percentiles(latencies),
+    non2xx,
+    failed,
+  }));
 }
 
 /** The table of one database's figures, and its targets checked. */

@@ -6,6 +6,7 @@
 import { performance } from "node:perf_hooks";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { percentiles } from "./percentiles.ts";
 
 /** Below the customer's limit of 10 card payments an hour (server/security/rate-limits.ts). */
 export const PURCHASES = 8;
@@ -81,9 +82,6 @@ export async function subscribeToEdu(origin: string, cookie: string): Promise<vo
   await confirmed(origin, paidReturn(paid), cookie);
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
 export async function measurePurchases(origin: string, cookie: string) {
   const submit: number[] = [];
   const confirmation: number[] = [];
@@ -103,9 +101,5 @@ export async function measurePurchases(origin: string, cookie: string) {
     await confirmed(origin, back, cookie);
     confirmation.push(performance.now() - started);
   }
-  const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
-  return {
-    submit: { p50: percentile(sorted(submit), 50), p99: percentile(sorted(submit), 99) },
-    confirmation: { p50: percentile(sorted(confirmation), 50), p99: percentile(sorted(confirmation), 99) },
-  };
+  return { submit: percentiles(submit), confirmation: percentiles(confirmation) };
 }

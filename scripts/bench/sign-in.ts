@@ -3,6 +3,7 @@
 // and the signed-in customer and API token the load of signed-in pages and API calls carries.
 import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { percentiles } from "./percentiles.ts";
 
 type Jar = Map<string, string>;
 
@@ -171,7 +172,5 @@ export async function measureSignIns(origin: string, seconds: number, concurrenc
       }
     }),
   );
-  latencies.sort((a, b) => a - b);
-  const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { signIns: latencies.length, perSecond: latencies.length / seconds, p50: pick(0.5), p99: pick(0.99), failures };
+  return { signIns: latencies.length, perSecond: latencies.length / seconds, ...percentiles(latencies), failures };
 }
