@@ -23,7 +23,9 @@ async function main() {
   if (generated.length) log.warn({ secrets: generated }, "generated development secrets (set them in production)");
 
   const database = await openDatabase(
-    config.database.url ? { url: config.database.url, poolMax: config.database.poolMax } : { dataDir: config.database.pgliteDir },
+    config.database.url
+      ? { url: config.database.url, poolMax: config.database.poolMax }
+      : { dataDir: config.database.pgliteDir, ownThread: true },
   );
   await prepareDatabase(database, config, log);
   // Outside production the clock can be moved forward (/dev/orologio) to see renewals happen.

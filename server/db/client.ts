@@ -4,6 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { withPreparedStatements } from "./pglite-statements.ts";
+import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -38,8 +39,11 @@ export type OpenDatabaseOptions =
       /** Errors of idle connections (the server restarted, the network dropped). */
       onIdleError?: (error: Error) => void;
     }
-  /** `dataDir` undefined keeps the PGlite database in memory (tests). */
-  | { url?: undefined; dataDir: string | undefined; logger?: DrizzleLogger };
+  /**
+   * `dataDir` undefined keeps the PGlite database in memory (tests). `ownThread`: PGlite runs in a
+   * worker thread (the server, which renders pages meanwhile; pglite-thread.ts), not in this one.
+   */
+  | { url?: undefined; dataDir: string | undefined; ownThread?: boolean; logger?: DrizzleLogger };
 
 const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;
 
@@ -48,7 +52,13 @@ const STARTUP_LOCK_KEY = 7_402_118_311;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
-  return openPglite(options.dataDir, options.logger);
+  if (options.ownThread && options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    return pgliteHandle(await openPgliteThread(options.dataDir), options.logger);
+  }
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // Every call goes through the wrapper, which must know when PGlite is busy.
+  return pgliteHandle(withPreparedStatements(await PGlite.create(options.dataDir)), options.logger);
 }
 
 function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
@@ -81,11 +91,9 @@ function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDa
   };
 }
 
-async function openPglite(dataDir: string | undefined, logger?: DrizzleLogger): Promise<DatabaseHandle> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  // Every call goes through the wrapper, which must know when PGlite is busy.
-  const client = withPreparedStatements(await PGlite.create(dataDir));
-  const db = drizzlePglite({ client, schema, logger });
+/** A PGlite database, in this thread or its own: Drizzle uses its `query` and `transaction`. */
+function pgliteHandle(client: PgliteClient, logger?: DrizzleLogger): DatabaseHandle {
+  const db = drizzlePglite({ client: asPglite(client), schema, logger });
   return {
     db,
     kind: "pglite",

@@ -1,26 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withPreparedStatements } from "./pglite-statements.ts";
+import { openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
 
+const SETUP = [
+  "create table things (id uuid primary key, name text, at timestamptz, data jsonb, tags text[], price numeric, ok boolean)",
+  `insert into things values
+     ('00000000-0000-4000-8000-000000000001', 'uno', '2000-01-01T00:00:00Z', '{"a":[1,2]}', '{x,y}', 4.50, true),
+     ('00000000-0000-4000-8000-000000000002', null, null, null, null, null, null)`,
+];
+
+/** The same database, for comparison: PGlite's own query() answers on it. */
 let raw: PGlite;
-let client: PGlite;
-
 beforeAll(async () => {
   raw = await PGlite.create();
-  client = withPreparedStatements(raw);
-  await raw.exec(`
-    create table things (id uuid primary key, name text, at timestamptz, data jsonb, tags text[], price numeric, ok boolean);
-    insert into things values
-      ('00000000-0000-4000-8000-000000000001', 'uno', '2000-01-01T00:00:00Z', '{"a":[1,2]}', '{x,y}', 4.50, true),
-      ('00000000-0000-4000-8000-000000000002', null, null, null, null, null, null);
-  `);
+  for (const statement of SETUP) await raw.exec(statement);
 });
 afterAll(() => raw.close());
+
+/** A client under test, on a database of its own set up like `raw`. */
+type Subject = { client: PgliteClient; close(): Promise<void> };
+const SUBJECTS: { name: string; open(): Promise<Subject> }[] = [
+  {
+    name: "PGlite in this thread (withPreparedStatements)",
+    async open() {
+      const own = await PGlite.create();
+      for (const statement of SETUP) await own.exec(statement);
+      return { client: withPreparedStatements(own), close: () => own.close() };
+    },
+  },
+  {
+    name: "PGlite in a thread of its own (openPgliteThread)",
+    async open() {
+      const dir = mkdtempSync(path.join(tmpdir(), "pglite-thread-"));
+      const client = await openPgliteThread(dir);
+      for (const statement of SETUP) await client.query(statement);
+      return {
+        client,
+        async close() {
+          await client.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
 
 const ALL = "select * from things where id = any($1::uuid[]) order by id";
 const IDS = ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"];
 
-describe("withPreparedStatements", () => {
+describe.each(SUBJECTS)("$name", ({ open }) => {
+  let subject: Subject;
+  let client: PgliteClient;
+  beforeAll(async () => {
+    subject = await open();
+    client = subject.client;
+  });
+  afterAll(() => subject.close());
+
   it("answers as PGlite's own query does, in both row modes, for every kind of value", async () => {
     for (const rowMode of ["object", "array"] as const) {
       const expected = await raw.query(ALL, [IDS], { rowMode });
@@ -76,7 +116,7 @@ describe("withPreparedStatements", () => {
   it("prepares again when the schema changed under a statement", async () => {
     const sql = "select * from things where id = $1";
     expect(Object.keys((await client.query<object>(sql, [IDS[0]])).rows[0]!)).not.toContain("extra");
-    await raw.exec("alter table things add column extra int default 7");
+    await client.query("alter table things add column extra int default 7");
     expect((await client.query<{ extra: number }>(sql, [IDS[0]])).rows[0]!.extra).toBe(7);
   });
 
@@ -128,5 +168,63 @@ describe("withPreparedStatements", () => {
     // None ran inside the transaction: none saw its intermediate name.
     for (const answer of await Promise.all([...before, ...during])) expect(answer.rows[0]!.name).not.toBe("durante");
     expect((await read(IDS[0]!)).rows).toEqual([{ name: "uno" }]);
+  });
+
+  it("rolls a failed transaction back, rethrows its error, and stays usable", async () => {
+    const failure = new Error("a step failed");
+    await expect(
+      client.transaction(async (tx) => {
+        await tx.query("update things set name = 'a metà' where id = $1", [IDS[0]!]);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    await expect(
+      client.transaction(async (tx) => {
+        await tx.query("insert into things (id) values ($1)", [IDS[0]!]);
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect((await client.query("select name from things where id = $1", [IDS[0]!])).rows).toEqual([{ name: "uno" }]);
+    const committed = await client.transaction(async (tx) => {
+      await tx.query("update things set ok = false where id = $1", [IDS[0]!]);
+      return "fatto";
+    });
+    expect(committed).toBe("fatto");
+    expect((await client.query("select ok from things where id = $1", [IDS[0]!])).rows).toEqual([{ ok: false }]);
+  });
+
+  it("runs texts beyond those it keeps prepared, however often", async () => {
+    // More distinct texts than are kept (1000): the last ones are prepared for each run.
+    for (let n = 0; n < 1010; n++) expect((await client.query<{ n: number }>(`select ${n}::int as n`)).rows).toEqual([{ n }]);
+    for (let i = 0; i < 3; i++)
+      expect((await client.query<{ n: number }>("select $1::int + 1009 as n", [i])).rows).toEqual([{ n: 1009 + i }]);
+  });
+});
+
+describe("PGlite in a thread of its own, opening and closing", () => {
+  it("says why when the database cannot be opened", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "pglite-thread-"));
+    const notAFolder = path.join(dir, "file");
+    writeFileSync(notAFolder, "");
+    try {
+      await expect(openPgliteThread(notAFolder)).rejects.toThrow(/could not open/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses statements once closed, and keeps what was written for the next opening", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "pglite-thread-"));
+    try {
+      const first = await openPgliteThread(dir);
+      await first.query("create table kept (n int)");
+      await first.query("insert into kept values (42)");
+      await first.close();
+      await expect(first.query("select 1")).rejects.toThrow(/database thread/);
+      const second = await openPgliteThread(dir);
+      expect((await second.query("select n from kept")).rows).toEqual([{ n: 42 }]);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
