@@ -10,6 +10,12 @@ describe("Italian formatting", () => {
     expect(formatEuro(1234567).replace(/\s/g, " ")).toBe("12.345,67 €");
   });
 
+  it("formats any amount the same however many others were formatted before it", () => {
+    const expected = new Intl.NumberFormat("it-IT", { style: "currency", currency: "EUR" });
+    for (let cents = 0; cents < 1200; cents += 1) expect(formatEuro(cents)).toBe(expected.format(cents / 100));
+    for (const cents of [0, 450, 1199, -250]) expect(formatEuro(cents)).toBe(expected.format(cents / 100));
+  });
+
   it("formats dates in Europe/Rome", () => {
     // 23:30 UTC on 11 March is already 12 March in Rome.
     expect(formatDate("2026-03-11T23:30:00Z")).toBe("12/03/2026");

@@ -203,7 +203,27 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
    */
   const orderPage = db
     .select({
-      order: orders,
+      // What the page shows of the order, not all of it: every column read is decoded on every visit.
+      order: {
+        id: orders.id,
+        orderCode: orders.orderCode,
+        status: orders.status,
+        subtotalCents: orders.subtotalCents,
+        discountCents: orders.discountCents,
+        totalCents: orders.totalCents,
+        shipmentPriceCents: orders.shipmentPriceCents,
+        couponCode: orders.couponCode,
+        hasShipment: orders.hasShipment,
+        paymentHub: orders.paymentHub,
+        customerFirstname: orders.customerFirstname,
+        customerLastname: orders.customerLastname,
+        customerEmail: orders.customerEmail,
+        shipment: orders.shipment,
+        shipmentSave: orders.shipmentSave,
+        billing: orders.billing,
+        billingSave: orders.billingSave,
+        optionAdvance: orders.optionAdvance,
+      },
       lines: orderLines,
       user: { firstname: users.firstname, lastname: users.lastname, email: users.email },
       saved: { shipment: savedCheckoutDetails.shipment, billing: savedCheckoutDetails.billing },
