@@ -197,6 +197,9 @@ describe.each(SUBJECTS)("$name", ({ open }) => {
     for (let n = 0; n < 1010; n++) expect((await client.query<{ n: number }>(`select ${n}::int as n`)).rows).toEqual([{ n }]);
     for (let i = 0; i < 3; i++)
       expect((await client.query<{ n: number }>("select $1::int + 1009 as n", [i])).rows).toEqual([{ n: 1009 + i }]);
+    // The same text at the same time: each run has its statement to itself.
+    const together = await Promise.all([1, 2, 3, 4, 5].map((i) => client.query<{ n: number }>("select $1::int * 2 as n", [i])));
+    expect(together.map((answer) => answer.rows)).toEqual([1, 2, 3, 4, 5].map((i) => [{ n: i * 2 }]));
   });
 });
 

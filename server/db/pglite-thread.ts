@@ -88,21 +88,24 @@ export async function openPgliteThread(dataDir: string): Promise<PgliteClient> {
   const preparing = new Map<string, Promise<Statement>>();
   let prepared = 0;
 
-  /** Prepares a text (once, however many ask at the same time), kept while fewer than MAX_STATEMENTS are. */
+  /**
+   * Prepares a text: once, however many ask at the same time, while fewer than MAX_STATEMENTS are
+   * kept; beyond them, each run prepares its own and closes it after (so none closes another's).
+   */
   function prepare(text: string): Promise<Statement> {
-    let statement = preparing.get(text);
-    if (!statement) {
-      const name = `portal_${++prepared}`;
-      statement = send({ message: prepareMessage(name, text) }).then((answer) => statementOf(name, answer));
-      preparing.set(text, statement);
-      statement.then(
-        (ready) => {
-          preparing.delete(text);
-          if (statements.size < MAX_STATEMENTS) statements.set(text, ready);
-        },
-        () => preparing.delete(text),
-      );
-    }
+    const pending = preparing.get(text);
+    if (pending) return pending;
+    const name = `portal_${++prepared}`;
+    const statement = send({ message: prepareMessage(name, text) }).then((answer) => statementOf(name, answer));
+    if (statements.size >= MAX_STATEMENTS) return statement;
+    preparing.set(text, statement);
+    statement.then(
+      (ready) => {
+        preparing.delete(text);
+        statements.set(text, ready);
+      },
+      () => preparing.delete(text),
+    );
     return statement;
   }
 
