@@ -52,13 +52,11 @@ const STARTUP_LOCK_KEY = 7_402_118_311;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
-  if (options.ownThread && options.dataDir) {
-    mkdirSync(options.dataDir, { recursive: true });
-    return pgliteHandle(await openPgliteThread(options.dataDir), options.logger);
-  }
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  // Every call goes through the wrapper, which must know when PGlite is busy.
-  return pgliteHandle(withPreparedStatements(await PGlite.create(options.dataDir)), options.logger);
+  const { dataDir, ownThread, logger } = options;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
+  const client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
+  return pgliteHandle(client, logger);
 }
 
 function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {

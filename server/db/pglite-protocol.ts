@@ -18,7 +18,10 @@ type Field = { name: string; dataTypeID: number };
 /** Distinct query texts kept prepared; beyond them queries take PGlite's own way. */
 export const MAX_STATEMENTS = 1000;
 /** "cached plan must not change result type": the schema changed under a prepared statement. */
-export const PLAN_INVALIDATED = "0A000";
+const PLAN_INVALIDATED = "0A000";
+
+/** Whether a run failed because the schema changed under its statement (prepare it again). */
+export const planInvalidated = (error: unknown) => (error as { code?: string } | null)?.code === PLAN_INVALIDATED;
 
 /** Backend message types read here (the first byte of each message). */
 const DATA_ROW = 0x44; // D
@@ -66,7 +69,8 @@ function runMessage(statement: Buffer, values: (string | Uint8Array | null)[]): 
 }
 
 /** A statement's answer read as PGlite's parseResults reads it: rows, and the rows changed. */
-export function resultsOf<T>(answer: Buffer, fields: Field[], parsers: Parsers, asArrays: boolean): Results<T> {
+export function resultsOf<T>(answer: Buffer, { fields }: Statement, parsers: Parsers, options?: QueryOptions): Results<T> {
+  const asArrays = options?.rowMode === "array";
   const parseField = fields.map(({ dataTypeID }) => {
     const parser = parsers[dataTypeID];
     return parser ? (text: string) => parser(text, dataTypeID) : (text: string) => text;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, TransactionAbortedError } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
@@ -183,6 +183,14 @@ describe.each(SUBJECTS)("$name", ({ open }) => {
         await tx.query("insert into things (id) values ($1)", [IDS[0]!]);
       }),
     ).rejects.toMatchObject({ code: "23505" });
+    expect((await client.query("select name from things where id = $1", [IDS[0]!])).rows).toEqual([{ name: "uno" }]);
+    // A failed statement whose error the work swallowed: COMMIT rolls back, and says so.
+    await expect(
+      client.transaction(async (tx) => {
+        await tx.query("update things set name = 'perso' where id = $1", [IDS[0]!]);
+        await tx.query("select nope from things").catch(() => {});
+      }),
+    ).rejects.toBeInstanceOf(TransactionAbortedError);
     expect((await client.query("select name from things where id = $1", [IDS[0]!])).rows).toEqual([{ name: "uno" }]);
     const committed = await client.transaction(async (tx) => {
       await tx.query("update things set ok = false where id = $1", [IDS[0]!]);

@@ -13,7 +13,7 @@ import {
   exchange,
   layeredParsers,
   MAX_STATEMENTS,
-  PLAN_INVALIDATED,
+  planInvalidated,
   prepareMessage,
   resultsOf,
   runMessageFor,
@@ -39,7 +39,7 @@ export function withPreparedStatements(client: PGlite): PGlite {
   /** Runs a prepared statement. */
   function run<T>(statement: Statement, params: unknown[], options?: QueryOptions): Results<T> {
     const answer = exchange(client, runMessageFor(statement, params, client.serializers, options));
-    return resultsOf<T>(answer, statement.fields, parsersFor(options?.parsers), options?.rowMode === "array");
+    return resultsOf<T>(answer, statement, parsersFor(options?.parsers), options);
   }
 
   /** Prepares (once) and runs, now: only while PGlite has nothing of its own under way. */
@@ -48,7 +48,7 @@ export function withPreparedStatements(client: PGlite): PGlite {
     try {
       return run<T>(known ?? prepare(text), params, options);
     } catch (error) {
-      if (!known || (error as { code?: string }).code !== PLAN_INVALIDATED) throw error;
+      if (!known || !planInvalidated(error)) throw error;
       statements.delete(text);
       return run<T>(prepare(text), params, options);
     }

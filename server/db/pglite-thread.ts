@@ -10,12 +10,19 @@
 // others wait until it ends (as they do in PGlite's own `query()`), and it begins only after what
 // was sent before it.
 import { Worker } from "node:worker_threads";
-import { types, type PGlite, type QueryOptions, type Results, type Transaction } from "@electric-sql/pglite";
+import {
+  TransactionAbortedError,
+  types,
+  type PGlite,
+  type QueryOptions,
+  type Results,
+  type Transaction,
+} from "@electric-sql/pglite";
 import {
   closeMessage,
   layeredParsers,
   MAX_STATEMENTS,
-  PLAN_INVALIDATED,
+  planInvalidated,
   prepareMessage,
   resultsOf,
   runMessageFor,
@@ -34,14 +41,8 @@ export type PgliteClient = {
   close(): Promise<void>;
 };
 
-/** COMMIT answers ROLLBACK when the transaction had failed (PGlite's own transaction() says so too). */
-class TransactionRolledBack extends Error {
-  constructor() {
-    super("the transaction was rolled back instead of committed");
-  }
-}
-
-export async function openPgliteThread(dataDir: string): Promise<PgliteClient> {
+/** PGlite on `dataDir` (undefined: in memory), in a worker thread. */
+export async function openPgliteThread(dataDir: string | undefined): Promise<PgliteClient> {
   const worker = new Worker(new URL("./pglite-thread.worker.ts", import.meta.url), { workerData: { dataDir } });
   const waiting: { resolve(answer: Buffer): void; reject(error: Error): void }[] = [];
   let stopped: Error | null = null;
@@ -57,8 +58,9 @@ export async function openPgliteThread(dataDir: string): Promise<PgliteClient> {
     worker.once("message", (reply: FromWorker) => {
       worker.off("error", reject);
       worker.off("exit", onExit);
-      if ("ready" in reply) resolve();
-      else reject(new Error(`the database thread could not open ${dataDir}: ${"failed" in reply ? reply.failed : "?"}`));
+      // The worker's first word is "ready" or why it could not open the database.
+      if ("failed" in reply) reject(new Error(`the database thread could not open ${dataDir ?? "memory"}: ${reply.failed}`));
+      else resolve();
     });
   });
   worker.on("message", (reply: FromWorker) => {
@@ -113,7 +115,7 @@ export async function openPgliteThread(dataDir: string): Promise<PgliteClient> {
   async function runPrepared<T>(text: string, statement: Statement, params: unknown[], options?: QueryOptions) {
     const answer = send({ message: runMessageFor(statement, params, serializers, options) });
     if (statements.get(text) !== statement) void send({ message: closeMessage(statement) }).catch(() => {});
-    return resultsOf<T>(await answer, statement.fields, parsersFor(options?.parsers), options?.rowMode === "array");
+    return resultsOf<T>(await answer, statement, parsersFor(options?.parsers), options);
   }
 
   /** The transaction holding the connection, until it ends. */
@@ -134,7 +136,7 @@ export async function openPgliteThread(dataDir: string): Promise<PgliteClient> {
       try {
         return await runPrepared<T>(text, statement, params, options);
       } catch (error) {
-        if (attempt > 1 || (error as { code?: string }).code !== PLAN_INVALIDATED) throw error;
+        if (attempt > 1 || !planInvalidated(error)) throw error;
         // The schema changed under the statement: prepare it again.
         if (statements.get(text) === statement) statements.delete(text);
       }
@@ -151,10 +153,11 @@ export async function openPgliteThread(dataDir: string): Promise<PgliteClient> {
         try {
           const result = await work({ query: inside });
           const committed: { command?: string } = await inside("commit");
-          if (committed.command === "ROLLBACK") throw new TransactionRolledBack();
+          // COMMIT answers ROLLBACK when the transaction had failed: PGlite's own transaction() throws this too.
+          if (committed.command === "ROLLBACK") throw new TransactionAbortedError();
           return result;
         } catch (error) {
-          if (!(error instanceof TransactionRolledBack)) await inside("rollback");
+          if (!(error instanceof TransactionAbortedError)) await inside("rollback");
           throw error;
         }
       })();

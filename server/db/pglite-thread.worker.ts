@@ -16,7 +16,7 @@ const port = parentPort!;
 const post = (reply: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
 
 try {
-  const db = await PGlite.create((workerData as { dataDir: string }).dataDir);
+  const db = await PGlite.create((workerData as { dataDir: string | undefined }).dataDir);
   port.on("message", (received: ToWorker) => {
     if ("close" in received) {
       port.removeAllListeners("message");
