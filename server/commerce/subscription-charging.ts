@@ -80,7 +80,7 @@ export function createMonthCharging({
           subscriptionId ? eq(subscriptionPeriods.subscriptionId, subscriptionId) : undefined,
           or(
             and(eq(subscriptionPeriods.status, "scheduled"), lte(subscriptionPeriods.nextAttemptAt, at)),
-            and(eq(subscriptionPeriods.status, "charging"), sql`${subscriptionPeriods.leaseUntil} < ${at}`),
+            and(eq(subscriptionPeriods.status, "charging"), lte(subscriptionPeriods.leaseUntil, at)),
           ),
         ),
       )

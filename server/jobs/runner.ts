@@ -66,7 +66,7 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
       .select({ id: jobs.id })
       .from(jobs)
       .where(
-        or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), sql`${jobs.leaseUntil} < ${at}`)),
+        or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), lte(jobs.leaseUntil, at))),
       )
       .orderBy(asc(jobs.runAt))
       .limit(BATCH_SIZE)

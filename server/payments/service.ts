@@ -379,7 +379,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       .where(
         and(
           eq(paymentAttempts.id, attemptId),
-          sql`(${paymentAttempts.status} = 'setup_succeeded' or (${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} < ${at}))`,
+          sql`(${paymentAttempts.status} = 'setup_succeeded' or (${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} <= ${at}))`,
         ),
       )
       .returning();
@@ -719,7 +719,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
         .where(
-          sql`(${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} < ${at})
+          sql`(${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} <= ${at})
             or ${paymentAttempts.status} in ('awaiting_customer', 'setup_succeeded')`,
         )
         .limit(100);

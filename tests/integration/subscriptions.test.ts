@@ -431,4 +431,28 @@ describe("the job runner", () => {
     const [row] = await database.db.select().from(jobs).where(eq(jobs.key, "test-flaky:1"));
     expect(row).toMatchObject({ status: "done", attempts: 2 });
   });
+
+  it("takes over a job whose instance died once its lease ends, at its very instant", async () => {
+    let calls = 0;
+    instance.jobs.handle("test-orphan", async () => void calls++);
+    // As a dead instance left it: claimed, its lease (5 minutes) running.
+    const leaseUntil = new Date(clock.getTime() + 5 * MINUTE);
+    await database.db
+      .insert(jobs)
+      .values({
+        queue: "test-orphan",
+        key: "test-orphan:1",
+        payload: {},
+        runAt: clock,
+        status: "running",
+        attempts: 1,
+        leaseUntil,
+      });
+    await at(new Date(leaseUntil.getTime() - 1));
+    expect(calls).toBe(0);
+    await at(leaseUntil);
+    expect(calls).toBe(1);
+    const [row] = await database.db.select().from(jobs).where(eq(jobs.key, "test-orphan:1"));
+    expect(row).toMatchObject({ status: "done", attempts: 2 });
+  });
 });
