@@ -65,9 +65,7 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
     const due = db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(
-        or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), lte(jobs.leaseUntil, at))),
-      )
+      .where(or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), lte(jobs.leaseUntil, at))))
       .orderBy(asc(jobs.runAt))
       .limit(BATCH_SIZE)
       .for("update", { skipLocked: true });

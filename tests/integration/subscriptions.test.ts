@@ -437,17 +437,15 @@ describe("the job runner", () => {
     instance.jobs.handle("test-orphan", async () => void calls++);
     // As a dead instance left it: claimed, its lease (5 minutes) running.
     const leaseUntil = new Date(clock.getTime() + 5 * MINUTE);
-    await database.db
-      .insert(jobs)
-      .values({
-        queue: "test-orphan",
-        key: "test-orphan:1",
-        payload: {},
-        runAt: clock,
-        status: "running",
-        attempts: 1,
-        leaseUntil,
-      });
+    await database.db.insert(jobs).values({
+      queue: "test-orphan",
+      key: "test-orphan:1",
+      payload: {},
+      runAt: clock,
+      status: "running",
+      attempts: 1,
+      leaseUntil,
+    });
     await at(new Date(leaseUntil.getTime() - 1));
     expect(calls).toBe(0);
     await at(leaseUntil);
