@@ -32,6 +32,7 @@ import { createLibraryDashboard } from "./library/dashboard.ts";
 import { createReading } from "./library/reading.ts";
 import { createPurchases } from "./commerce/purchases.ts";
 import { createCheckout } from "./commerce/checkout.ts";
+import { abandonedOrderSweep } from "./commerce/order-expiry.ts";
 import { createCustomerOrders } from "./commerce/customer-orders.ts";
 import { createSubscriptions } from "./commerce/subscriptions.ts";
 import { createJobRunner } from "./jobs/runner.ts";
@@ -103,6 +104,7 @@ export async function createServices({
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
   const jobs = createJobRunner({ db, log, now });
+  jobs.sweep("abandoned-orders", abandonedOrderSweep(db));
   const refunds = createRefunds({ db, gateway, runner: jobs, log, now });
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
   const subscriptions = createSubscriptions({

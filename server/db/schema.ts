@@ -605,6 +605,10 @@ export const orders = pgTable(
     uniqueIndex("orders_one_open_per_product")
       .on(t.userId, t.checkoutProductId)
       .where(sql`${t.status} in ('new', 'waitforpayment')`),
+    // The abandoned-order sweep (commerce/order-expiry.ts) reads the unsubmitted orders every minute.
+    index("orders_new_by_update_idx")
+      .on(t.updatedAt)
+      .where(sql`${t.status} = 'new'`),
   ],
 );
 

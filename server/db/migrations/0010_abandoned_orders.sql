@@ -1,0 +1,1 @@
+CREATE INDEX "orders_new_by_update_idx" ON "orders" USING btree ("updated_at") WHERE "orders"."status" = 'new';
