@@ -41,6 +41,7 @@ import { createCardStep } from "./payments/card-step.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
 import { createRefunds } from "./payments/refunds.ts";
+import { handleCustomerErasures } from "./payments/customer-erasure.ts";
 import { createStripeCardStep } from "./payments/stripe-card-step.ts";
 import { createStripeGateway, stripeClient } from "./payments/stripe-gateway.ts";
 import { createStripeWebhooks } from "./payments/stripe-webhooks.ts";
@@ -106,6 +107,7 @@ export async function createServices({
   const jobs = createJobRunner({ db, log, now });
   jobs.sweep("abandoned-orders", abandonedOrderSweep(db));
   const refunds = createRefunds({ db, gateway, runner: jobs, log, now });
+  handleCustomerErasures(jobs, gateway);
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
   const subscriptions = createSubscriptions({
     db,

@@ -30,6 +30,7 @@ import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { isEmail, isMobile, normalizeMobile } from "../../shared/contact-rules.ts";
 import { personalKeys } from "../security/rate-limits.ts";
 import { endSubscriptionsOfDeletedAccount } from "../commerce/subscription-records.ts";
+import { enqueueCustomerErasure } from "../payments/customer-erasure.ts";
 import { normalizeEmail } from "./service.ts";
 
 export type ProfileField =
@@ -442,8 +443,9 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
      * Deletes the account, in one transaction: the personal data are erased (the row stays,
      * anonymous, so orders and payments remain attached for the accounts), the status becomes
      * `deleted`, the portal sessions and password links end, every other trace of the address
-     * goes (`eraseAddressTraces`) and the audit log records the deletion. The
-     * e-mail is free again at once. The identity provider's sessions and grants are the
+     * goes (`eraseAddressTraces`), a job is queued to delete the customer and their saved cards
+     * at the payment provider, and the audit log records the deletion. The e-mail is free again
+     * at once. The identity provider's sessions and grants are the
      * caller's to revoke after this returns (`identity.revokeAccount`).
      */
     async deleteAccount(
@@ -486,6 +488,7 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
         await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, userId));
         await eraseAddressTraces(tx, userId, before.email);
         await endSubscriptionsOfDeletedAccount(tx, userId, at);
+        await enqueueCustomerErasure(tx, userId, at);
         await createAuditLog(tx, now).record("account_deleted", { userId, ip });
         return { ok: true } as const;
       });

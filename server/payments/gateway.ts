@@ -84,4 +84,9 @@ export type PaymentGateway = {
   cancelCharge(id: string, idempotencyKey: string): Promise<Charge | null>;
   /** Gives the whole of a succeeded charge back to the card. The same key always gives the same refund. */
   refundCharge(id: string, input: { idempotencyKey: string; metadata: Record<string, string> }): Promise<Refund>;
+  /**
+   * Removes what the provider holds of a customer whose account was erased: their record and
+   * every card saved for them, so none can be charged again. Done already: nothing happens.
+   */
+  deleteCustomer(userId: string): Promise<void>;
 };

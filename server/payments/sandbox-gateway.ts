@@ -5,7 +5,7 @@
 // numbers are accepted (shared/payment-cards.ts), and of a card it keeps the brand, the last 4
 // digits and what the test card does: never the number.
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { sandboxGatewayObjects } from "../db/schema.ts";
 import { isUniqueViolation } from "../db/errors.ts";
@@ -25,6 +25,8 @@ type RefundData = { chargeId: string; amountCents: number; metadata: Record<stri
 type SetupData = {
   status: SetupStatus;
   clientSecret: string;
+  /** The portal's user the card is saved for (as Stripe's Customer); absent on setups made before it was kept. */
+  customer?: string;
   metadata: Record<string, string>;
   card: { brand: string; last4: string; behaviour: SandboxCardBehaviour; later?: SavedCardBehaviour } | null;
   errorMessage: string | null;
@@ -126,10 +128,11 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
   const gateway: PaymentGateway = {
     name: "sandbox",
 
-    async createSetup({ idempotencyKey, metadata }) {
+    async createSetup({ customer, idempotencyKey, metadata }) {
       const { id, data } = await insertOnce("setup", "sbx_seti", idempotencyKey, {
         status: "requires_payment_method",
         clientSecret: newId("sbx_secret"),
+        customer: customer.userId,
         metadata,
         card: null,
         errorMessage: null,
@@ -148,7 +151,8 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
 
     async createCharge({ setupId, amountCents, idempotencyKey, metadata }) {
       const setup = await read<SetupData>(setupId, "setup");
-      if (setup?.status !== "succeeded") throw new Error("The sandbox charges only a card whose setup succeeded");
+      // As Stripe refuses a payment method no longer attached to its customer.
+      if (setup?.status !== "succeeded" || !setup.card) throw new Error("The sandbox charges only a card saved by a setup");
       const { id } = await insertOnce("charge", "sbx_ch", idempotencyKey, {
         status: "requires_confirmation",
         setupId,
@@ -205,6 +209,14 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       // One refund per charge, as Stripe's "charge already refunded": a second key finds the first.
       const refunded = await update<ChargeData>(id, (data) => (data.refundId ? null : { ...data, refundId: refund.id }));
       return { id: refunded?.refundId ?? refund.id, status: "succeeded", amountCents: charge.amountCents };
+    },
+
+    async deleteCustomer(userId) {
+      // As deleting a Stripe Customer detaches its cards: the setups stay, without their card.
+      await db
+        .update(sandboxGatewayObjects)
+        .set({ data: sql`${sandboxGatewayObjects.data} || '{"card": null}'::jsonb` })
+        .where(and(eq(sandboxGatewayObjects.kind, "setup"), sql`${sandboxGatewayObjects.data}->>'customer' = ${userId}`));
     },
   };
 

@@ -207,6 +207,23 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
         throw error;
       }
     },
+
+    async deleteCustomer(userId) {
+      const known = await db
+        .select({ ref: paymentCustomers.customerRef })
+        .from(paymentCustomers)
+        .where(and(eq(paymentCustomers.userId, userId), eq(paymentCustomers.gateway, "stripe")));
+      for (const { ref } of known) {
+        try {
+          // Deleting the Customer detaches its cards: none can be charged again.
+          await stripe.customers.del(ref);
+        } catch (error) {
+          // Deleted already (an earlier try whose answer was lost).
+          if (!(error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404)) throw error;
+        }
+        await db.delete(paymentCustomers).where(eq(paymentCustomers.customerRef, ref));
+      }
+    },
   };
 }
 

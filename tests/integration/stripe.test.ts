@@ -4,7 +4,7 @@
 // failures, and webhooks (signed by the SDK's test helper) applied once whatever their order.
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gatewayEvents, orders, paymentCustomers, payments } from "../../server/db/schema.ts";
+import { gatewayEvents, jobs, orders, paymentCustomers, payments } from "../../server/db/schema.ts";
 import { checkoutDetails } from "../support/checkout.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -202,5 +202,52 @@ describe("Stripe's webhooks", () => {
     const unsigned = { payload: setup.payload, signature: "" };
     for (const event of [forged, stale, unsigned]) expect(await deliver(event)).toBe(400);
     expect(await database.db.select().from(gatewayEvents)).toHaveLength(recorded.length);
+  });
+});
+
+describe("an erased account at Stripe", () => {
+  it("deletes the customer and its cards once the account is deleted, retrying while Stripe fails", async () => {
+    const { userId, orderId, setupId } = await startedPayment();
+    stripe.confirmSetup(setupId, "pm_card_visa");
+    expect(await portal.services.payments.settleSetup(setupId)).toEqual({ state: "paid" });
+    const [{ customerRef }] = (await database.db
+      .select({ customerRef: paymentCustomers.customerRef })
+      .from(paymentCustomers)
+      .where(eq(paymentCustomers.userId, userId))) as [{ customerRef: string }];
+    expect(stripe.customer(customerRef)).toBeDefined();
+
+    expect(await portal.services.profiles.deleteAccount(userId)).toEqual({ ok: true });
+    // Stripe answers errors to more than the SDK's retries: the job waits for the runner's next try.
+    stripe.failNextCalls(3, /^\/v1\/customers\//);
+    await portal.services.jobs.runDue();
+    expect(stripe.customer(customerRef)).toBeDefined();
+    const [waiting] = await database.db
+      .select()
+      .from(jobs)
+      .where(eq(jobs.key, `payment-customer-erasure:${userId}`));
+    expect(waiting).toMatchObject({ status: "queued", attempts: 1 });
+
+    await database.db
+      .update(jobs)
+      .set({ runAt: new Date(0) })
+      .where(eq(jobs.id, waiting!.id));
+    await portal.services.jobs.runDue();
+    expect(stripe.customer(customerRef)).toBeUndefined();
+    expect(await database.db.select().from(paymentCustomers).where(eq(paymentCustomers.userId, userId))).toEqual([]);
+    const [done] = await database.db.select().from(jobs).where(eq(jobs.id, waiting!.id));
+    expect(done).toMatchObject({ status: "done", attempts: 2 });
+
+    // The saved card can no longer be charged, and deleting again is harmless.
+    const gateway = createStripeGateway(database.db, stripeClient({ secretKey: stripe.secretKey, apiBase: stripe.apiBase }));
+    await expect(
+      gateway.createCharge({
+        setupId,
+        amountCents: 450,
+        description: "dopo",
+        idempotencyKey: `after-erasure:${orderId}`,
+        metadata: {},
+      }),
+    ).rejects.toThrow(/No such customer/);
+    await gateway.deleteCustomer(userId);
   });
 });

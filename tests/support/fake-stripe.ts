@@ -200,6 +200,11 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
       customers.set(customer.id, customer);
       return { status: 200, body: customer };
     }
+    if ((match = /^\/v1\/customers\/([^/]+)$/.exec(path)) && method === "DELETE") {
+      if (!customers.delete(match[1]!))
+        return error(404, "invalid_request_error", "No such customer", { code: "resource_missing" });
+      return { status: 200, body: { id: match[1], object: "customer", deleted: true } };
+    }
     if (method === "POST" && path === "/v1/setup_intents") {
       if (params.payment_method_types)
         return error(400, "invalid_request_error", "Received unknown parameter: payment_method_types");
@@ -272,6 +277,9 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
         return error(400, "invalid_request_error", "Received unknown parameter: payment_method_types");
       const method = params.payment_method as TestMethod;
       if (!(method in TEST_METHODS)) return error(400, "invalid_request_error", "No such PaymentMethod");
+      // A deleted Customer's cards were detached with it.
+      if (params.customer && !customers.has(String(params.customer)))
+        return error(400, "invalid_request_error", "No such customer");
       const id = newId("pi");
       const intent = {
         id,
@@ -567,6 +575,7 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
     /** The refunds made, each with the PaymentIntent it gave back. */
     refunds: () => [...refunds.values()],
     setupIntent: (id: string) => setupIntents.get(id),
+    customer: (id: string) => customers.get(id),
     checkoutSession: (id: string) => checkoutSessions.get(id),
     paymentIntent: (id: string) => paymentIntents.get(id),
     /** The next `count` calls to a matching path answer 500 (Stripe's side failing), doing nothing. */
