@@ -26,7 +26,7 @@ export type ResetResult =
 export type PasswordLinkOptions = {
   accounts: Pick<AccountsService, "findActiveByEmail">;
   passwordResets: PasswordResets;
-  rateLimits: Pick<RateLimits, "checkPasswordResetRequest" | "checkPasswordResetAttempt">;
+  rateLimits: Pick<RateLimits, "checkPasswordResetRequest" | "checkPasswordResetAttempt" | "clearSignInLock">;
   mail: Pick<MailService, "send">;
   audit: Pick<AuditLog, "record">;
   /** Ends every portal session and every identity provider session and grant of the account. */
@@ -106,6 +106,8 @@ export function createPasswordLinks(options: PasswordLinkOptions) {
       const done = await passwordResets.resetPassword(token, purpose, password);
       if (!done) return { ok: false, reason: "dead_link" };
       await options.endAllSessions(done.userId);
+      // The migrated account's sign-ins failed until now whatever was typed: they lock it no more.
+      if (purpose === "migrated" && done.email) await rateLimits.clearSignInLock({ email: done.email });
       await audit.record("password_reset", { userId: done.userId, ip });
       return { ok: true };
     },

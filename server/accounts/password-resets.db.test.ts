@@ -32,7 +32,7 @@ describe("password reset tokens", () => {
 
     expect(await resets.isUsable(token, "reset")).toBe(true);
     expect(await resets.isUsable(token, "migrated")).toBe(false);
-    expect(await resets.resetPassword(token, "reset", "Nuova1234!")).toEqual({ userId });
+    expect(await resets.resetPassword(token, "reset", "Nuova1234!")).toEqual({ userId, email: "r@example.it" });
     expect(await resets.isUsable(token, "reset")).toBe(false);
     expect(await resets.resetPassword(token, "reset", "Altra1234!")).toBeNull();
     const accounts = createAccountsService(database.db);
@@ -65,7 +65,7 @@ describe("password reset tokens", () => {
     expect(await accounts.verifyCredentials("r@example.it", "Qualsiasi1!")).toMatchObject({ ok: false, reason: "migrated" });
     const resets = createPasswordResets(database.db, () => clock);
     const token = await resets.issue(userId, "migrated");
-    expect(await resets.resetPassword(token, "migrated", "Prima1234!")).toEqual({ userId });
+    expect(await resets.resetPassword(token, "migrated", "Prima1234!")).toEqual({ userId, email: "r@example.it" });
     expect((await accounts.verifyCredentials("r@example.it", "Prima1234!")).ok).toBe(true);
   });
 });

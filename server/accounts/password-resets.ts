@@ -49,7 +49,11 @@ export function createPasswordResets(db: Database, now: Clock = systemClock, pas
      * token used matches only an unused one, so of parallel submissions exactly one succeeds.
      * Every other token of the user dies with it. Returns the user, or null for a dead link.
      */
-    async resetPassword(token: string, purpose: ResetPurpose, newPassword: string): Promise<{ userId: string } | null> {
+    async resetPassword(
+      token: string,
+      purpose: ResetPurpose,
+      newPassword: string,
+    ): Promise<{ userId: string; email: string | null } | null> {
       const passwordHash = await passwords.hash(newPassword);
       return db.transaction(async (tx) => {
         const [used] = await tx
@@ -58,15 +62,16 @@ export function createPasswordResets(db: Database, now: Clock = systemClock, pas
           .where(usable(token, purpose))
           .returning({ userId: passwordResetTokens.userId });
         if (!used) return null;
-        await tx
+        const [account] = await tx
           .update(users)
           .set({ passwordHash, migratedFromShop: false, updatedAt: now() })
-          .where(and(eq(users.id, used.userId), eq(users.status, "active")));
+          .where(and(eq(users.id, used.userId), eq(users.status, "active")))
+          .returning({ email: users.email });
         await tx
           .update(passwordResetTokens)
           .set({ usedAt: now() })
           .where(and(eq(passwordResetTokens.userId, used.userId), isNull(passwordResetTokens.usedAt)));
-        return { userId: used.userId };
+        return { userId: used.userId, email: account?.email ?? null };
       });
     },
   };

@@ -6,7 +6,7 @@
 // and the purge of expired rows.
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
 import { RateLimiterDrizzle, RateLimiterRes } from "rate-limiter-flexible";
 import type { Database } from "../db/client.ts";
 import { rateLimits } from "../db/schema.ts";
@@ -350,6 +350,17 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
      */
     async recordSignInSuccess({ email }: { email: string; ip?: string | undefined }): Promise<void> {
       await clearFailures("signInAccount", emailKey(email));
+    },
+
+    /**
+     * Ends an account's sign-in lock and forgets its failures and lock history: its migrated
+     * password link was used, and those failures were sign-ins that no password could pass
+     * (the old shop's passwords were not carried over).
+     */
+    async clearSignInLock({ email }: { email: string }): Promise<void> {
+      const key = emailKey(email);
+      const rows = [limiters.signInAccount.getKey(key), lockCounters.get("signInAccount")!.getKey(key)];
+      await db.delete(rateLimits).where(inArray(rateLimits.key, rows));
     },
 
     /** Spends one of the address's registrations. */

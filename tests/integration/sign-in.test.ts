@@ -145,6 +145,36 @@ describe("login screen", () => {
     expect(await mailsTo("ressa@example.it")).toHaveLength(2);
   });
 
+  it("lifts the lock its sign-ins caused once the migrated account's link sets a password", async () => {
+    const locked = "bloccato@example.it";
+    await database.db.insert(users).values({ email: locked, firstname: "Ada", migratedFromShop: true });
+    for (let i = 0; i < 5; i++) await services.signIn.attempt({ email: locked, password: "Qualunque1!", ip: "198.51.100.30" });
+    const token = /\/mandatory-password\/reset\/([A-Za-z0-9_-]{43})/.exec((await mailsTo(locked))[0]!.text)![1]!;
+
+    const newPassword = "Nuova12345!";
+    expect(
+      await services.passwordLinks.reset({ token, purpose: "migrated", password: newPassword, ip: "198.51.100.30" }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await services.signIn.attempt({ email: locked, password: newPassword, ip: "198.51.100.30" })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("keeps the lock of an ordinary account whose password is reset (its failures were guesses)", async () => {
+    const guarded = "custodito@example.it";
+    const registered = await services.accounts.register({ firstname: "B", lastname: "F", email: guarded, password });
+    if (!registered.ok) throw new Error("setup");
+    for (let i = 0; i < 5; i++) await services.signIn.attempt({ email: guarded, password: "Sbagliata1!", ip: "198.51.100.31" });
+    const token = await services.passwordResets.issue(registered.user.id, "reset");
+    const newPassword = "Nuova12345!";
+    expect(await services.passwordLinks.reset({ token, purpose: "reset", password: newPassword, ip: "198.51.100.31" })).toEqual({
+      ok: true,
+    });
+    expect(await services.signIn.attempt({ email: guarded, password: newPassword, ip: "198.51.100.31" })).toEqual({ ok: false });
+  });
+
   it("sends at most 10 links an hour on behalf of one client address, across accounts", async () => {
     const emails = Array.from({ length: 12 }, (_, i) => `storico${i}@example.it`);
     await database.db.insert(users).values(emails.map((email) => ({ email, firstname: "Ada", migratedFromShop: true })));
