@@ -61,8 +61,11 @@ function chargeOf(intent: Stripe.PaymentIntent): Charge {
 }
 
 export function createStripeGateway(db: Database, stripe: Stripe): PaymentGateway {
-  /** The customer's Stripe Customer, made once (a race makes one; the loser's is never used). */
-  async function customerOf(customer: { userId: string; email: string; name: string }, idempotencyKey: string) {
+  /**
+   * The customer's Stripe Customer, made once: its idempotency key is the account's, so setups
+   * racing to make it get the same one from Stripe (none is left behind that erasure would miss).
+   */
+  async function customerOf(customer: { userId: string; email: string; name: string }) {
     const find = async () => {
       const [row] = await db
         .select({ ref: paymentCustomers.customerRef })
@@ -74,7 +77,7 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
     if (known) return known;
     const created = await stripe.customers.create(
       { email: customer.email, name: customer.name, metadata: { portal_user_id: customer.userId } },
-      { idempotencyKey: `${idempotencyKey}:customer` },
+      { idempotencyKey: `portal:customer:${customer.userId}` },
     );
     try {
       await db.insert(paymentCustomers).values({ userId: customer.userId, gateway: "stripe", customerRef: created.id });
@@ -98,7 +101,7 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
     name: "stripe",
 
     async createSetup({ customer, idempotencyKey, metadata }) {
-      const customerRef = await customerOf(customer, idempotencyKey);
+      const customerRef = await customerOf(customer);
       const intent = await stripe.setupIntents.create(
         { customer: customerRef, usage: "off_session", allowed_payment_method_types: CARD_ONLY, metadata },
         { idempotencyKey },

@@ -575,7 +575,7 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
     /** The refunds made, each with the PaymentIntent it gave back. */
     refunds: () => [...refunds.values()],
     setupIntent: (id: string) => setupIntents.get(id),
-    customer: (id: string) => customers.get(id),
+    customers: () => [...customers.values()],
     checkoutSession: (id: string) => checkoutSessions.get(id),
     paymentIntent: (id: string) => paymentIntents.get(id),
     /** The next `count` calls to a matching path answer 500 (Stripe's side failing), doing nothing. */
