@@ -131,6 +131,12 @@ function SubscriptionCard({ subscription: s }: { subscription: SubscriptionView 
           </p>
         </div>
       )}
+      {s.status === "active" && s.freeUntil && (
+        <p role="status" className="mt-4 rounded-md bg-gold/20 p-4 text-sm">
+          Con il codice eBook+EDU che hai attivato i mesi fino {withArticle("al", formatDate(s.freeUntil))} sono inclusi: fino ad
+          allora non ti addebiteremo rate.
+        </p>
+      )}
       {s.status === "cancelled" && s.cancelledAt && (
         <p role="status" className="mt-4 rounded-md bg-gold/20 p-4 text-sm">
           Hai disdetto l'abbonamento {withArticle("il", formatDate(s.cancelledAt))}: non ti addebiteremo altre rate. L'accesso a

@@ -11,6 +11,7 @@ import {
   subscriptionChargeFailedMail,
   subscriptionChargeReceiptMail,
   subscriptionEndedMail,
+  subscriptionPostponedMail,
   subscriptionRenewalNoticeMail,
   subscriptionStartedMail,
 } from "../mail/templates.ts";
@@ -63,6 +64,14 @@ export function createSubscriptionMails({
           nextCharge: next ? formatDate(next.startsAt) : null,
           manageUrl,
         });
+        break;
+      }
+      case "postponed": {
+        // Cancelled since, or its month moved again (that activation has a mail of its own): the
+        // date to announce is the one the database holds now.
+        const next = await nextScheduled(sub.id);
+        if (sub.status !== "active" || !next || !sub.freeUntil) return;
+        content = subscriptionPostponedMail({ firstname, planName, freeUntil: formatDate(next.startsAt), monthly, manageUrl });
         break;
       }
       case "renewal": {

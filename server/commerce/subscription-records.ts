@@ -2,9 +2,10 @@
 // opens a subscription, an account's deletion ends it), what the charging and the mails share (a
 // month scheduled, the access a paid month gives, a mail's job), and what the dashboard reads of
 // it. README, "EDU subscription".
-import { and, desc, eq, inArray, ne, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, ne, type SQL } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
 import {
+  jobs,
   payments,
   type SUBSCRIPTION_END_REASONS,
   subscriptionPeriods,
@@ -20,7 +21,7 @@ export const MAIL_QUEUE = "subscription-mail";
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type PeriodRow = typeof subscriptionPeriods.$inferSelect;
 
-type MailKind = "started" | "renewal" | "receipt" | "charge_failed" | "cancelled" | "ended";
+type MailKind = "started" | "renewal" | "receipt" | "charge_failed" | "cancelled" | "ended" | "postponed";
 export type MailJob = {
   kind: MailKind;
   subscriptionId: string;
@@ -37,14 +38,14 @@ export function mailJob(job: MailJob, key: string, runAt: Date) {
 
 /** Inserts month `number` as scheduled (once), and the renewal notice when it opens a new term. */
 export async function scheduleMonth(tx: Queryable, sub: SubscriptionRow, number: number, at: Date) {
-  const startsAt = periodStart(sub.anchorAt, number);
+  const startsAt = periodStart(sub.anchorAt, number + sub.freeMonths);
   await tx
     .insert(subscriptionPeriods)
     .values({
       subscriptionId: sub.id,
       number,
       startsAt,
-      endsAt: periodStart(sub.anchorAt, number + 1),
+      endsAt: periodStart(sub.anchorAt, number + sub.freeMonths + 1),
       amountCents: sub.monthlyPriceCents,
       status: "scheduled",
       nextAttemptAt: startsAt,
@@ -53,13 +54,82 @@ export async function scheduleMonth(tx: Queryable, sub: SubscriptionRow, number:
     })
     .onConflictDoNothing();
   if (instalmentOf(number) === 1) {
-    const noticeAt = new Date(Math.max(startsAt.getTime() - RENEWAL_NOTICE_DAYS * DAY_MS, at.getTime()));
     await enqueueJob(
       tx,
-      mailJob({ kind: "renewal", subscriptionId: sub.id }, `renewal:${sub.id}:${termOf(number)}`, noticeAt),
+      mailJob({ kind: "renewal", subscriptionId: sub.id }, renewalKey(sub.id, number), noticeAt(startsAt, at)),
       at,
     );
   }
+}
+
+/** The renewal notice of the term month `number` opens. */
+const renewalKey = (subscriptionId: string, number: number) => `renewal:${subscriptionId}:${termOf(number)}`;
+/** A renewal notice goes a week before the term's first month (at once when that is closer). */
+const noticeAt = (startsAt: Date, at: Date) =>
+  new Date(Math.max(startsAt.getTime() - RENEWAL_NOTICE_DAYS * DAY_MS, at.getTime()));
+
+/**
+ * An eBook+EDU code activated while the customer's subscription runs (or is cancelled but not
+ * over): its months take the place of the next charges instead of being added after the paid
+ * ones. In the activation's transaction: the month waiting to be charged (locked, so the charging
+ * sweep passes it by; never tried yet) and every month scheduled after it start `months` later,
+ * its renewal notice moves with it, EDU is granted from where the paid months end to the moved
+ * month, and (while active) a mail says so. Null when no month can move (no subscription, or its
+ * month is being charged or retried): the code's months then come after the access as usual.
+ */
+export async function postponeNextCharge(
+  tx: Transaction,
+  { userId, orderId, months, at }: { userId: string; orderId: string; months: number; at: Date },
+): Promise<{ freeFrom: Date; freeUntil: Date } | null> {
+  const [sub] = await tx
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
+    .for("update");
+  if (!sub) return null;
+  const [next] = await tx
+    .select()
+    .from(subscriptionPeriods)
+    .where(
+      and(
+        eq(subscriptionPeriods.subscriptionId, sub.id),
+        eq(subscriptionPeriods.status, "scheduled"),
+        eq(subscriptionPeriods.tries, 0),
+        eq(subscriptionPeriods.customerTries, 0),
+      ),
+    )
+    .orderBy(asc(subscriptionPeriods.number))
+    .limit(1)
+    .for("update", { skipLocked: true });
+  if (!next) return null;
+
+  const freeMonths = sub.freeMonths + months;
+  const startsAt = periodStart(sub.anchorAt, next.number + freeMonths);
+  await tx
+    .update(subscriptionPeriods)
+    .set({ startsAt, endsAt: periodStart(sub.anchorAt, next.number + freeMonths + 1), nextAttemptAt: startsAt, updatedAt: at })
+    .where(eq(subscriptionPeriods.id, next.id));
+  await tx.update(subscriptions).set({ freeMonths, freeUntil: startsAt, updatedAt: at }).where(eq(subscriptions.id, sub.id));
+  if (instalmentOf(next.number) === 1) {
+    await tx
+      .update(jobs)
+      .set({ runAt: noticeAt(startsAt, at), updatedAt: at })
+      .where(
+        and(
+          eq(jobs.key, mailJob({ kind: "renewal", subscriptionId: sub.id }, renewalKey(sub.id, next.number), at).key),
+          eq(jobs.status, "queued"),
+        ),
+      );
+  }
+  await grantEntitlement(
+    tx,
+    { userId, productId: sub.productId, source: "activation_code", startsAt: next.startsAt, expiresAt: startsAt, orderId },
+    at,
+  );
+  if (sub.status === "active") {
+    await enqueueJob(tx, mailJob({ kind: "postponed", subscriptionId: sub.id }, `postponed:${sub.id}:${orderId}`, at), at);
+  }
+  return { freeFrom: next.startsAt, freeUntil: startsAt };
 }
 
 /** The access a paid month gives: that month, on the subscription's order. */

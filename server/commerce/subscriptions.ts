@@ -43,8 +43,10 @@ export type SubscriptionView = {
   /** The paid month running now (or the last paid one): 'rata n di 6'. */
   instalment: number;
   instalments: number;
-  /** Access runs until here (the end of the last paid month). */
+  /** Access runs until here: the end of the last paid month, or of the months an eBook+EDU code gave after it. */
   paidUntil: Date;
+  /** While they last: the end of the months an eBook+EDU code gave in place of charges. */
+  freeUntil: Date | null;
   /** The next charge, while one is coming. */
   nextCharge: { at: Date; amountCents: number; instalment: number } | null;
   /** A charge that failed and will be tried again (past due). */
@@ -126,6 +128,7 @@ export function createSubscriptions({
       cancelledAt: subscriptions.cancelledAt,
       endedAt: subscriptions.endedAt,
       endedReason: subscriptions.endedReason,
+      freeUntil: subscriptions.freeUntil,
     })
     .from(subscriptions)
     .where(eq(subscriptions.userId, sql.placeholder("userId")))
@@ -149,6 +152,7 @@ export function createSubscriptions({
         cancelledAt: latest.cancelledAt,
         endedAt: latest.endedAt,
         endedReason: latest.endedReason,
+        freeUntil: latest.freeUntil,
       },
       planName: products.name,
       planOrderCode: orders.orderCode,
@@ -178,6 +182,8 @@ export function createSubscriptions({
       const current = paid.find((m) => m.period.startsAt <= at && at < m.period.endsAt)?.period ?? lastPaid;
       const waiting = months.find((m) => m.period.status === "scheduled" || m.period.status === "charging")?.period;
       const live = sub.status === "active" || sub.status === "past_due";
+      const freeUntil = sub.freeUntil && sub.freeUntil > at && sub.status !== "ended" ? sub.freeUntil : null;
+      const paidUntil = freeUntil && freeUntil > lastPaid.endsAt ? freeUntil : lastPaid.endsAt;
       return {
         id: sub.id,
         status: sub.status,
@@ -186,7 +192,8 @@ export function createSubscriptions({
         card: { brand: sub.cardBrand, last4: sub.cardLast4 },
         instalment: instalmentOf(current.number),
         instalments: INSTALMENTS_PER_TERM,
-        paidUntil: lastPaid.endsAt,
+        paidUntil,
+        freeUntil,
         nextCharge:
           live && waiting
             ? {
@@ -199,7 +206,7 @@ export function createSubscriptions({
         cancelledAt: sub.cancelledAt,
         endedAt: sub.endedAt,
         endedReason: sub.endedReason,
-        canResume: sub.status === "cancelled" && lastPaid.endsAt > at,
+        canResume: sub.status === "cancelled" && paidUntil > at,
         paidMonths: paid.map(({ period, paymentCode, paidAt }) => ({
           number: period.number,
           instalment: instalmentOf(period.number),

@@ -867,8 +867,15 @@ export const subscriptions = pgTable(
     cardBrand: text("card_brand"),
     cardLast4: text("card_last4"),
     monthlyPriceCents: integer("monthly_price_cents").notNull(),
-    /** Period 1 starts here; period n starts n − 1 months later, on Rome's calendar. */
+    /** Period 1 starts here; period n starts n − 1 (+ `freeMonths`) months later, on Rome's calendar. */
     anchorAt: timestamp("anchor_at", { withTimezone: true }).notNull(),
+    /**
+     * Months given by eBook+EDU codes activated during the subscription: they took the place of
+     * the next charges, so every month scheduled since starts that many months later.
+     */
+    freeMonths: integer("free_months").notNull().default(0),
+    /** The end of the latest months given by a code (the start of the month charged after them). */
+    freeUntil: timestamp("free_until", { withTimezone: true }),
     /** When the customer cancelled ('Disdici'); cleared by 'Riattiva'. */
     cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
     endedAt: timestamp("ended_at", { withTimezone: true }),

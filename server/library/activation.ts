@@ -18,6 +18,7 @@ import type { RateLimits } from "../security/rate-limits.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
 import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";
 import { extendEdu, grantEntitlement, lockCustomer } from "./entitlements.ts";
+import { postponeNextCharge } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
 export type ActivationOptions = { db: Database; codeKey: string; rateLimits: RateLimits; now?: Clock };
@@ -180,7 +181,14 @@ export function createActivation({ db, codeKey, rateLimits, now: clock = systemC
           },
           now,
         );
-        if (found.kind === "ebook_edu") await extendEdu(tx, { userId, orderId: order.id, now, months: EDU_MONTHS });
+        // During a subscription the code's EDU months replace the next charges; otherwise they
+        // come after any EDU running.
+        if (
+          found.kind === "ebook_edu" &&
+          !(await postponeNextCharge(tx, { userId, orderId: order.id, months: EDU_MONTHS, at: now }))
+        ) {
+          await extendEdu(tx, { userId, orderId: order.id, now, months: EDU_MONTHS });
+        }
 
         return {
           ok: true,

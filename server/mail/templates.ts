@@ -186,6 +186,25 @@ export function subscriptionStartedMail({
   });
 }
 
+export function subscriptionPostponedMail({
+  firstname,
+  planName,
+  freeUntil,
+  monthly,
+  manageUrl,
+}: SubscriptionMailBase & { freeUntil: string; monthly: string; manageUrl: string }): MailContent {
+  return compose({
+    subject: "Il tuo abbonamento EDU: i prossimi mesi sono inclusi nel codice",
+    firstname,
+    intro: [
+      `hai attivato un codice eBook+EDU mentre il tuo abbonamento ${planName} è in corso: i 6 mesi di EDU del codice prendono il posto delle prossime rate, che non ti addebiteremo.`,
+      `L'accesso a EDU continua senza interruzioni e il prossimo addebito, di ${monthly}, è ${on(freeUntil)}.`,
+    ],
+    action: { lead: "Gestisci il tuo abbonamento:", label: "Il mio abbonamento", url: httpUrl(manageUrl) },
+    outro: [],
+  });
+}
+
 export function subscriptionRenewalNoticeMail({
   firstname,
   planName,

@@ -1,0 +1,168 @@
+// An eBook+EDU code activated during the EDU subscription (commerce/subscription-records.ts,
+// postponeNextCharge): the code's 6 months take the place of the next charges. The next month and
+// those after it move 6 months later, EDU runs on without a gap, the renewal notice moves with its
+// month, the customer's page and a mail say so; a month already being retried is left as it is.
+import { and, asc, eq, like } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  jobs,
+  mailOutbox,
+  payments,
+  products,
+  sandboxGatewayObjects,
+  subscriptionPeriods,
+  subscriptions,
+  users,
+} from "../../server/db/schema.ts";
+import { eduActiveUntil } from "../../server/library/entitlements.ts";
+import { createActivation } from "../../server/library/activation.ts";
+import { createRateLimits } from "../../server/security/rate-limits.ts";
+import { addMonths } from "../../shared/library-constants.ts";
+import { DAY_MS, periodStart } from "../../shared/subscription.ts";
+import { START } from "../support/clock.ts";
+import { decode, render } from "../support/render-page.ts";
+import SubscriptionPage from "../../app/routes/subscription";
+import { formatDate, withArticle } from "../../shared/format.ts";
+import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { subscriptionInstance, type SubscriptionInstance } from "../support/subscriptions.ts";
+
+let database: TestDatabase;
+let instance: SubscriptionInstance;
+let activation: ReturnType<typeof createActivation>;
+let limits: ReturnType<typeof createRateLimits>;
+let ebookId: string;
+let clock = START;
+let customers = 0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  instance = subscriptionInstance(database.db, () => clock);
+  limits = createRateLimits(database.db, { clearExpiredByTimeout: false });
+  activation = createActivation({ db: database.db, codeKey: "chiave-di-prova-dei-codici", rateLimits: limits, now: () => clock });
+  const [ebook] = await database.db.select({ id: products.id }).from(products).where(like(products.sku, "EB-%")).limit(1);
+  ebookId = ebook!.id;
+});
+afterAll(async () => {
+  instance.close();
+  limits.close();
+  await database.destroy();
+});
+beforeEach(() => {
+  clock = START;
+});
+
+async function subscriber() {
+  const [row] = await database.db
+    .insert(users)
+    .values({ email: `abbonata.codice${++customers}@example.it`, firstname: "Giulia", lastname: "Bianchi" })
+    .returning({ id: users.id });
+  await instance.buyEdu(row!.id);
+  const [sub] = await database.db.select().from(subscriptions).where(eq(subscriptions.userId, row!.id));
+  return { userId: row!.id, sub: sub! };
+}
+
+async function activateEbookEdu(userId: string) {
+  const { codes } = await activation.createBatch({ productId: ebookId, kind: "ebook_edu", label: "Prova", count: 1 });
+  const result = await activation.activate({ userId, ip: "203.0.113.50", code: codes[0]!, now: clock });
+  expect(result.ok).toBe(true);
+}
+
+const monthsOf = (subscriptionId: string) =>
+  database.db
+    .select()
+    .from(subscriptionPeriods)
+    .where(eq(subscriptionPeriods.subscriptionId, subscriptionId))
+    .orderBy(asc(subscriptionPeriods.number));
+const chargesOf = async (subscriptionId: string) =>
+  (await database.db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge")))
+    .map((row) => row.data as { status: string; metadata: Record<string, string> })
+    .filter((data) => data.metadata.subscription_id === subscriptionId);
+const subjectsOf = async (userId: string) =>
+  (await database.db.select().from(mailOutbox).where(eq(mailOutbox.userId, userId)).orderBy(asc(mailOutbox.seq))).map(
+    (m) => m.subject,
+  );
+
+async function tick(at: Date) {
+  clock = at;
+  await instance.jobs.runDue();
+}
+
+const POSTPONED_SUBJECT = "Il tuo abbonamento EDU: i prossimi mesi sono inclusi nel codice";
+
+describe("an eBook+EDU code during the subscription", () => {
+  it("moves the next charge 6 months later: nothing charged for the code's months, EDU without a gap, a mail and the page say so", async () => {
+    const { userId, sub } = await subscriber();
+    await tick(new Date(START.getTime() + 10 * DAY_MS));
+    await activateEbookEdu(userId);
+
+    const freeUntil = periodStart(sub.anchorAt, 8);
+    const [, second] = await monthsOf(sub.id);
+    expect(second).toMatchObject({
+      number: 2,
+      status: "scheduled",
+      startsAt: freeUntil,
+      nextAttemptAt: freeUntil,
+      endsAt: periodStart(sub.anchorAt, 9),
+    });
+    expect(await eduActiveUntil(database.db, userId)).toEqual(freeUntil);
+    const view = (await instance.subscriptions.ofCustomer(userId))!;
+    expect(view).toMatchObject({ freeUntil, paidUntil: freeUntil, nextCharge: { at: freeUntil, instalment: 2 } });
+    const page = decode(
+      await render(SubscriptionPage, { subscription: view, confirmingCancel: false, sandbox: true }, SUBSCRIPTION_PATH),
+    );
+    expect(page).toContain(
+      `Con il codice eBook+EDU che hai attivato i mesi fino ${withArticle("al", formatDate(freeUntil))} sono inclusi`,
+    );
+    expect(page).toContain(`Prossimo addebito ${withArticle("il", formatDate(freeUntil))}`);
+    await tick(clock);
+    expect(await subjectsOf(userId)).toContain(POSTPONED_SUBJECT);
+
+    // The month that was due passes without a charge, and EDU stays active.
+    await tick(new Date(periodStart(sub.anchorAt, 2).getTime() + DAY_MS));
+    expect(await chargesOf(sub.id)).toEqual([]);
+    expect(await database.db.select().from(payments).where(eq(payments.userId, userId))).toHaveLength(1);
+    expect(await eduActiveUntil(database.db, userId)).toEqual(freeUntil);
+
+    // When the code's months end, the 2nd instalment is charged once and the months go on from there.
+    await tick(freeUntil);
+    expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(["succeeded"]);
+    const [, paid, third] = await monthsOf(sub.id);
+    expect(paid).toMatchObject({ number: 2, status: "paid" });
+    expect(third).toMatchObject({ number: 3, status: "scheduled", startsAt: periodStart(sub.anchorAt, 9) });
+    expect(await eduActiveUntil(database.db, userId)).toEqual(periodStart(sub.anchorAt, 9));
+    expect((await instance.subscriptions.ofCustomer(userId))!.freeUntil).toBeNull();
+  });
+
+  it("moves a term's renewal notice with its first month, and adds up codes activated at once", async () => {
+    const { userId, sub } = await subscriber();
+    for (let n = 2; n <= 6; n++) await tick(periodStart(sub.anchorAt, n));
+    const noticeKey = `subscription-mail:renewal:${sub.id}:2`;
+    const [notice] = await database.db.select().from(jobs).where(eq(jobs.key, noticeKey));
+    expect(notice).toMatchObject({ status: "queued", runAt: new Date(periodStart(sub.anchorAt, 7).getTime() - 7 * DAY_MS) });
+
+    await Promise.all([activateEbookEdu(userId), activateEbookEdu(userId)]);
+    const seventh = (await monthsOf(sub.id)).find((m) => m.number === 7)!;
+    expect(seventh.startsAt).toEqual(periodStart(sub.anchorAt, 19));
+    expect(await eduActiveUntil(database.db, userId)).toEqual(periodStart(sub.anchorAt, 19));
+    const [moved] = await database.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.key, noticeKey), eq(jobs.status, "queued")));
+    expect(moved!.runAt).toEqual(new Date(periodStart(sub.anchorAt, 19).getTime() - 7 * DAY_MS));
+  });
+
+  it("leaves a month being retried as it is: the code's months come after the access", async () => {
+    const { userId, sub } = await subscriber();
+    await database.db
+      .update(subscriptionPeriods)
+      .set({ tries: 1 })
+      .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.number, 2)));
+    clock = new Date(START.getTime() + 10 * DAY_MS);
+    await activateEbookEdu(userId);
+    const [, second] = await monthsOf(sub.id);
+    expect(second!.startsAt).toEqual(periodStart(sub.anchorAt, 2));
+    // EDU: the paid month, then the code's 6 months after it.
+    expect(await eduActiveUntil(database.db, userId)).toEqual(addMonths(periodStart(sub.anchorAt, 2), 6));
+  });
+});
