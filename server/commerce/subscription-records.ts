@@ -72,21 +72,22 @@ const noticeAt = (startsAt: Date, at: Date) =>
  * An eBook+EDU code activated while the customer's subscription runs (or is cancelled but not
  * over): its months take the place of the next charges instead of being added after the paid
  * ones. In the activation's transaction: the month waiting to be charged (locked, so the charging
- * sweep passes it by; never tried yet) and every month scheduled after it start `months` later,
- * its renewal notice moves with it, EDU is granted from where the paid months end to the moved
- * month, and (while active) a mail says so. Null when no month can move (no subscription, or its
- * month is being charged or retried): the code's months then come after the access as usual.
+ * sweep passes it by; never tried yet) starts `months` later and every month scheduled after it
+ * follows (`free_months`), its renewal notice moves with it, EDU is granted from where the paid
+ * months end to the moved month, and (while active) a mail says so. False when no month can move
+ * (no active or cancelled subscription, or its month is being charged or retried): the code's
+ * months then come after the access as usual.
  */
 export async function postponeNextCharge(
   tx: Transaction,
   { userId, orderId, months, at }: { userId: string; orderId: string; months: number; at: Date },
-): Promise<{ freeFrom: Date; freeUntil: Date } | null> {
+): Promise<boolean> {
   const [sub] = await tx
     .select()
     .from(subscriptions)
     .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
     .for("update");
-  if (!sub) return null;
+  if (!sub) return false;
   const [next] = await tx
     .select()
     .from(subscriptionPeriods)
@@ -101,7 +102,7 @@ export async function postponeNextCharge(
     .orderBy(asc(subscriptionPeriods.number))
     .limit(1)
     .for("update", { skipLocked: true });
-  if (!next) return null;
+  if (!next) return false;
 
   const freeMonths = sub.freeMonths + months;
   const startsAt = periodStart(sub.anchorAt, next.number + freeMonths);
@@ -114,12 +115,7 @@ export async function postponeNextCharge(
     await tx
       .update(jobs)
       .set({ runAt: noticeAt(startsAt, at), updatedAt: at })
-      .where(
-        and(
-          eq(jobs.key, mailJob({ kind: "renewal", subscriptionId: sub.id }, renewalKey(sub.id, next.number), at).key),
-          eq(jobs.status, "queued"),
-        ),
-      );
+      .where(and(eq(jobs.key, `${MAIL_QUEUE}:${renewalKey(sub.id, next.number)}`), eq(jobs.status, "queued")));
   }
   await grantEntitlement(
     tx,
@@ -129,7 +125,7 @@ export async function postponeNextCharge(
   if (sub.status === "active") {
     await enqueueJob(tx, mailJob({ kind: "postponed", subscriptionId: sub.id }, `postponed:${sub.id}:${orderId}`, at), at);
   }
-  return { freeFrom: next.startsAt, freeUntil: startsAt };
+  return true;
 }
 
 /** The access a paid month gives: that month, on the subscription's order. */
