@@ -4,7 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { signedInCustomer, signInOverHttp } from "./customers";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { expectToast, giveEachTestItsOwnAddress, submitLogin } from "./identity-support";
-import { expectAccessible } from "./support";
+import { activate, expectAccessible, productCard } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -19,19 +19,6 @@ async function signInAs(page: Page, email: string) {
 }
 
 const javaScript = () => test.info().project.use.javaScriptEnabled !== false;
-
-/** Types a code into 'ESPANDI IL LIBRO' and confirms it. */
-async function activate(page: Page, code: string) {
-  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
-  await expect(dialog).toBeVisible();
-  await dialog.getByLabel("Codice di attivazione").fill(code);
-  if (javaScript()) await expect(dialog.getByText("Codice valido")).toBeAttached();
-  await dialog.getByRole("button", { name: "Conferma" }).click();
-}
-
-function productCard(page: Page, name: string) {
-  return page.getByRole("list", { name: "Prodotti", exact: true }).getByRole("listitem").filter({ hasText: name });
-}
 
 test("a new customer activates a code from the header and reads the book", async ({ page }) => {
   const { ebook } = fixtures().codes;

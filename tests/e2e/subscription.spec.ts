@@ -6,7 +6,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
 import { acceptTerms, complete, confirmed, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
-import { euro, expectAccessible } from "./support";
+import { fixtures } from "./fixtures";
+import { activate, euro, expectAccessible, productCard } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -86,4 +87,24 @@ test("'Aggiorna carta': a number refused by the form, then a card with 3-D Secur
   await expect(page).toHaveURL(/\/my-products\/abbonamento\/$/);
   await expectToast(page, M.cardUpdated);
   await expect(section(page)).toContainText("Visa •••• 3155");
+});
+
+test("an eBook+EDU code during the subscription: its months replace the next charges, and the page says until when", async ({
+  page,
+}) => {
+  const { ebookEdu } = fixtures().codes;
+  await subscriber(page);
+  await page.goto("/dashboard/?show=activateProduct");
+  await activate(page, ebookEdu.code);
+  await expect(productCard(page, ebookEdu.product)).toBeVisible();
+
+  await page.goto("/my-products/abbonamento/");
+  const note = section(page).getByRole("status").filter({ hasText: "Con il codice eBook+EDU" });
+  await expect(note).toContainText(
+    /i mesi fino (al |all')\d{2}\/\d{2}\/\d{4} sono inclusi: fino ad allora non ti addebiteremo rate/,
+  );
+  const freeUntil = /(\d{2}\/\d{2}\/\d{4})/.exec((await note.textContent())!)![1]!;
+  // The next charge is the 2nd instalment, on the day the code's months end.
+  await expect(section(page)).toContainText(new RegExp(`${freeUntil.replaceAll("/", "\\/")} — .*rata 2 di 6`));
+  await expectAccessible(page);
 });

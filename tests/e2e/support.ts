@@ -37,6 +37,20 @@ async function check(page: Page) {
   expect(blocking, blocking.join("\n")).toEqual([]);
 }
 
+/** Types a code into 'ESPANDI IL LIBRO' (the dialog must be open) and confirms it. */
+export async function activate(page: Page, code: string) {
+  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByLabel("Codice di attivazione").fill(code);
+  if (test.info().project.use.javaScriptEnabled !== false) await expect(dialog.getByText("Codice valido")).toBeAttached();
+  await dialog.getByRole("button", { name: "Conferma" }).click();
+}
+
+/** A product's card in the dashboard's 'I tuoi prodotti'. */
+export function productCard(page: Page, name: string) {
+  return page.getByRole("list", { name: "Prodotti", exact: true }).getByRole("listitem").filter({ hasText: name });
+}
+
 /** The page fits the viewport: nothing forces horizontal scrolling. */
 export async function expectNoHorizontalOverflow(page: Page) {
   const wider = await page.evaluate(() =>
