@@ -8,11 +8,10 @@
 //     signed-in customer's and that the attempt it names is theirs, and the attempt adopts that
 //     SetupIntent (payments.adoptSetup) before the customer is sent to the checkout's usual return.
 import { randomUUID } from "node:crypto";
-import Stripe from "stripe";
-import { and, eq } from "drizzle-orm";
+import type Stripe from "stripe";
 import type { Database } from "../db/client.ts";
-import { paymentCustomers } from "../db/schema.ts";
 import type { Logger } from "../logger.ts";
+import { isMissing, recordedCustomer } from "./stripe-gateway.ts";
 
 type Adoption = {
   adoptSetup(
@@ -28,10 +27,6 @@ type HostedReturn = { orderId: string; setupId: string | null; redirectStatus: "
 const SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
-
-function isMissing(error: unknown) {
-  return error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404;
-}
 
 export function createStripeCardStep({
   db,
@@ -78,11 +73,8 @@ export function createStripeCardStep({
     }
     const intent = typeof session.setup_intent === "object" ? session.setup_intent : null;
     if (session.mode !== "setup" || session.status !== "complete" || !intent) return null;
-    const [known] = await db
-      .select({ ref: paymentCustomers.customerRef })
-      .from(paymentCustomers)
-      .where(and(eq(paymentCustomers.userId, userId), eq(paymentCustomers.gateway, "stripe")));
-    return known && known.ref === idOf(session.customer) ? intent : null;
+    const known = await recordedCustomer(db, userId);
+    return known && known === idOf(session.customer) ? intent : null;
   }
 
   return {

@@ -60,20 +60,25 @@ function chargeOf(intent: Stripe.PaymentIntent): Charge {
   };
 }
 
+/** Stripe's answer for an object it does not have (never made, or deleted). */
+export const isMissing = (error: unknown) => error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404;
+
+/** The account's Stripe Customer as recorded (one per account: a unique index). */
+export async function recordedCustomer(db: Database, userId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ ref: paymentCustomers.customerRef })
+    .from(paymentCustomers)
+    .where(and(eq(paymentCustomers.userId, userId), eq(paymentCustomers.gateway, "stripe")));
+  return row?.ref;
+}
+
 export function createStripeGateway(db: Database, stripe: Stripe): PaymentGateway {
   /**
    * The customer's Stripe Customer, made once: its idempotency key is the account's, so setups
    * racing to make it get the same one from Stripe (none is left behind that erasure would miss).
    */
   async function customerOf(customer: { userId: string; email: string; name: string }) {
-    const find = async () => {
-      const [row] = await db
-        .select({ ref: paymentCustomers.customerRef })
-        .from(paymentCustomers)
-        .where(and(eq(paymentCustomers.userId, customer.userId), eq(paymentCustomers.gateway, "stripe")));
-      return row?.ref;
-    };
-    const known = await find();
+    const known = await recordedCustomer(db, customer.userId);
     if (known) return known;
     const created = await stripe.customers.create(
       { email: customer.email, name: customer.name, metadata: { portal_user_id: customer.userId } },
@@ -84,7 +89,7 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
       return created.id;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      return (await find()) ?? created.id;
+      return (await recordedCustomer(db, customer.userId)) ?? created.id;
     }
   }
 
@@ -92,7 +97,7 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
     try {
       return await stripe.setupIntents.retrieve(id, { expand: ["payment_method"] });
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) return null;
+      if (isMissing(error)) return null;
       throw error;
     }
   }
@@ -193,7 +198,7 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
       try {
         return chargeOf(await stripe.paymentIntents.retrieve(id));
       } catch (error) {
-        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404) return null;
+        if (isMissing(error)) return null;
         throw error;
       }
     },
@@ -212,20 +217,16 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
     },
 
     async deleteCustomer(userId) {
-      const known = await db
-        .select({ ref: paymentCustomers.customerRef })
-        .from(paymentCustomers)
-        .where(and(eq(paymentCustomers.userId, userId), eq(paymentCustomers.gateway, "stripe")));
-      for (const { ref } of known) {
-        try {
-          // Deleting the Customer detaches its cards: none can be charged again.
-          await stripe.customers.del(ref);
-        } catch (error) {
-          // Deleted already (an earlier try whose answer was lost).
-          if (!(error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404)) throw error;
-        }
-        await db.delete(paymentCustomers).where(eq(paymentCustomers.customerRef, ref));
+      const ref = await recordedCustomer(db, userId);
+      if (!ref) return;
+      try {
+        // Deleting the Customer detaches its cards: none can be charged again.
+        await stripe.customers.del(ref);
+      } catch (error) {
+        // Deleted already (an earlier try whose answer was lost).
+        if (!isMissing(error)) throw error;
       }
+      await db.delete(paymentCustomers).where(eq(paymentCustomers.customerRef, ref));
     },
   };
 }
