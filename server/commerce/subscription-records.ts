@@ -36,16 +36,24 @@ export function mailJob(job: MailJob, key: string, runAt: Date) {
   return { queue: MAIL_QUEUE, key: `${MAIL_QUEUE}:${key}`, payload: job, runAt };
 }
 
+/**
+ * When month `number` runs: on the anchor's calendar, after the months codes gave in place of
+ * charges (`freeMonths`).
+ */
+function monthDates(anchorAt: Date, number: number, freeMonths: number) {
+  return { startsAt: periodStart(anchorAt, number + freeMonths), endsAt: periodStart(anchorAt, number + freeMonths + 1) };
+}
+
 /** Inserts month `number` as scheduled (once), and the renewal notice when it opens a new term. */
 export async function scheduleMonth(tx: Queryable, sub: SubscriptionRow, number: number, at: Date) {
-  const startsAt = periodStart(sub.anchorAt, number + sub.freeMonths);
+  const { startsAt, endsAt } = monthDates(sub.anchorAt, number, sub.freeMonths);
   await tx
     .insert(subscriptionPeriods)
     .values({
       subscriptionId: sub.id,
       number,
       startsAt,
-      endsAt: periodStart(sub.anchorAt, number + sub.freeMonths + 1),
+      endsAt,
       amountCents: sub.monthlyPriceCents,
       status: "scheduled",
       nextAttemptAt: startsAt,
@@ -105,10 +113,10 @@ export async function postponeNextCharge(
   if (!next) return false;
 
   const freeMonths = sub.freeMonths + months;
-  const startsAt = periodStart(sub.anchorAt, next.number + freeMonths);
+  const { startsAt, endsAt } = monthDates(sub.anchorAt, next.number, freeMonths);
   await tx
     .update(subscriptionPeriods)
-    .set({ startsAt, endsAt: periodStart(sub.anchorAt, next.number + freeMonths + 1), nextAttemptAt: startsAt, updatedAt: at })
+    .set({ startsAt, endsAt, nextAttemptAt: startsAt, updatedAt: at })
     .where(eq(subscriptionPeriods.id, next.id));
   await tx.update(subscriptions).set({ freeMonths, freeUntil: startsAt, updatedAt: at }).where(eq(subscriptions.id, sub.id));
   if (instalmentOf(next.number) === 1) {
