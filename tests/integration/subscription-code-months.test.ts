@@ -2,18 +2,9 @@
 // postponeNextCharge): the code's 6 months take the place of the next charges. The next month and
 // those after it move 6 months later, EDU runs on without a gap, the renewal notice moves with its
 // month, the customer's page and a mail say so; a month already being retried is left as it is.
-import { and, asc, eq, like } from "drizzle-orm";
+import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  jobs,
-  mailOutbox,
-  payments,
-  products,
-  sandboxGatewayObjects,
-  subscriptionPeriods,
-  subscriptions,
-  users,
-} from "../../server/db/schema.ts";
+import { jobs, payments, products, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
@@ -25,7 +16,13 @@ import SubscriptionPage from "../../app/routes/subscription";
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { subscriptionInstance, type SubscriptionInstance } from "../support/subscriptions.ts";
+import {
+  mailSubjectsOf,
+  monthsOfSubscription,
+  subscriptionCharges,
+  subscriptionInstance,
+  type SubscriptionInstance,
+} from "../support/subscriptions.ts";
 
 let database: TestDatabase;
 let instance: SubscriptionInstance;
@@ -68,20 +65,8 @@ async function activateEbookEdu(userId: string) {
   expect(result.ok).toBe(true);
 }
 
-const monthsOf = (subscriptionId: string) =>
-  database.db
-    .select()
-    .from(subscriptionPeriods)
-    .where(eq(subscriptionPeriods.subscriptionId, subscriptionId))
-    .orderBy(asc(subscriptionPeriods.number));
-const chargesOf = async (subscriptionId: string) =>
-  (await database.db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge")))
-    .map((row) => row.data as { status: string; metadata: Record<string, string> })
-    .filter((data) => data.metadata.subscription_id === subscriptionId);
-const subjectsOf = async (userId: string) =>
-  (await database.db.select().from(mailOutbox).where(eq(mailOutbox.userId, userId)).orderBy(asc(mailOutbox.seq))).map(
-    (m) => m.subject,
-  );
+const monthsOf = (subscriptionId: string) => monthsOfSubscription(database.db, subscriptionId);
+const chargesOf = (subscriptionId: string) => subscriptionCharges(database.db, subscriptionId);
 
 async function tick(at: Date) {
   clock = at;
@@ -116,7 +101,7 @@ describe("an eBook+EDU code during the subscription", () => {
     );
     expect(page).toContain(`Prossimo addebito ${withArticle("il", formatDate(freeUntil))}`);
     await tick(clock);
-    expect(await subjectsOf(userId)).toContain(POSTPONED_SUBJECT);
+    expect(await mailSubjectsOf(database.db, userId)).toContain(POSTPONED_SUBJECT);
 
     // The month that was due passes without a charge, and EDU stays active.
     await tick(new Date(periodStart(sub.anchorAt, 2).getTime() + DAY_MS));

@@ -7,11 +7,11 @@ import path from "node:path";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../../server/db/client.ts";
-import { payments, sandboxGatewayObjects, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
+import { payments, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { periodStart } from "../../shared/subscription.ts";
 import { createSharedDatabase } from "../support/shared-database.ts";
-import { subscriptionInstance } from "../support/subscriptions.ts";
+import { subscriptionCharges, subscriptionInstance } from "../support/subscriptions.ts";
 
 let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
 
@@ -82,10 +82,12 @@ async function outcome(
     .from(payments)
     .where(eq(payments.subscriptionPeriodId, month!.id));
   // The charges made for the subscription after the checkout (the checkout's is the order's).
-  const charges = (await database.db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge")))
-    .map((row) => ({ id: row.id, ...(row.data as { status: string; metadata: Record<string, string> }) }))
-    .filter((charge) => charge.metadata.subscription_id === subscriptionId)
-    .map(({ id, status, metadata }) => ({ id, status, periodId: metadata.period_id, try: metadata.try }));
+  const charges = (await subscriptionCharges(database.db, subscriptionId)).map(({ id, status, metadata }) => ({
+    id,
+    status,
+    periodId: metadata.period_id,
+    try: metadata.try,
+  }));
   return { month: month!, payments: paid!.n, paymentsForMonth: paidForMonth!.n, charges };
 }
 

@@ -4,21 +4,18 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import {
-  jobs,
-  mailOutbox,
-  payments,
-  rateLimits,
-  sandboxGatewayObjects,
-  subscriptionPeriods,
-  subscriptions,
-  users,
-} from "../../server/db/schema.ts";
+import { jobs, mailOutbox, payments, rateLimits, subscriptions, users } from "../../server/db/schema.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import type { PaymentGateway } from "../../server/payments/gateway.ts";
 import { DAY_MS, periodStart } from "../../shared/subscription.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { subscriptionInstance, type SubscriptionInstance } from "../support/subscriptions.ts";
+import {
+  mailSubjectsOf,
+  monthsOfSubscription,
+  subscriptionCharges,
+  subscriptionInstance,
+  type SubscriptionInstance,
+} from "../support/subscriptions.ts";
 
 let database: TestDatabase;
 /** On PostgreSQL, a second pool to the same database: another server instance. */
@@ -65,27 +62,14 @@ async function subscriptionOf(userId: string) {
   return row!;
 }
 async function monthsOf(userId: string) {
-  const sub = await subscriptionOf(userId);
-  return database.db
-    .select()
-    .from(subscriptionPeriods)
-    .where(eq(subscriptionPeriods.subscriptionId, sub.id))
-    .orderBy(asc(subscriptionPeriods.number));
+  return monthsOfSubscription(database.db, (await subscriptionOf(userId)).id);
 }
 /** Charges the sandbox made for the customer's subscription after the checkout (any outcome). */
 async function monthlyChargesOf(userId: string) {
-  const sub = await subscriptionOf(userId);
-  const rows = await database.db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge"));
-  return rows
-    .map((row) => row.data as { status: string; metadata: Record<string, string> })
-    .filter((data) => data.metadata.subscription_id === sub.id);
+  return subscriptionCharges(database.db, (await subscriptionOf(userId)).id);
 }
 async function paymentsOf(userId: string) {
   return database.db.select().from(payments).where(eq(payments.userId, userId)).orderBy(asc(payments.paidAt));
-}
-async function mailSubjectsOf(userId: string): Promise<string[]> {
-  const rows = await database.db.select().from(mailOutbox).where(eq(mailOutbox.userId, userId)).orderBy(asc(mailOutbox.seq));
-  return rows.map((row) => row.subject);
 }
 /** The instant month `number` of the customer's subscription is due. */
 async function dueAt(userId: string, number: number): Promise<Date> {
@@ -111,7 +95,7 @@ describe("a year of EDU", () => {
     expect(second.getUTCDate()).toBe(new Date(Date.UTC(T0.getUTCFullYear(), 2, 0)).getUTCDate());
     expect(await eduActiveUntil(database.db, userId)).toEqual(second);
     await instance.jobs.runDue();
-    expect(await mailSubjectsOf(userId)).toEqual([
+    expect(await mailSubjectsOf(database.db, userId)).toEqual([
       expect.stringMatching(/^Ordine confermato n° /),
       "Il tuo abbonamento EDU è attivo",
     ]);
@@ -122,10 +106,10 @@ describe("a year of EDU", () => {
         // The renewal notice leaves a week before the 7th month, once.
         const notice = "Il tuo abbonamento EDU si rinnova tra una settimana";
         await at(new Date(due.getTime() - 7 * DAY_MS - MINUTE));
-        expect(await mailSubjectsOf(userId)).not.toContain(notice);
+        expect(await mailSubjectsOf(database.db, userId)).not.toContain(notice);
         await at(new Date(due.getTime() - 7 * DAY_MS));
         await at(new Date(due.getTime() - 7 * DAY_MS + MINUTE));
-        expect((await mailSubjectsOf(userId)).filter((s) => s === notice)).toHaveLength(1);
+        expect((await mailSubjectsOf(database.db, userId)).filter((s) => s === notice)).toHaveLength(1);
       }
       // A minute early nothing happens; on the minute the month is charged.
       await at(new Date(due.getTime() - MINUTE));
@@ -149,7 +133,7 @@ describe("a year of EDU", () => {
     expect(paid).toHaveLength(12);
     expect(new Set(paid.map((p) => p.subscriptionPeriodId)).size).toBe(12);
     expect(paid.every((p) => p.amountCents === 450 && p.orderId === sub.orderId)).toBe(true);
-    const subjects = await mailSubjectsOf(userId);
+    const subjects = await mailSubjectsOf(database.db, userId);
     expect(subjects.filter((s) => s.startsWith("Pagamento ricevuto: EDU"))).toHaveLength(11);
     expect(subjects).toContain("Il tuo abbonamento EDU è attivo");
     expect((await subscriptionOf(userId)).status).toBe("active");
@@ -201,7 +185,7 @@ describe("cancelling and resuming", () => {
     expect(sub.endedAt).toEqual(await dueAt(userId, 4));
     expect((await monthsOf(userId)).map((m) => m.status)).toEqual(["paid", "paid", "paid", "void"]);
     expect(await eduActiveUntil(database.db, userId)).toEqual(await dueAt(userId, 4));
-    expect(await mailSubjectsOf(userId)).toEqual(
+    expect(await mailSubjectsOf(database.db, userId)).toEqual(
       expect.arrayContaining(["Disdetta del tuo abbonamento EDU confermata", "Il tuo abbonamento EDU è terminato"]),
     );
     // Too late to resume; a new subscription can be bought.
@@ -225,7 +209,7 @@ describe("cancelling and resuming", () => {
     expect(await paymentsOf(userId)).toHaveLength(5);
     expect((await subscriptionOf(userId)).status).toBe("active");
     // The cancellation mail went out before the resume; nothing says the subscription ended.
-    expect(await mailSubjectsOf(userId)).not.toContain("Il tuo abbonamento EDU è terminato");
+    expect(await mailSubjectsOf(database.db, userId)).not.toContain("Il tuo abbonamento EDU è terminato");
   });
 });
 
@@ -260,7 +244,7 @@ describe("a card that stops working", () => {
     expect(charges.every((c) => c.status === "failed")).toBe(true);
     expect(await paymentsOf(userId)).toHaveLength(1);
     expect(await eduActiveUntil(database.db, userId)).toEqual(due);
-    const subjects = await mailSubjectsOf(userId);
+    const subjects = await mailSubjectsOf(database.db, userId);
     expect(subjects.filter((s) => s === "Pagamento non riuscito: aggiorna la tua carta")).toHaveLength(3);
     expect(subjects).toContain("Il tuo abbonamento EDU è terminato");
     // Nothing more, however long the clock runs.
@@ -290,7 +274,9 @@ describe("a card that stops working", () => {
     expect((await subscriptionOf(userId)).status).toBe("past_due");
     // Each press was a charge of its own (its own idempotency keys), and no failure mail was sent for them.
     expect(await monthlyChargesOf(userId)).toHaveLength(6);
-    expect((await mailSubjectsOf(userId)).filter((subject) => subject.startsWith("Pagamento non riuscito"))).toHaveLength(1);
+    expect(
+      (await mailSubjectsOf(database.db, userId)).filter((subject) => subject.startsWith("Pagamento non riuscito")),
+    ).toHaveLength(1);
 
     // The schedule goes on as before: retries on days 1, 3 and 7, then the end.
     await instance.sandbox.simulateSavedCard(setupId, "succeeds");

@@ -1,8 +1,10 @@
 // The services a subscription's life needs, over one database and one clock, as an instance of
 // the portal builds them (tests/integration/subscriptions*.test.ts, the runner-crash child).
+import { asc, eq } from "drizzle-orm";
 import { createCheckout } from "../../server/commerce/checkout.ts";
 import { createSubscriptions } from "../../server/commerce/subscriptions.ts";
 import type { Database } from "../../server/db/client.ts";
+import { mailOutbox, sandboxGatewayObjects, subscriptionPeriods } from "../../server/db/schema.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import type { Clock } from "../../server/lib/clock.ts";
 import { createLogger } from "../../server/logger.ts";
@@ -49,3 +51,26 @@ export function subscriptionInstance(
 }
 
 export type SubscriptionInstance = ReturnType<typeof subscriptionInstance>;
+
+/** A subscription's months, in order. */
+export function monthsOfSubscription(db: Database, subscriptionId: string) {
+  return db
+    .select()
+    .from(subscriptionPeriods)
+    .where(eq(subscriptionPeriods.subscriptionId, subscriptionId))
+    .orderBy(asc(subscriptionPeriods.number));
+}
+
+/** The sandbox's charges of a subscription's months, any outcome (the checkout's first one is the order's). */
+export async function subscriptionCharges(db: Database, subscriptionId: string) {
+  const rows = await db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge"));
+  return rows
+    .map((row) => ({ id: row.id, ...(row.data as { status: string; metadata: Record<string, string> }) }))
+    .filter((charge) => charge.metadata.subscription_id === subscriptionId);
+}
+
+/** The subjects of the mails about a customer, in the order they were queued. */
+export async function mailSubjectsOf(db: Database, userId: string): Promise<string[]> {
+  const rows = await db.select().from(mailOutbox).where(eq(mailOutbox.userId, userId)).orderBy(asc(mailOutbox.seq));
+  return rows.map((row) => row.subject);
+}
