@@ -5,8 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobs, paymentAttempts } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { checkoutDetails } from "../support/checkout.ts";
+import { buyEduWithSandboxCard } from "../support/checkout.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createTestServices } from "../support/services.ts";
@@ -26,12 +25,7 @@ afterAll(async () => {
 /** A customer who bought EDU with the sandbox's good card (saved for the months after): the setup's id. */
 async function customerWithSavedCard() {
   const { user } = await signedInCustomer(services, database.db);
-  const opened = await services.checkout.open(user.id, EDU_PRODUCT_CODE);
-  const started = opened.ok ? await services.payments.start(user.id, opened.orderId, checkoutDetails()) : null;
-  if (!started?.ok) throw new Error("setup");
-  await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
-  expect(await services.payments.settleSetup(started.setupId)).toEqual({ state: "paid" });
-  return { userId: user.id, setupId: started.setupId };
+  return { userId: user.id, setupId: await buyEduWithSandboxCard(services, user.id) };
 }
 
 const chargeOf = (setupId: string, key: string) =>

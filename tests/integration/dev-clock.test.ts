@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as devClockRoute from "../../app/routes/dev.clock";
 import { createShiftableClock } from "../../server/lib/clock.ts";
 import type { Services } from "../../server/services.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { checkoutDetails } from "../support/checkout.ts";
+import { buyEduWithSandboxCard } from "../support/checkout.ts";
 import { testConfig } from "../support/config.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
@@ -34,14 +33,7 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-/** EDU bought at the checkout with the sandbox's good card. */
-async function buyEdu(userId: string) {
-  const opened = await services.checkout.open(userId, EDU_PRODUCT_CODE);
-  const started = opened.ok ? await services.payments.start(userId, opened.orderId, checkoutDetails()) : null;
-  if (!started?.ok) throw new Error("setup");
-  await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
-  await services.payments.settleSetup(started.setupId);
-}
+const buyEdu = (userId: string) => buyEduWithSandboxCard(services, userId);
 
 const args = (request: Request, config = testConfig()) =>
   ({ request, params: {}, context: createRouterContext(services, config), url: new URL(request.url), pattern: "" }) as never;

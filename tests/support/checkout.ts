@@ -1,5 +1,7 @@
 import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { PostalAddress } from "../../server/db/schema.ts";
+import type { Services } from "../../server/services.ts";
+import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 
 /** A shipping address that passes the checkout's checks. */
 export const SHIPMENT: PostalAddress = {
@@ -23,4 +25,18 @@ export function checkoutDetails(overrides: Partial<CheckoutDetails> = {}): Check
     paymentHub: "card",
     ...overrides,
   };
+}
+
+/**
+ * EDU bought at the checkout with the sandbox's good card, as a customer does (the card is saved
+ * for the months after): the card's setup.
+ */
+export async function buyEduWithSandboxCard(services: Services, userId: string): Promise<string> {
+  const opened = await services.checkout.open(userId, EDU_PRODUCT_CODE);
+  const started = opened.ok ? await services.payments.start(userId, opened.orderId, checkoutDetails()) : null;
+  if (!started?.ok) throw new Error("setup: the EDU payment did not start");
+  await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
+  const settled = await services.payments.settleSetup(started.setupId);
+  if (settled.state !== "paid") throw new Error(`setup: the EDU payment ended ${settled.state}`);
+  return started.setupId;
 }
