@@ -9,7 +9,7 @@ import { checkoutDetails } from "../support/checkout.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { createStripeGateway, stripeClient } from "../../server/payments/stripe-gateway.ts";
+import { createStripeGateway, recordedCustomer, stripeClient } from "../../server/payments/stripe-gateway.ts";
 import { startPortal, type Portal } from "../support/http-app.ts";
 
 let database: TestDatabase;
@@ -227,10 +227,7 @@ describe("an erased account at Stripe", () => {
     const { userId, orderId, setupId } = await startedPayment();
     stripe.confirmSetup(setupId, "pm_card_visa");
     expect(await portal.services.payments.settleSetup(setupId)).toEqual({ state: "paid" });
-    const [{ customerRef }] = (await database.db
-      .select({ customerRef: paymentCustomers.customerRef })
-      .from(paymentCustomers)
-      .where(eq(paymentCustomers.userId, userId))) as [{ customerRef: string }];
+    const customerRef = (await recordedCustomer(database.db, userId))!;
     expect(stripe.customers().map((c) => c.id)).toContain(customerRef);
 
     expect(await portal.services.profiles.deleteAccount(userId)).toEqual({ ok: true });
