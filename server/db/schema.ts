@@ -300,12 +300,18 @@ export const sessions = pgTable(
   "sessions",
   {
     idHash: text("id_hash").primaryKey(),
+    /** Names the session on the account console's forms: not a credential, unlike the cookie's id. */
+    publicId: uuid("public_id").notNull().unique().defaultRandom(),
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    /** The browser that signed in, as it said (shown as device and browser, never trusted). */
+    userAgent: text("user_agent"),
+    /** The network it signed in from, its address cut to the prefix (IPv4 /24, IPv6 /48): never the address. */
+    ipPrefix: text("ip_prefix"),
     /** Tokens from the identity provider, for refresh and RP-initiated logout. */
     accessToken: text("access_token"),
     accessTokenExpiresAt: timestamp("access_token_expires_at", { withTimezone: true }),
