@@ -10,6 +10,8 @@ import { createAccountsService } from "./accounts/service.ts";
 import { createSignIn } from "./accounts/sign-in.ts";
 import { createEmailChanges } from "./accounts/email-changes.ts";
 import { createSessionStore } from "./accounts/sessions.ts";
+import { createDevices } from "./accounts/devices.ts";
+import { createDataExports } from "./accounts/data-export.ts";
 import { createAccessTokens } from "./api/access-tokens.ts";
 import { createAuditLog } from "./audit/service.ts";
 import { createReferenceData } from "./catalog/reference.ts";
@@ -195,6 +197,15 @@ export async function createServices({
       accounts,
     }),
     auth,
+    /** The account console: where the account is signed in, and signing out of those places. */
+    devices: createDevices({
+      db,
+      sessions,
+      audit,
+      endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
+    }),
+    /** The account console's 'Scarica i tuoi dati'. */
+    dataExports: createDataExports({ db, rateLimits, audit, now }),
     /** Signs an account out everywhere (a password reset, an operator's customer:signout-all). */
     endAllSessions,
     socialLogin: createSocialLogin({ config, accounts }),
