@@ -46,7 +46,7 @@ export function createDevices({
   };
 
   return {
-    /** The account's live sessions, the one of this browser marked `current`, the latest used first. */
+    /** The account's live sessions: this browser's first, marked `current`, then the latest used first. */
     async list(userId: string, currentSessionId: string): Promise<DeviceView[]> {
       const live = await sessions.listLive(userId, currentSessionId);
       return live.map((session) => ({

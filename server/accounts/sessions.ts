@@ -88,7 +88,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
       return rawId;
     },
 
-    /** The user's live sessions, the most recently used first; `current` marks the one of `currentRawId`. */
+    /** The user's live sessions: `currentRawId`'s first, marked `current`, then the most recently used first. */
     async listLive(userId: string, currentRawId: string): Promise<LiveDevice[]> {
       const at = now();
       const rows = await db
@@ -110,7 +110,9 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
         )
         .orderBy(desc(sessions.lastSeenAt), asc(sessions.createdAt));
       const current = hashId(currentRawId);
-      return rows.map(({ idHash, ...row }) => ({ ...row, current: idHash === current }));
+      const listed = rows.map(({ idHash, ...row }) => ({ ...row, current: idHash === current }));
+      // This browser first (its last visit may not be written yet: lastSeenAt is written once a minute).
+      return [...listed.filter((row) => row.current), ...listed.filter((row) => !row.current)];
     },
 
     /**

@@ -140,6 +140,21 @@ describe("Dove hai effettuato l'accesso", () => {
     expect(await stillSignedIn(laptop.cookie)).toBe(true);
   });
 
+  it("lists this browser first, even when another was used after it", async () => {
+    now = START;
+    const user = await newCustomer();
+    const laptop = await signedInFrom(user.id, { userAgent: FIREFOX_WINDOWS, ipPrefix: null });
+    now = afterStart(20_000);
+    await signedInFrom(user.id, { userAgent: SAFARI_IPHONE, ipPrefix: null });
+    // 40 s after its sign-in the laptop's visit is not written yet (once a minute): the phone's is later.
+    now = afterStart(40_000);
+    const { devices } = await sessionsLoader(get("/profile/sessions/", laptop.cookie));
+    expect(devices.map((d) => [d.device, d.current])).toEqual([
+      ["Firefox su Windows · Computer", true],
+      ["Safari su iOS · Smartphone", false],
+    ]);
+  });
+
   it("'Esci da questo dispositivo' ends that session and its provider grant; another account's session cannot be named", async () => {
     now = START;
     const user = await newCustomer();
