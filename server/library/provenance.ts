@@ -94,5 +94,3 @@ export function createProvenance({ db, now: clock = systemClock }: { db: Databas
     },
   };
 }
-
-export type Provenance = ReturnType<typeof createProvenance>;

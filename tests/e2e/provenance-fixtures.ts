@@ -23,7 +23,13 @@ type Product = { id: string; name: string };
 
 export async function createProvenanceFixtures(
   db: Database,
-  { password, activation, codeBook, boughtBook, course }: {
+  {
+    password,
+    activation,
+    codeBook,
+    boughtBook,
+    course,
+  }: {
     password: string;
     activation: Activation;
     codeBook: Product;
@@ -43,7 +49,11 @@ export async function createProvenanceFixtures(
   const months = 3;
   await db.transaction(async (tx) => {
     const grant = { userId, startsAt: at, orderId: null };
-    await grantEntitlement(tx, { ...grant, productId: boughtBook.id, source: "purchase", expiresAt: null, orderId: order.id }, at);
+    await grantEntitlement(
+      tx,
+      { ...grant, productId: boughtBook.id, source: "purchase", expiresAt: null, orderId: order.id },
+      at,
+    );
     await grantEntitlement(tx, { ...grant, productId: course.id, source: "operator", expiresAt: addMonths(at, months) }, at);
   });
 

@@ -10,7 +10,7 @@ import { eduSubscriber } from "./checkout-support";
 import { signInOverHttp } from "./customers";
 import { fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress } from "./identity-support";
-import { activate, expectAccessible, productCard } from "./support";
+import { activateFromDashboard, expectAccessible, productCard } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -75,10 +75,8 @@ test("EDU from the subscription, then from an eBook+EDU code: the month paid now
 }) => {
   const { ebookEdu } = fixtures().codes;
   await eduSubscriber(page);
-  await page.goto("/dashboard/?show=activateProduct");
-  await activate(page, ebookEdu.code);
-  await expect(productCard(page, ebookEdu.product)).toBeVisible();
-  await expect(productCard(page, ebookEdu.product).getByText(new RegExp(`^Attivato con il codice del libro (il |l')${day}$`))).toBeVisible();
+  const card = await activateFromDashboard(page, ebookEdu);
+  await expect(card.getByText(new RegExp(`^Attivato con il codice del libro (il |l')${day}$`))).toBeVisible();
 
   await page.goto("/my-products/");
   const edu = entry(page, "EDU - Abbonamento 6 mesi");
@@ -88,9 +86,7 @@ test("EDU from the subscription, then from an eBook+EDU code: the month paid now
   // The code's months start where the paid month ends.
   const monthEnd = /(\d{1,2} [a-z]+ \d{4})$/.exec((await until.textContent())!)![1]!;
   await expect(
-    edu.getByText(
-      new RegExp(`^Poi, (dal |dall')${monthEnd} (al |all')${day}: attivato con il codice del libro (il |l')${day}$`),
-    ),
+    edu.getByText(new RegExp(`^Poi, (dal |dall')${monthEnd} (al |all')${day}: attivato con il codice del libro (il |l')${day}$`)),
   ).toBeVisible();
   await expect(entry(page, ebookEdu.product)).toContainText("Attivato con il codice del libro");
   await expectAccessible(page);

@@ -7,7 +7,7 @@ import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.t
 import { eduSubscriber, fillSandboxCard } from "./checkout-support";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
 import { fixtures } from "./fixtures";
-import { activate, euro, expectAccessible, productCard } from "./support";
+import { activateFromDashboard, euro, expectAccessible } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -83,9 +83,7 @@ test("an eBook+EDU code during the subscription: its months replace the next cha
 }) => {
   const { ebookEdu } = fixtures().codes;
   await eduSubscriber(page);
-  await page.goto("/dashboard/?show=activateProduct");
-  await activate(page, ebookEdu.code);
-  await expect(productCard(page, ebookEdu.product)).toBeVisible();
+  await activateFromDashboard(page, ebookEdu);
 
   await page.goto("/my-products/abbonamento/");
   const note = section(page).getByRole("status").filter({ hasText: "Con il codice eBook+EDU" });

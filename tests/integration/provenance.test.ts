@@ -129,8 +129,12 @@ describe("how each product was obtained, and until when", () => {
 
     const { data, html, text } = await myProducts(userId);
     expect(data.access[0]!.current).toMatchObject({ source: "purchase", orderCode: code, expiresAt: null });
-    expect(text).toContain(`${boughtBook.name} Acquistato con l'ordine ${code} (ricevuta) il 23 novembre 2026 Accesso senza scadenza`);
-    expect(html).toContain(`<a class="link" href="/ricevuta/${code}/" data-discover="true">${code}<span class="sr-only"> (ricevuta)</span></a>`);
+    expect(text).toContain(
+      `${boughtBook.name} Acquistato con l'ordine ${code} (ricevuta) il 23 novembre 2026 Accesso senza scadenza`,
+    );
+    expect(html).toContain(
+      `<a class="link" href="/ricevuta/${code}/" data-discover="true">${code}<span class="sr-only"> (ricevuta)</span></a>`,
+    );
     // The link leads to a receipt the customer has.
     expect(await services.purchases.receipt(userId, code)).not.toBeNull();
 
@@ -184,7 +188,9 @@ describe("how each product was obtained, and until when", () => {
         "Poi, dal 23 giugno 2027 al 23 agosto 2027: concesso dal servizio clienti il 5 dicembre 2026",
     );
     // The book of the eBook+EDU code is there too, from the same code.
-    expect(now.text).toContain(`${codeBook.name} Attivato con il codice del libro il 3 dicembre 2026 Accesso fino al 3 giugno 2027`);
+    expect(now.text).toContain(
+      `${codeBook.name} Attivato con il codice del libro il 3 dicembre 2026 Accesso fino al 3 giugno 2027`,
+    );
 
     // Once the paid month is over, the code's months give access (no charge: they replaced it).
     clock = new Date(periodStart(START, 2).getTime() + DAY);
@@ -204,7 +210,9 @@ describe("how each product was obtained, and until when", () => {
 
     const { data, text } = await myProducts(userId);
     expect(data.access[0]).toMatchObject({ current: null, next: [], ended: { source: "activation_code" } });
-    expect(text).toContain(`${codeBook.name} Attivato con il codice del libro il 23 novembre 2026 Accesso scaduto il 23 maggio 2027`);
+    expect(text).toContain(
+      `${codeBook.name} Attivato con il codice del libro il 23 novembre 2026 Accesso scaduto il 23 maggio 2027`,
+    );
     expect(text).not.toContain("Accesso fino");
 
     const { card } = await dashboard(userId);
