@@ -31,6 +31,7 @@ import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
 import { createActivation } from "./library/activation.ts";
 import { createLibraryDashboard } from "./library/dashboard.ts";
+import { createProvenance } from "./library/provenance.ts";
 import { createReading } from "./library/reading.ts";
 import { createPurchases } from "./commerce/purchases.ts";
 import { createCheckout } from "./commerce/checkout.ts";
@@ -213,6 +214,8 @@ export async function createServices({
       activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits, now }),
       reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, now }),
       dashboard: createLibraryDashboard({ db, links: config.links, reference, now }),
+      /** How the customer got each product and until when ('I miei acquisti'). */
+      provenance: createProvenance({ db, now }),
     },
     purchases: createPurchases({ db, seller: config.seller }),
     checkout: createCheckout({ db, rateLimits, now }),

@@ -37,13 +37,18 @@ export type PurchasesFixtures = {
 
 const DAY = 24 * 3600_000;
 
-export async function createPurchasesFixtures(db: Database, password: string): Promise<PurchasesFixtures> {
-  const email = "e2e.acquisti@example.it";
+/** A student of the fixtures, first access done: their id. */
+export async function registerStudent(db: Database, email: string, password: string): Promise<string> {
   const result = await createAccountsService(db).register({ firstname: "Paola", lastname: "Neri", email, password });
   if (!result.ok) throw new Error(`e2e fixtures: cannot register ${email}`);
-  const userId = result.user.id;
   const [student] = await db.select({ id: professions.id }).from(professions).where(eq(professions.code, "student"));
-  await db.update(users).set({ professionId: student!.id }).where(eq(users.id, userId));
+  await db.update(users).set({ professionId: student!.id }).where(eq(users.id, result.user.id));
+  return result.user.id;
+}
+
+export async function createPurchasesFixtures(db: Database, password: string): Promise<PurchasesFixtures> {
+  const email = "e2e.acquisti@example.it";
+  const userId = await registerStudent(db, email, password);
 
   const ofType = async (code: string) =>
     db
