@@ -26,8 +26,18 @@ export async function fillSandboxCard(scope: Locator, number: string) {
 }
 
 export async function acceptTerms(page: Page) {
-  await page.getByLabel("Ho letto e accetto le condizioni di vendita").check();
-  await page.getByLabel("Ho letto e accetto le condizioni di recesso e cancellazione").check();
+  for (const label of [
+    "Ho letto e accetto le condizioni di vendita",
+    "Ho letto e accetto le condizioni di recesso e cancellazione",
+  ]) {
+    const box = page.getByLabel(label);
+    // A tick given while React hydrates the page can be undone by the hydration ("clicking the
+    // checkbox did not change its state", seen on a loaded CI machine): tick until it holds.
+    await expect(async () => {
+      await box.check({ timeout: 2_000 });
+      await expect(box).toBeChecked({ timeout: 500 });
+    }).toPass();
+  }
 }
 
 export const complete = (page: Page) => page.getByRole("button", { name: "Completa l'acquisto" }).click();
