@@ -1,6 +1,6 @@
 // Operators' commands (README, "Operators' commands"):  npm run admin -- <command> [arguments] [options]
 // This script only reads the command line, applies the --yes rule, prints and sets the exit code;
-// what each command does is in server/operators/ (codes, customers, coupons, orders), which the
+// what each command does is in server/operators/ (codes, customers, coupons, orders, invoices), which the
 // tests call directly. Every command writes an audit_log row naming the operator.
 // Exit codes: 0 done; 1 refused or failed (the message says why); 2 a mistake in the command line.
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
@@ -12,6 +12,7 @@ import { codesCsv, createCodes, disableBatch, listBatches } from "../server/oper
 import { operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
+import { exportInvoices } from "../server/operators/invoices.ts";
 import { refundOrder, showOrder } from "../server/operators/orders.ts";
 import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
@@ -399,6 +400,34 @@ const COMMANDS: Record<string, Command> = {
         console.error("Some money has not gone back yet: run this command again later, or check the portal's log.");
         return 1;
       }
+    },
+  },
+
+  "invoices:export": {
+    args: [],
+    options: { month: { type: "string" }, out: { type: "string" } },
+    help: `invoices:export --month YYYY-MM [--out folder]
+    Lists the month's e-invoices (FatturaPA, by their date in Rome) and writes each one's XML,
+    named as SDI names it, into the folder (default ./fatture-YYYY-MM; made if missing; files
+    already there with the same content are left, other content stops the command).`,
+    async run(op, _args, values) {
+      const month = text(values.month);
+      if (!month) throw new UsageError("--month is needed");
+      const result = await exportInvoices(op, month, text(values.out) ?? `fatture-${month}`);
+      table(
+        ["number", "date", "total", "order", "payment", "file", "sent to SDI"],
+        result.invoices.map((i) => [
+          i.documentNumber,
+          formatDate(i.issuedAt),
+          euro(i.totalCents),
+          i.orderCode,
+          i.paymentCode,
+          i.fileName,
+          when(i.transmittedAt),
+        ]),
+        ["total"],
+      );
+      console.log(`${result.invoices.length} invoice(s) of ${result.month} in ${result.folder}.`);
     },
   },
 };

@@ -115,7 +115,6 @@ export async function createServices({
     invoicing: config.invoicing,
     runner: jobs,
     transmitter: outboxTransmitter(config.invoicing.outboxDir),
-    log,
     now,
   });
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });

@@ -16,7 +16,14 @@ const SELLER: InvoiceSeller = {
   rea: { office: "RM", number: "1234567" },
 };
 const ADDRESS = { street: "Via Roma 1", postcode: "20121", city: "Milano", province: "MI" };
-const COMPANY: InvoiceBuyer = { kind: "company", vat: "00743110157", name: "Studio Legale Conti", address: ADDRESS, sdiCode: "M5UXCR1", pec: null };
+const COMPANY: InvoiceBuyer = {
+  kind: "company",
+  vat: "00743110157",
+  name: "Studio Legale Conti",
+  address: ADDRESS,
+  sdiCode: "M5UXCR1",
+  pec: null,
+};
 const PERSON: InvoiceBuyer = {
   kind: "person",
   fiscalCode: "RSSMRA85T10A562S",
@@ -111,11 +118,11 @@ describe("FatturaPA XML", () => {
         buyer: { ...COMPANY, name: "Dell’Acqua & Figli <Łódź> “Studio” 🙂" },
         lines: [
           {
-            description: "Abbonamento EDU: mese 2, dal 23/12/2026 al 22/01/2027",
+            description: "Abbonamento EDU: mese 2, dal 23/12/2026 al 23/01/2027",
             quantity: 1,
             grossCents: 450,
             rateBps: 2200,
-            period: { from: "2026-12-23", to: "2027-01-22" },
+            period: { from: "2026-12-23", to: "2027-01-23" },
           },
         ],
       }),
@@ -123,7 +130,7 @@ describe("FatturaPA XML", () => {
     expect(await fatturaPaSchemaErrors(xml)).toEqual([]);
     // Quotes made plain, ź without its accent, Ł (no Latin-1 letter inside) and the emoji as "?".
     expect(values(xml, "Denominazione")[1]).toBe("Dell&#39;Acqua &amp; Figli &lt;?ódz&gt; &quot;Studio&quot; ?");
-    expect([values(xml, "DataInizioPeriodo"), values(xml, "DataFinePeriodo")]).toEqual([["2026-12-23"], ["2027-01-22"]]);
+    expect([values(xml, "DataInizioPeriodo"), values(xml, "DataFinePeriodo")]).toEqual([["2026-12-23"], ["2027-01-23"]]);
     expect([values(xml, "ImponibileImporto"), values(xml, "Imposta")]).toEqual([["3.69"], ["0.81"]]);
   });
 
@@ -163,7 +170,8 @@ describe("amounts", () => {
           expect(lines.reduce((sum, l) => sum + l.netCents, 0) + group.roundingCents).toBe(group.taxableCents);
           // SDI's check: the tax is the taxable amount × the rate, to the cent.
           expect(Math.abs(group.vatCents - (group.taxableCents * (group.rateBps ?? 0)) / 10_000)).toBeLessThanOrEqual(1);
-          for (const l of lines) expect(Math.abs(Number(unitAmount(l.netCents, l.quantity)) * l.quantity * 100 - l.netCents)).toBeLessThan(1);
+          for (const l of lines)
+            expect(Math.abs(Number(unitAmount(l.netCents, l.quantity)) * l.quantity * 100 - l.netCents)).toBeLessThan(1);
         }
       }),
     );

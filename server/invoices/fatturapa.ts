@@ -19,8 +19,7 @@ export type InvoiceAddress = { street: string; postcode: string; city: string; p
 
 /** Who the invoice is made out to (CessionarioCommittente), and where SDI delivers it. */
 export type InvoiceBuyer = (
-  | { kind: "company"; vat: string; name: string }
-  | { kind: "person"; fiscalCode: string; firstname: string; lastname: string }
+  { kind: "company"; vat: string; name: string } | { kind: "person"; fiscalCode: string; firstname: string; lastname: string }
 ) & {
   address: InvoiceAddress;
   /** The Codice Univoco SDI (companies); null or "0000000" when the invoice goes by PEC. */

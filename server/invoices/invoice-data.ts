@@ -6,7 +6,7 @@ import { asc, eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { orderItems, orders, payments, subscriptionPeriods, type BillingDetails, type PostalAddress } from "../db/schema.ts";
 import { orderParts, sharesOf } from "../commerce/totals.ts";
-import { formatDate } from "../../shared/format.ts";
+import { formatDate, withArticle } from "../../shared/format.ts";
 import { romeDay } from "../../shared/subscription.ts";
 import type { InvoiceBuyer, InvoiceLine } from "./fatturapa.ts";
 
@@ -32,7 +32,13 @@ export function buyerOf(billing: BillingDetails, shipment: PostalAddress | null)
     return { kind: "company", vat: billing.vat, name: billing.name, ...delivery };
   }
   if (!billing.ssn) throw new Error("A person's billing details lack the Codice Fiscale");
-  return { kind: "person", fiscalCode: billing.ssn.toUpperCase(), firstname: postal.firstname, lastname: postal.lastname, ...delivery };
+  return {
+    kind: "person",
+    fiscalCode: billing.ssn.toUpperCase(),
+    firstname: postal.firstname,
+    lastname: postal.lastname,
+    ...delivery,
+  };
 }
 
 /**
@@ -81,7 +87,11 @@ export async function invoiceDataOf(db: Queryable, paymentId: string): Promise<I
     .orderBy(asc(orderItems.description), asc(orderItems.id));
   const [period] = payment.periodId
     ? await db
-        .select({ number: subscriptionPeriods.number, startsAt: subscriptionPeriods.startsAt, endsAt: subscriptionPeriods.endsAt })
+        .select({
+          number: subscriptionPeriods.number,
+          startsAt: subscriptionPeriods.startsAt,
+          endsAt: subscriptionPeriods.endsAt,
+        })
         .from(subscriptionPeriods)
         .where(eq(subscriptionPeriods.id, payment.periodId))
     : [];
@@ -92,22 +102,30 @@ export async function invoiceDataOf(db: Queryable, paymentId: string): Promise<I
   const lines: InvoiceLine[] = [];
   items.forEach((item, i) => {
     if (!period) {
-      lines.push({ description: item.description, quantity: item.quantity, grossCents: shares[i]!.cents, rateBps: item.vatRateBps });
+      lines.push({
+        description: item.description,
+        quantity: item.quantity,
+        grossCents: shares[i]!.cents,
+        rateBps: item.vatRateBps,
+      });
       return;
     }
     // A month of the subscription: the month, one of it.
     if (shares[i]!.cents === 0) return;
-    const lastDay = new Date(period.endsAt.getTime() - 1);
+    // Its dates as the subscription's page shows them (a month ends at the hour the next starts).
+    const from = withArticle("dal", formatDate(period.startsAt));
+    const to = withArticle("al", formatDate(period.endsAt));
     lines.push({
-      description: `${item.description}: mese ${period.number}, dal ${formatDate(period.startsAt)} al ${formatDate(lastDay)}`,
+      description: `${item.description}: mese ${period.number}, ${from} ${to}`,
       quantity: 1,
       grossCents: shares[i]!.cents,
       rateBps: item.vatRateBps,
-      period: { from: romeDay(period.startsAt), to: romeDay(lastDay) },
+      period: { from: romeDay(period.startsAt), to: romeDay(period.endsAt) },
     });
   });
   const shipping = shares[items.length]!;
-  if (shipping.cents > 0) lines.push({ description: "Spese di spedizione", quantity: 1, grossCents: shipping.cents, rateBps: null });
+  if (shipping.cents > 0)
+    lines.push({ description: "Spese di spedizione", quantity: 1, grossCents: shipping.cents, rateBps: null });
 
   const notes = [`Ordine ${order.code}, pagamento ${payment.code} con carta`];
   if (order.discountCents > 0 && order.couponCode) notes.push(`Prezzi al netto dello sconto del codice ${order.couponCode}`);

@@ -13,7 +13,6 @@ import { invoiceCounters, invoiceTransmissionSeq, invoices, orders, payments } f
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isOrderCode } from "../lib/ids.ts";
-import type { Logger } from "../logger.ts";
 import { romeDay } from "../../shared/subscription.ts";
 import { fatturaPaXml } from "./fatturapa.ts";
 import { invoiceDataOf } from "./invoice-data.ts";
@@ -48,11 +47,10 @@ export type InvoicesOptions = {
   invoicing: Config["invoicing"];
   runner: JobRunner;
   transmitter: InvoiceTransmitter;
-  log: Logger;
   now: Clock;
 };
 
-export function createInvoices({ db, invoicing, runner, transmitter, log, now }: InvoicesOptions) {
+export function createInvoices({ db, invoicing, runner, transmitter, now }: InvoicesOptions) {
   const byPayment = async (paymentId: string) => {
     const [row] = await db.select().from(invoices).where(eq(invoices.paymentId, paymentId));
     return row ?? null;
@@ -82,7 +80,15 @@ export function createInvoices({ db, invoicing, runner, transmitter, log, now }:
         };
         const progressive = progressiveOf(Number(next.rows[0].seq));
         const documentNumber = `${invoicing.series}/${number}`;
-        const xml = fatturaPaXml({ seller, buyer: data.buyer, progressive, number: documentNumber, date, lines: data.lines, notes: data.notes });
+        const xml = fatturaPaXml({
+          seller,
+          buyer: data.buyer,
+          progressive,
+          number: documentNumber,
+          date,
+          lines: data.lines,
+          notes: data.notes,
+        });
         const [row] = await tx
           .insert(invoices)
           .values({
@@ -101,7 +107,11 @@ export function createInvoices({ db, invoicing, runner, transmitter, log, now }:
           .onConflictDoNothing({ target: invoices.paymentId })
           .returning();
         if (!row) throw new IssuedMeanwhile();
-        await enqueueJob(tx, { queue: TRANSMIT_QUEUE, key: `invoice-transmit:${row.id}`, payload: { invoiceId: row.id }, runAt: at }, at);
+        await enqueueJob(
+          tx,
+          { queue: TRANSMIT_QUEUE, key: `invoice-transmit:${row.id}`, payload: { invoiceId: row.id }, runAt: at },
+          at,
+        );
         return row;
       });
     } catch (error) {
@@ -128,7 +138,6 @@ export function createInvoices({ db, invoicing, runner, transmitter, log, now }:
     await issue(paymentId);
   });
   runner.handle(TRANSMIT_QUEUE, ({ invoiceId }: { invoiceId: string }) => transmit(invoiceId));
-  if (!invoicing.seller) log.error({ missing: invoicing.missing }, "e-invoices are refused until the seller's data is configured");
 
   return {
     issue,

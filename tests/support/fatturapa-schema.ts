@@ -21,7 +21,10 @@ let files: { schema: string; xmldsig: string } | undefined;
 
 function schemaFiles() {
   if (files) return files;
-  const official = readFileSync(require.resolve("@digitalia/fatturapa/src/schemas/Schema_1.2.1.xsd"), "utf8").replace(/^\uFEFF/, "");
+  const official = readFileSync(require.resolve("@digitalia/fatturapa/src/schemas/Schema_1.2.1.xsd"), "utf8").replace(
+    /^\uFEFF/,
+    "",
+  );
   const natureN2 = '<xs:enumeration value="N2">';
   if (!official.includes(XMLDSIG_URL) || !official.includes(natureN2)) {
     throw new Error("The FatturaPA schema is not the one this check was written for");

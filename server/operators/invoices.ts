@@ -1,0 +1,50 @@
+// Operators' command for e-invoices: the invoices of a month (by their date, on Rome's calendar),
+// listed and written as their XML files into a folder, for the accountant or to send by hand.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fromRomeWallClock } from "../../shared/subscription.ts";
+import { OperatorError, recordOperation, type Operator } from "./context.ts";
+
+/** `2026-11` → the first instant of that month in Rome, and of the next. */
+export function monthRange(month: string): { from: Date; to: Date } {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month.trim());
+  if (!match) throw new OperatorError(`"${month}" is not a month: write it as YYYY-MM`);
+  const [year, index] = [Number(match[1]), Number(match[2]) - 1];
+  return {
+    from: fromRomeWallClock(new Date(Date.UTC(year, index, 1))),
+    to: fromRomeWallClock(new Date(Date.UTC(year, index + 1, 1))),
+  };
+}
+
+export type ExportedInvoice = {
+  documentNumber: string;
+  issuedAt: Date;
+  totalCents: number;
+  orderCode: string;
+  paymentCode: string;
+  fileName: string;
+  transmittedAt: Date | null;
+};
+
+/**
+ * Writes the month's invoices into `dir` (made if missing), one XML file each under its SDI name.
+ * A file already there with the same content is left as it is (the command can be run again); one
+ * with other content stops the command before anything is written.
+ */
+export async function exportInvoices(op: Operator, month: string, dir: string) {
+  const { from, to } = monthRange(month);
+  const rows = await op.services.invoices.between(from, to);
+  const folder = path.resolve(dir);
+  const clash = rows.find((row) => {
+    const file = path.join(folder, row.fileName);
+    return existsSync(file) && readFileSync(file, "utf8") !== row.xml;
+  });
+  if (clash) throw new OperatorError(`${path.join(folder, clash.fileName)} exists with other content: choose another --out`);
+  mkdirSync(folder, { recursive: true });
+  for (const row of rows) writeFileSync(path.join(folder, row.fileName), row.xml);
+  await recordOperation(op.db, op, "invoices_exported", {
+    details: { month, count: rows.length, numbers: rows.map((row) => row.documentNumber) },
+  });
+  const invoices: ExportedInvoice[] = rows.map(({ xml: _, year: __, number: ___, ...shown }) => shown);
+  return { month, folder, invoices };
+}
