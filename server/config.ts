@@ -8,6 +8,8 @@ import { isCap, isCodiceFiscale, isPartitaIva, isProvince } from "../shared/ital
 import { isEmail } from "../shared/contact-rules.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
+/** A setting that may be left empty (as .env.example lists it): empty is unset. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -80,24 +82,24 @@ const envSchema = z.object({
   STRIPE_API_BASE: z.url().optional(),
   // The seller named on receipts and e-invoices. Outside production the defaults are a fictitious
   // publisher (DEMO_SELLER); in production e-invoices need every INVOICE_SELLER_SETTINGS set.
-  SELLER_NAME: z.string().trim().min(1).max(80).optional(),
+  SELLER_NAME: optional(z.string().trim().min(1).max(80)),
   /** The receipt's one-line address; unset: made from the street, postcode, city and province. */
-  SELLER_ADDRESS: z.string().trim().min(1).optional(),
-  SELLER_VAT: z.string().trim().refine(isPartitaIva, "not a valid Partita IVA (11 digits with their check digit)").optional(),
-  SELLER_STREET: z.string().trim().min(1).max(60).optional(),
-  SELLER_POSTCODE: z.string().trim().refine(isCap, "a CAP of 5 digits").optional(),
-  SELLER_CITY: z.string().trim().min(1).max(60).optional(),
-  SELLER_PROVINCE: z.string().trim().refine(isProvince, "a province's sigla (RM, MI, …)").optional(),
-  /** FatturaPA's RegimeFiscale: RF01 is the ordinary regime. */
-  SELLER_TAX_REGIME: z.string().trim().regex(/^RF(0[1-9]|1[0-9]|20)$/, "RF01 … RF20").optional(),
+  SELLER_ADDRESS: optional(z.string().trim().min(1)),
+  SELLER_VAT: optional(z.string().trim().refine(isPartitaIva, "not a valid Partita IVA (11 digits with their check digit)")),
+  SELLER_STREET: optional(z.string().trim().min(1).max(60)),
+  SELLER_POSTCODE: optional(z.string().trim().refine(isCap, "a CAP of 5 digits")),
+  SELLER_CITY: optional(z.string().trim().min(1).max(60)),
+  SELLER_PROVINCE: optional(z.string().trim().refine(isProvince, "a province's sigla (RM, MI, …)")),
+  /** FatturaPA's RegimeFiscale (schema 1.2.2's codes): RF01 is the ordinary regime. */
+  SELLER_TAX_REGIME: optional(z.string().trim().regex(/^RF(0[124-9]|1\d)$/, "a RegimeFiscale code: RF01, RF02, RF04 … RF19")),
   /** The company's Codice Fiscale when it differs from its Partita IVA; unset: not written. */
-  SELLER_FISCAL_CODE: z.string().trim().refine(isCodiceFiscale, "not a valid Codice Fiscale").optional(),
+  SELLER_FISCAL_CODE: optional(z.string().trim().refine(isCodiceFiscale, "not a valid Codice Fiscale")),
   /** The company's entry in the register of companies (REA) as `RM-1234567`; unset: not written. */
-  SELLER_REA: z.string().trim().regex(/^[A-Z]{2}-[A-Z0-9]{1,20}$/, "the office's sigla, a dash, the number (RM-1234567)").optional(),
+  SELLER_REA: optional(z.string().trim().regex(/^[A-Z]{2}-[A-Z0-9]{1,20}$/, "the office's sigla, a dash, the number (RM-1234567)")),
   /** What e-invoice numbers are prefixed with: the portal's own series beside the publisher's other registers. */
   INVOICE_SERIES: z.string().trim().regex(/^[A-Z0-9]{1,8}$/, "1 to 8 capital letters or digits").default("WEB"),
   /** Where the default SDI transmitter writes each e-invoice for the publisher's intermediary; unset: DATA_DIR/sdi-outbox. */
-  SDI_OUTBOX_DIR: z.string().min(1).optional(),
+  SDI_OUTBOX_DIR: optional(z.string().min(1)),
 });
 
 /** The e-invoice's seller settings production must be given (README, "E-invoices (FatturaPA)"). */

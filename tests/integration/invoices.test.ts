@@ -212,7 +212,7 @@ describe("issuing", () => {
 
 describe("numbering", () => {
   it("gives many payments invoiced at once the numbers that follow, without gaps or duplicates, each payment once", async () => {
-    const bought = [];
+    const bought: (typeof payments.$inferSelect)[] = [];
     for (let i = 0; i < 8; i++) {
       const { user } = await customer();
       bought.push((await paid(user.id, EBOOK, { billing: i % 2 ? COMPANY_BILLING : PERSON_BILLING })).payment);
