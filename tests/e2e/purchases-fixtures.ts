@@ -32,12 +32,21 @@ export type PurchasesFixtures = {
     discountCents: number;
     email: string;
     pec: string;
+    /** The e-invoice of its payment (its order asked for one). */
+    invoice: { documentNumber: string; fileName: string };
   };
 };
 
+/** Issues the e-invoice of a payment, as the portal's job runner would (prepare-server.ts). */
+export type IssueInvoice = (paymentId: string) => Promise<{ documentNumber: string; fileName: string } | null>;
+
 const DAY = 24 * 3600_000;
 
-export async function createPurchasesFixtures(db: Database, password: string): Promise<PurchasesFixtures> {
+export async function createPurchasesFixtures(
+  db: Database,
+  password: string,
+  issueInvoice: IssueInvoice,
+): Promise<PurchasesFixtures> {
   const email = "e2e.acquisti@example.it";
   const result = await createAccountsService(db).register({ firstname: "Paola", lastname: "Neri", email, password });
   if (!result.ok) throw new Error(`e2e fixtures: cannot register ${email}`);
@@ -107,6 +116,8 @@ export async function createPurchasesFixtures(db: Database, password: string): P
       },
     },
   });
+  const invoice = await issueInvoice(receiptOrder.payments[0]!.id);
+  if (!invoice) throw new Error("e2e fixtures: the receipt's payment got no invoice");
   await insertOrder(db, {
     userId,
     at: daysAgo(20),
@@ -153,6 +164,7 @@ export async function createPurchasesFixtures(db: Database, password: string): P
       discountCents: receiptDiscountCents,
       email: receiptEmail,
       pec: receiptPec,
+      invoice: { documentNumber: invoice.documentNumber, fileName: invoice.fileName },
     },
   };
 }
