@@ -91,13 +91,27 @@ const envSchema = z.object({
   SELLER_CITY: optional(z.string().trim().min(1).max(60)),
   SELLER_PROVINCE: optional(z.string().trim().refine(isProvince, "a province's sigla (RM, MI, …)")),
   /** FatturaPA's RegimeFiscale (schema 1.2.2's codes): RF01 is the ordinary regime. */
-  SELLER_TAX_REGIME: optional(z.string().trim().regex(/^RF(0[124-9]|1\d)$/, "a RegimeFiscale code: RF01, RF02, RF04 … RF19")),
+  SELLER_TAX_REGIME: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^RF(0[124-9]|1\d)$/, "a RegimeFiscale code: RF01, RF02, RF04 … RF19"),
+  ),
   /** The company's Codice Fiscale when it differs from its Partita IVA; unset: not written. */
   SELLER_FISCAL_CODE: optional(z.string().trim().refine(isCodiceFiscale, "not a valid Codice Fiscale")),
   /** The company's entry in the register of companies (REA) as `RM-1234567`; unset: not written. */
-  SELLER_REA: optional(z.string().trim().regex(/^[A-Z]{2}-[A-Z0-9]{1,20}$/, "the office's sigla, a dash, the number (RM-1234567)")),
+  SELLER_REA: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Z]{2}-[A-Z0-9]{1,20}$/, "the office's sigla, a dash, the number (RM-1234567)"),
+  ),
   /** What e-invoice numbers are prefixed with: the portal's own series beside the publisher's other registers. */
-  INVOICE_SERIES: z.string().trim().regex(/^[A-Z0-9]{1,8}$/, "1 to 8 capital letters or digits").default("WEB"),
+  INVOICE_SERIES: z
+    .string()
+    .trim()
+    .regex(/^[A-Z0-9]{1,8}$/, "1 to 8 capital letters or digits")
+    .default("WEB"),
   /** Where the default SDI transmitter writes each e-invoice for the publisher's intermediary; unset: DATA_DIR/sdi-outbox. */
   SDI_OUTBOX_DIR: optional(z.string().min(1)),
 });
@@ -244,7 +258,8 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
   }
 
   // Production invents no seller: what it was not given stays missing, and e-invoices are refused.
-  const sellerSetting = (name: (typeof INVOICE_SELLER_SETTINGS)[number]) => e[name] ?? (isProduction ? undefined : DEMO_SELLER[name]);
+  const sellerSetting = (name: (typeof INVOICE_SELLER_SETTINGS)[number]) =>
+    e[name] ?? (isProduction ? undefined : DEMO_SELLER[name]);
   const missingSeller = INVOICE_SELLER_SETTINGS.filter((name) => sellerSetting(name) === undefined);
   const seller = {
     name: sellerSetting("SELLER_NAME") ?? DEMO_SELLER.SELLER_NAME,

@@ -22,7 +22,10 @@ async function main() {
   const log = createLogger(config.logLevel);
   if (generated.length) log.warn({ secrets: generated }, "generated development secrets (set them in production)");
   if (!config.invoicing.seller) {
-    log.error({ missing: config.invoicing.missing }, "e-invoices are refused until the seller's data is configured (README, E-invoices)");
+    log.error(
+      { missing: config.invoicing.missing },
+      "e-invoices are refused until the seller's data is configured (README, E-invoices)",
+    );
   }
 
   const database = await openDatabase(

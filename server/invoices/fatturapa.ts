@@ -13,9 +13,9 @@ const NAMESPACE = "http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2
 const VAT_AT_SOURCE_NATURE = "N2.2";
 const VAT_AT_SOURCE_LAW = "IVA assolta dall'editore, art. 74 c. 1 lett. c) DPR 633/72";
 /** The recipient's code when SDI delivers by PEC, or to a consumer's tax drawer. */
-export const NO_RECIPIENT_CODE = "0000000";
+const NO_RECIPIENT_CODE = "0000000";
 
-export type InvoiceAddress = { street: string; postcode: string; city: string; province: string };
+type InvoiceAddress = { street: string; postcode: string; city: string; province: string };
 
 /** Who the invoice is made out to (CessionarioCommittente), and where SDI delivers it. */
 export type InvoiceBuyer = (
@@ -144,7 +144,7 @@ function buyer(b: InvoiceBuyer) {
 }
 
 /** Where SDI delivers: the buyer's code; otherwise "0000000", and their PEC when they gave one. */
-export function recipientOf(b: InvoiceBuyer): { code: string; pec: string | null } {
+function recipientOf(b: InvoiceBuyer): { code: string; pec: string | null } {
   if (b.sdiCode && b.sdiCode !== NO_RECIPIENT_CODE) return { code: b.sdiCode, pec: null };
   return { code: NO_RECIPIENT_CODE, pec: b.pec };
 }

@@ -23,7 +23,7 @@ export type InvoiceData = {
  * The buyer as the checkout took it: a company (Partita IVA, name, SDI code or PEC) or a person
  * (Codice Fiscale, named by the billing address); the address is the shipping one when so chosen.
  */
-export function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): InvoiceBuyer {
+function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): InvoiceBuyer {
   const postal = billing.addressAsShipment && shipment ? shipment : billing.address;
   const address = { street: postal.address, postcode: postal.postcode, city: postal.city, province: postal.province };
   const delivery = { address, sdiCode: billing.sdi?.toUpperCase() || null, pec: billing.pec || null };

@@ -176,5 +176,3 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
     },
   };
 }
-
-export type Invoices = ReturnType<typeof createInvoices>;

@@ -4,7 +4,7 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-export type InvoiceFile = {
+type InvoiceFile = {
   /** IT<seller's Partita IVA>_<progressive>.xml: SDI's naming rule. */
   fileName: string;
   xml: string;

@@ -16,7 +16,7 @@ export function monthRange(month: string): { from: Date; to: Date } {
   };
 }
 
-export type ExportedInvoice = {
+type ExportedInvoice = {
   documentNumber: string;
   issuedAt: Date;
   totalCents: number;

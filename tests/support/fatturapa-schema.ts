@@ -32,7 +32,7 @@ function schemaFiles() {
   const schema = official
     .replace(XMLDSIG_URL, XMLDSIG_FILE)
     .replace(natureN2, `<xs:enumeration value="N2.1"/><xs:enumeration value="N2.2"/>${natureN2}`);
-  const xmldsig = readFileSync(require.resolve(`@authenio/samlify-xmllint-wasm/schemas/${XMLDSIG_FILE}`), "utf8");
+  const xmldsig = readFileSync(require.resolve("@authenio/samlify-xmllint-wasm/schemas/xmldsig-core-schema.xsd"), "utf8");
   return (files = { schema, xmldsig });
 }
 
