@@ -12,7 +12,7 @@ import { codesCsv, createCodes, disableBatch, listBatches } from "../server/oper
 import { operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
-import { exportInvoices } from "../server/operators/invoices.ts";
+import { exportInvoices, issueMissingInvoices } from "../server/operators/invoices.ts";
 import { refundOrder, showOrder } from "../server/operators/orders.ts";
 import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
@@ -428,6 +428,29 @@ const COMMANDS: Record<string, Command> = {
         ["total"],
       );
       console.log(`${result.invoices.length} invoice(s) of ${result.month} in ${result.folder}.`);
+    },
+  },
+
+  "invoices:issue-missing": {
+    args: [],
+    options: { month: { type: "string" } },
+    help: `invoices:issue-missing --month YYYY-MM
+    Issues, dated today, the e-invoices that payments of the month (whose orders asked for one)
+    still lack: after production was given the seller's data, or after an invoice's job gave up.
+    Safe to repeat: a payment gets one invoice.`,
+    async run(op, _args, values) {
+      const month = text(values.month);
+      if (!month) throw new UsageError("--month is needed");
+      const result = await issueMissingInvoices(op, month);
+      table(
+        ["number", "total", "file"],
+        result.issued.map((i) => [i.documentNumber, euro(i.totalCents), i.fileName]),
+        ["total"],
+      );
+      console.log(
+        `${result.issued.length} invoice(s) issued for payments of ${result.month}` +
+          (result.notDue ? `; ${result.notDue} payment(s) need none (refunded).` : "."),
+      );
     },
   },
 };

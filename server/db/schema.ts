@@ -442,6 +442,7 @@ export const AUDIT_EVENTS = [
   "order_viewed",
   "order_refunded",
   "invoices_exported",
+  "invoices_issued",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 

@@ -153,6 +153,20 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
         .where(and(eq(orders.orderCode, orderCode), eq(payments.paymentCode, paymentCode), eq(orders.userId, userId)));
       return row ?? null;
     },
+    /**
+     * The payments made from `from` (included) to `to` (excluded) whose orders asked for an
+     * invoice and which have none (their job gave up, or production lacked the seller's data).
+     */
+    async missingBetween(from: Date, to: Date): Promise<string[]> {
+      const rows = await db
+        .select({ id: payments.id })
+        .from(payments)
+        .innerJoin(orders, eq(orders.id, payments.orderId))
+        .leftJoin(invoices, eq(invoices.paymentId, payments.id))
+        .where(and(eq(orders.hasBilling, true), gte(payments.paidAt, from), lt(payments.paidAt, to), isNull(invoices.id)))
+        .orderBy(asc(payments.paidAt), asc(payments.id));
+      return rows.map((row) => row.id);
+    },
     /** The invoices issued from `from` (included) to `to` (excluded), in number order. */
     between(from: Date, to: Date) {
       return db

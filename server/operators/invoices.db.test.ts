@@ -1,5 +1,6 @@
 // invoices:export: the month's e-invoices (by their date in Rome) listed and written as their SDI
 // files into a folder, safe to run again, with an audit entry; a month written wrong is refused.
+// invoices:issue-missing: the invoices a month's payments lack, issued now, once.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,9 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { COMPANY_BILLING, PERSON_BILLING } from "../../tests/support/checkout.ts";
 import { DAY, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { invoices, payments } from "../db/schema.ts";
+import { invoices, jobs, payments } from "../db/schema.ts";
 import { OperatorError } from "./context.ts";
-import { exportInvoices, monthRange } from "./invoices.ts";
+import { exportInvoices, issueMissingInvoices, monthRange } from "./invoices.ts";
 
 const h = operatorHarness();
 const EBOOK = "EB-9788828813217";
@@ -69,5 +70,35 @@ describe("invoices:export", () => {
     await expect(exportInvoices(h.op, "2026-13", folder)).rejects.toThrow(/YYYY-MM/);
     // November in Rome: from 31 October 23:00 UTC to 30 November 23:00 UTC (winter time).
     expect(monthRange("2026-11")).toEqual({ from: new Date("2026-10-31T23:00:00Z"), to: new Date("2026-11-30T23:00:00Z") });
+  });
+});
+
+describe("invoices:issue-missing", () => {
+  it("issues, dated today, the invoices whose jobs gave up, once however often it runs", async () => {
+    const customer = await h.customer();
+    const order = await h.paidOrder(customer.id, EBOOK, { billing: COMPANY_BILLING });
+    const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
+    // The job gave up (production lacked the seller's data, say).
+    await h.db
+      .update(jobs)
+      .set({ status: "failed" })
+      .where(eq(jobs.key, `invoice:${payment!.id}`));
+    await h.services.jobs.runDue();
+    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id))).toEqual([]);
+
+    h.advance(2 * DAY);
+    const result = await issueMissingInvoices(h.op, "2026-11");
+    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
+    expect(result.issued).toEqual([
+      { documentNumber: invoice!.documentNumber, fileName: invoice!.fileName, totalCents: order.totalCents },
+    ]);
+    expect(invoice!.issuedAt).toEqual(new Date(START.getTime() + 2 * DAY));
+    // Sent to SDI by the command's own run of the jobs.
+    expect(invoice!.transmittedAt).not.toBeNull();
+    const [audit] = await h.audited("invoices_issued");
+    expect(audit!.details).toEqual({ month: "2026-11", count: 1, numbers: [invoice!.documentNumber] });
+
+    expect((await issueMissingInvoices(h.op, "2026-11")).issued).toEqual([]);
+    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id))).toHaveLength(1);
   });
 });

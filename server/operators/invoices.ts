@@ -1,5 +1,7 @@
-// Operators' command for e-invoices: the invoices of a month (by their date, on Rome's calendar),
-// listed and written as their XML files into a folder, for the accountant or to send by hand.
+// Operators' commands for e-invoices: the invoices of a month (by their date, on Rome's calendar),
+// listed and written as their XML files into a folder, for the accountant or to send by hand; and
+// the invoices a month's payments lack, issued now (after production was given the seller's data,
+// or after a job gave up).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fromRomeWallClock } from "../../shared/subscription.ts";
@@ -47,4 +49,23 @@ export async function exportInvoices(op: Operator, month: string, dir: string) {
   });
   const invoices: ExportedInvoice[] = rows.map(({ xml: _, year: __, number: ___, ...shown }) => shown);
   return { month, folder, invoices };
+}
+
+/** Issues, dated today, the invoices the month's payments (by their date in Rome) asked for and lack. */
+export async function issueMissingInvoices(op: Operator, month: string) {
+  const { from, to } = monthRange(month);
+  const issued: { documentNumber: string; fileName: string; totalCents: number }[] = [];
+  let notDue = 0;
+  for (const paymentId of await op.services.invoices.missingBetween(from, to)) {
+    const invoice = await op.services.invoices.issue(paymentId);
+    if (invoice)
+      issued.push({ documentNumber: invoice.documentNumber, fileName: invoice.fileName, totalCents: invoice.totalCents });
+    else notDue += 1; // refunded, or paid for an order no longer being bought
+  }
+  await recordOperation(op.db, op, "invoices_issued", {
+    details: { month, count: issued.length, numbers: issued.map((i) => i.documentNumber) },
+  });
+  // Their files go to SDI now, as the portal's job runner would send them.
+  await op.services.jobs.runDue();
+  return { month, issued, notDue };
 }
