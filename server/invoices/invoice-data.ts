@@ -25,6 +25,7 @@ export type InvoiceData = {
  */
 function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): InvoiceBuyer {
   const postal = billing.addressAsShipment && shipment ? shipment : billing.address;
+  if (!postal) throw new Error("The billing details lack an address");
   const address = { street: postal.address, postcode: postal.postcode, city: postal.city, province: postal.province };
   const delivery = { address, sdiCode: billing.sdi?.toUpperCase() || null, pec: billing.pec || null };
   if (billing.isCompany) {

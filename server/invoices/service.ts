@@ -1,7 +1,7 @@
 // E-invoices (README, "E-invoices (FatturaPA)"). A payment of an order whose customer asked for an
 // invoice queues `invoices.issue` in the payment's own transaction (enqueueInvoice, called by
 // insertPayment), so a crash loses none. The job numbers and writes the invoice in one
-// transaction: the year's counter goes up by one UPDATE there, so a number exists only when its
+// transaction: the year's counter goes up by one upsert there, so a number exists only when its
 // invoice commits (no gaps), the counter's row lock puts concurrent invoices one after the other
 // (no duplicates), and a payment invoiced twice at once ends with one invoice (unique payment):
 // the loser rolls back, its number with it. The same transaction queues `invoices.transmit`,
@@ -64,9 +64,7 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
     if (!data) return null;
     const seller = invoicing.seller;
     if (!seller) throw new InvoicingNotConfigured(invoicing.missing);
-    const at = now();
-    const date = romeDay(at);
-    const year = Number(date.slice(0, 4));
+    const year = Number(romeDay(now()).slice(0, 4));
     try {
       return await db.transaction(async (tx) => {
         const [counter] = await tx
@@ -75,6 +73,10 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
           .onConflictDoUpdate({ target: invoiceCounters.year, set: { lastNumber: sql`${invoiceCounters.lastNumber} + 1` } })
           .returning({ number: invoiceCounters.lastNumber });
         const number = counter!.number;
+        // Dated once the counter is held, so that later numbers never carry earlier dates.
+        const at = now();
+        const date = romeDay(at);
+        if (!date.startsWith(`${year}-`)) throw new Error("The year turned while the invoice was being numbered: try again");
         const next = (await tx.execute(sql`select nextval(${invoiceTransmissionSeq.seqName}) as seq`)) as unknown as {
           rows: [{ seq: string | number }];
         };
