@@ -11,6 +11,7 @@ import { DAY, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
 import { invoices, jobs, payments } from "../db/schema.ts";
 import { OperatorError } from "./context.ts";
+import { exportCustomer } from "./customers.ts";
 import { exportInvoices, issueMissingInvoices, monthRange } from "./invoices.ts";
 
 const h = operatorHarness();
@@ -100,5 +101,23 @@ describe("invoices:issue-missing", () => {
 
     expect((await issueMissingInvoices(h.op, "2026-11")).issued).toEqual([]);
     expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id))).toHaveLength(1);
+  });
+});
+
+describe("customer:export", () => {
+  it("lists the e-invoices made out to the customer", async () => {
+    const customer = await h.customer();
+    const order = await h.paidOrder(customer.id, EBOOK, { billing: PERSON_BILLING });
+    await h.services.jobs.runDue();
+    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.userId, customer.id));
+    expect((await exportCustomer(h.op, customer.email)).invoices).toEqual([
+      {
+        documentNumber: invoice!.documentNumber,
+        issuedAt: START,
+        totalCents: order.totalCents,
+        orderCode: order.orderCode,
+        fileName: invoice!.fileName,
+      },
+    ]);
   });
 });
