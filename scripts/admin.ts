@@ -396,6 +396,11 @@ const COMMANDS: Record<string, Command> = {
             : `  ${p.paymentCode} ${euro(p.amountCents)}: ${p.gateway} failed now (${p.error}); the portal's job runner retries it`,
         );
       }
+      if (r.invoicesToCredit.length > 0) {
+        console.log(
+          `E-invoice(s) ${r.invoicesToCredit.join(", ")} were issued for these payments: a credit note (TD04) for each is the accountant's to issue.`,
+        );
+      }
       if (r.payments.some((p) => p.state === "queued")) {
         console.error("Some money has not gone back yet: run this command again later, or check the portal's log.");
         return 1;

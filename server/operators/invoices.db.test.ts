@@ -12,6 +12,7 @@ import { operatorHarness } from "../../tests/support/operators.ts";
 import { invoices, jobs, payments } from "../db/schema.ts";
 import { OperatorError } from "./context.ts";
 import { exportCustomer } from "./customers.ts";
+import { refundOrder } from "./orders.ts";
 import { exportInvoices, issueMissingInvoices, monthRange } from "./invoices.ts";
 
 const h = operatorHarness();
@@ -119,5 +120,18 @@ describe("customer:export", () => {
         fileName: invoice!.fileName,
       },
     ]);
+  });
+});
+
+describe("orders:refund", () => {
+  it("names the e-invoices of the payments it gives back, which want a credit note", async () => {
+    const customer = await h.customer();
+    const order = await h.paidOrder(customer.id, EBOOK, { billing: COMPANY_BILLING });
+    await h.services.jobs.runDue();
+    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.orderId, order.id));
+    expect((await refundOrder(h.op, order.orderCode)).invoicesToCredit).toEqual([invoice!.documentNumber]);
+
+    const plain = await h.paidOrder((await h.customer()).id, EBOOK);
+    expect((await refundOrder(h.op, plain.orderCode)).invoicesToCredit).toEqual([]);
   });
 });
