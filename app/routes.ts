@@ -40,6 +40,8 @@ export default [
     route("profile/preferences", "routes/profile.preferences.tsx"),
     route("profile/change-password", "routes/profile.change-password.tsx"),
     route("profile/delete-user", "routes/profile.delete-user.tsx"),
+    route("profile/sessions", "routes/profile.sessions.tsx"),
+    route("profile/data", "routes/profile.data.ts"),
     route("my-products", "routes/my-products.tsx"),
     route("my-products/abbonamento", "routes/subscription.tsx"),
     route("my-products/abbonamento/carta", "routes/subscription.card.tsx"),

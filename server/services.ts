@@ -10,6 +10,8 @@ import { createAccountsService } from "./accounts/service.ts";
 import { createSignIn } from "./accounts/sign-in.ts";
 import { createEmailChanges } from "./accounts/email-changes.ts";
 import { createSessionStore } from "./accounts/sessions.ts";
+import { createDevices } from "./accounts/devices.ts";
+import { createDataExports } from "./accounts/data-export.ts";
 import { createAccessTokens } from "./api/access-tokens.ts";
 import { createAuditLog } from "./audit/service.ts";
 import { createReferenceData } from "./catalog/reference.ts";
@@ -29,6 +31,7 @@ import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
 import { createActivation } from "./library/activation.ts";
 import { createLibraryDashboard } from "./library/dashboard.ts";
+import { createProvenance } from "./library/provenance.ts";
 import { createReading } from "./library/reading.ts";
 import { createPurchases } from "./commerce/purchases.ts";
 import { createCheckout } from "./commerce/checkout.ts";
@@ -204,6 +207,15 @@ export async function createServices({
       accounts,
     }),
     auth,
+    /** The account console: where the account is signed in, and signing out of those places. */
+    devices: createDevices({
+      db,
+      sessions,
+      audit,
+      endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
+    }),
+    /** The account console's 'Scarica i tuoi dati'. */
+    dataExports: createDataExports({ db, rateLimits, audit, now }),
     /** Signs an account out everywhere (a password reset, an operator's customer:signout-all). */
     endAllSessions,
     socialLogin: createSocialLogin({ config, accounts }),
@@ -211,6 +223,8 @@ export async function createServices({
       activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits, now }),
       reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, now }),
       dashboard: createLibraryDashboard({ db, links: config.links, reference, now }),
+      /** How the customer got each product and until when ('I miei acquisti'). */
+      provenance: createProvenance({ db, now }),
     },
     purchases: createPurchases({ db, seller: config.seller }),
     checkout: createCheckout({ db, rateLimits, now }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDate, formatEuro, formatLongDate } from "./format.ts";
+import { formatDate, formatEuro, formatLongDate, formatLongDateTime } from "./format.ts";
 
 describe("Italian formatting", () => {
   it("formats cents as euro with a decimal comma", () => {
@@ -20,5 +20,8 @@ describe("Italian formatting", () => {
     // 23:30 UTC on 11 March is already 12 March in Rome.
     expect(formatDate("2026-03-11T23:30:00Z")).toBe("12/03/2026");
     expect(formatLongDate("2026-03-11T23:30:00Z")).toBe("12 marzo 2026");
+    expect(formatLongDateTime("2026-03-11T23:30:00Z")).toBe("12 marzo 2026 alle 00:30");
+    // Summer time: 08:15 UTC is 10:15 in Rome.
+    expect(formatLongDateTime("2026-07-01T08:15:00Z")).toBe("1 luglio 2026 alle 10:15");
   });
 });

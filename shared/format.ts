@@ -8,6 +8,7 @@ const shortDate = new Intl.DateTimeFormat("it-IT", {
   timeZone: "Europe/Rome",
 });
 const longDate = new Intl.DateTimeFormat("it-IT", { day: "numeric", month: "long", year: "numeric", timeZone: "Europe/Rome" });
+const time = new Intl.DateTimeFormat("it-IT", { hour: "2-digit", minute: "2-digit", timeZone: "Europe/Rome" });
 
 /** Amounts already formatted: Intl's formatting costs a few microseconds each, and a page shows the same few prices. */
 const formattedEuro = new Map<number, string>();
@@ -31,6 +32,12 @@ export function formatDate(date: Date | string | number): string {
 /** → "12 marzo 2026" */
 export function formatLongDate(date: Date | string | number): string {
   return longDate.format(new Date(date));
+}
+
+/** → "12 marzo 2026 alle 10:15" (the time in Rome). */
+export function formatLongDateTime(date: Date | string | number): string {
+  const at = new Date(date);
+  return `${longDate.format(at)} alle ${time.format(at)}`;
 }
 
 /**

@@ -2,6 +2,12 @@
 
 // The portal's own pages (spec §2), with the trailing slash they are served at.
 
+/** The account console's 'Dove hai effettuato l'accesso': the account's sessions. */
+export const SESSIONS_PATH = "/profile/sessions/";
+
+/** 'Scarica i tuoi dati': a POST answered with the JSON file. */
+export const DATA_EXPORT_PATH = "/profile/data/";
+
 /** The account's privacy and marketing preferences. */
 export const PREFERENCES_PATH = "/profile/preferences/";
 

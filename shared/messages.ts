@@ -84,6 +84,11 @@ export const MESSAGES = {
   currentPasswordRequired: "Password attuale obbligatoria",
   currentPasswordWrong: "La password attuale non è corretta",
   currentPasswordLocked: "Troppi tentativi con una password errata.",
+  /** The account console (profile/sessions and 'Scarica i tuoi dati'). */
+  deviceSignedOut: "Sei uscito dal dispositivo",
+  otherDevicesSignedOut: "Sei uscito da tutti gli altri dispositivi",
+  deviceAlreadySignedOut: "Quell'accesso era già terminato",
+  dataExportTooMany: "Hai già scaricato i tuoi dati più volte nell'ultima ora.",
   /** How long to wait before trying again, from a rate limit's retry time. */
   retryAfter: (seconds: number) => {
     const minutes = Math.max(1, Math.ceil(seconds / 60));

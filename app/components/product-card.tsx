@@ -1,4 +1,5 @@
 import type { LibraryItem } from "../../server/library/types";
+import { obtainedLine } from "../../shared/provenance-messages.ts";
 import { NEW_BADGE, isNew, productActions, type ProductButton } from "../lib/product-state";
 import { ProductCover } from "./product-cover";
 import { SiteLink } from "./site-link";
@@ -83,6 +84,8 @@ export function ProductCard({
         {item.shortAuthors && <p className="text-sm text-ink/80">{item.shortAuthors}</p>}
         {item.edition && <p className="text-sm text-muted">{item.edition}</p>}
         <p className="mt-1 text-xs text-muted">{productIdentifier(item)}</p>
+        {/* How it was obtained, in one line: until when is the line below (the spec's own). */}
+        <p className="mt-1 text-xs text-muted">{obtainedLine(item.obtained)}</p>
         {actions.accessUntil && <p className="mt-2 text-sm font-medium text-ink">{actions.accessUntil}</p>}
         {item.reading && (
           <p className="mt-1 text-sm text-ink/80">

@@ -19,6 +19,7 @@ export function libraryItem(overrides: Partial<LibraryItem> = {}): LibraryItem {
     pubdate: new Date("2025-01-15T09:00:00Z"),
     expiresAt: null,
     expired: false,
+    obtained: { source: "activation_code", at: new Date("2026-03-02T09:30:00Z") },
     reading: null,
     externalUrl: null,
     buyLink: "https://shop.example/catalog/product/sku/EB-PRIV-12",

@@ -1,7 +1,8 @@
 // /my-products/ — 'I miei acquisti' (spec §2 'My products', §9): the products of paid orders
 // ('Attivi') and of the others ('Inattivi') as cards, and below the 'Storico acquisti' of
 // payments, 5 a page: page links without JavaScript, 'Carica altri' with it until a page has
-// fewer than 5. Signed-in customers only; everything shown is theirs.
+// fewer than 5; between them, how the customer got each product and until when. Signed-in
+// customers only; everything shown is theirs.
 import { useState } from "react";
 import { Link, useFetcher } from "react-router";
 import type { Route } from "./+types/my-products";
@@ -13,6 +14,7 @@ import { servicesContext, settingsContext } from "../../shared/context.ts";
 import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { PaymentMethod } from "../components/payment-method";
 import { PurchaseCard } from "../components/purchase-card";
+import { ProductAccessList } from "../components/product-access";
 import { RefundedBadge } from "../components/refunded-badge";
 import { TabLinks } from "../components/tab-links";
 import { customerOf } from "../lib/customer.server";
@@ -25,14 +27,16 @@ import { PageHeading } from "../components/page-heading";
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const { tab, page } = readLocation(new URL(request.url).search);
-  const { purchases, subscriptions } = context.get(servicesContext);
-  const [products, history, subscription] = await Promise.all([
+  const { purchases, subscriptions, library } = context.get(servicesContext);
+  const [products, history, subscription, access] = await Promise.all([
     purchases.myProducts(user.id),
     purchases.history(user.id, page),
     subscriptions.ofCustomer(user.id),
+    library.provenance.ofCustomer(user.id),
   ]);
   return {
     subscription,
+    access,
     tab,
     counts: { attivi: products.active.length, inattivi: products.inactive.length } satisfies Record<PurchaseTab, number>,
     cards: tab === "attivi" ? products.active : products.inactive,
@@ -94,6 +98,8 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
           </p>
         )}
       </section>
+
+      {loaderData.access.length > 0 && <ProductAccessList products={loaderData.access} />}
 
       {/* Keyed by the page the address names: a new address starts the list again. */}
       <PurchaseHistory key={history.page} first={history} tab={tab} />

@@ -6,7 +6,8 @@ import { AuthError } from "../components/auth-error";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   try {
-    const { returnTo, headers } = await context.get(servicesContext).auth.finishSignIn(request);
+    const { ip } = context.get(requestContext);
+    const { returnTo, headers } = await context.get(servicesContext).auth.finishSignIn(request, ip);
     return redirect(returnTo, { headers });
   } catch (error) {
     context.get(requestContext).log.warn({ err: error }, "sign-in callback failed");

@@ -11,7 +11,14 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
-import { DELETE_ACCOUNT_PATH, LOGIN_PATH, PREFERENCES_PATH, PROFILE_PATH } from "../../shared/links.ts";
+import {
+  DATA_EXPORT_PATH,
+  DELETE_ACCOUNT_PATH,
+  LOGIN_PATH,
+  PREFERENCES_PATH,
+  PROFILE_PATH,
+  SESSIONS_PATH,
+} from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -111,6 +118,24 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
           Salva
         </button>
       </Form>
+
+      <div className="card mt-6 p-6 md:p-8">
+        <h2 className="font-serif text-xl font-bold text-brand">I tuoi dati</h2>
+        <p className="mt-2 text-sm">
+          Scarica in un file JSON tutto ciò che conserviamo su di te: profilo, consensi, accessi, ordini e pagamenti (senza i dati
+          delle carte), prodotti, letture e messaggi che ti abbiamo inviato. Puoi vedere{" "}
+          <Link to={SESSIONS_PATH} className="link">
+            dove hai effettuato l'accesso
+          </Link>
+          .
+        </p>
+        {/* A document post: the answer is a file the browser saves, not a page of the app. */}
+        <Form method="post" action={DATA_EXPORT_PATH} reloadDocument className="mt-4">
+          <button type="submit" className="button-outline">
+            Scarica i tuoi dati
+          </button>
+        </Form>
+      </div>
 
       <div className="card mt-6 p-6 md:p-8">
         <h2 className="font-serif text-xl font-bold text-brand">Cancellazione account</h2>

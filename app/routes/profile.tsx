@@ -18,6 +18,7 @@ import {
   LOGIN_PATH,
   PREFERENCES_PATH,
   PROFILE_PATH,
+  SESSIONS_PATH,
 } from "../../shared/links.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/profile";
@@ -237,6 +238,9 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
         </Link>
         <Link to={CHANGE_PASSWORD_PATH} className="link">
           Cambio password
+        </Link>
+        <Link to={SESSIONS_PATH} className="link">
+          Dove hai effettuato l'accesso
         </Link>
       </nav>
 

@@ -1,7 +1,7 @@
 // The portal's sessions: a row per signed-in browser. The cookie carries a random 256-bit id;
 // the table keeps only its SHA-256, so a leaked table does not hand out sessions.
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { sessions, users } from "../db/schema.ts";
@@ -24,6 +24,11 @@ export type ProviderTokens = {
 };
 
 export type Session = typeof sessions.$inferSelect;
+/** Where a session signed in from: the browser's user agent and its network's prefix (session-devices.ts). */
+export type SessionDevice = { userAgent: string | null; ipPrefix: string | null };
+const NO_DEVICE: SessionDevice = { userAgent: null, ipPrefix: null };
+/** A live session as the account console lists it: never its id or tokens. */
+export type LiveDevice = Pick<Session, "publicId" | "createdAt" | "lastSeenAt" | "userAgent" | "ipPrefix"> & { current: boolean };
 /** What a request needs of its session: the provider's tokens stay in the table until a refresh. */
 export type LiveSession = Pick<Session, "idHash" | "userId" | "lastSeenAt" | "accessTokenExpiresAt">;
 
@@ -67,7 +72,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
 
   return {
     /** A new session (and a new id: sign-in never reuses an id the browser had before). */
-    async create(userId: string, tokens: ProviderTokens): Promise<string> {
+    async create(userId: string, tokens: ProviderTokens, device: SessionDevice = NO_DEVICE): Promise<string> {
       const rawId = randomBytes(32).toString("base64url");
       const at = now();
       await db.insert(sessions).values({
@@ -76,9 +81,50 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
         createdAt: at,
         lastSeenAt: at,
         expiresAt: new Date(at.getTime() + SESSION_ABSOLUTE_TIMEOUT_MS),
+        userAgent: device.userAgent,
+        ipPrefix: device.ipPrefix,
         ...tokens,
       });
       return rawId;
+    },
+
+    /** The user's live sessions: `currentRawId`'s first, marked `current`, then the most recently used first. */
+    async listLive(userId: string, currentRawId: string): Promise<LiveDevice[]> {
+      const at = now();
+      const rows = await db
+        .select({
+          idHash: sessions.idHash,
+          publicId: sessions.publicId,
+          createdAt: sessions.createdAt,
+          lastSeenAt: sessions.lastSeenAt,
+          userAgent: sessions.userAgent,
+          ipPrefix: sessions.ipPrefix,
+        })
+        .from(sessions)
+        .where(
+          and(
+            eq(sessions.userId, userId),
+            gt(sessions.expiresAt, at),
+            gt(sessions.lastSeenAt, new Date(at.getTime() - SESSION_IDLE_TIMEOUT_MS)),
+          ),
+        )
+        .orderBy(desc(sessions.lastSeenAt), asc(sessions.createdAt));
+      const current = hashId(currentRawId);
+      const listed = rows.map(({ idHash, ...row }) => ({ ...row, current: idHash === current }));
+      // This browser first (its last visit may not be written yet: lastSeenAt is written once a minute).
+      return [...listed.filter((row) => row.current), ...listed.filter((row) => !row.current)];
+    },
+
+    /**
+     * Ends the user's session named by its public id, unless it is `currentRawId`'s (that one signs
+     * out). Returns the ended session's refresh token (or null), or false when there was none to end.
+     */
+    async destroyOther(userId: string, publicId: string, currentRawId: string): Promise<{ refreshToken: string | null } | false> {
+      const [row] = await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), eq(sessions.publicId, publicId), ne(sessions.idHash, hashId(currentRawId))))
+        .returning({ refreshToken: sessions.refreshToken });
+      return row ?? false;
     },
 
     /**
@@ -154,11 +200,15 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
       return row ?? null;
     },
 
-    /** Ends the user's sessions, except the one given (password change keeps the current one). */
-    async destroyAllForUser(userId: string, exceptRawId?: string): Promise<void> {
-      await db
+    /**
+     * Ends the user's sessions, except the one given (password change keeps the current one).
+     * Returns the refresh tokens the ended sessions held, for ending the provider's sessions too.
+     */
+    async destroyAllForUser(userId: string, exceptRawId?: string): Promise<{ refreshToken: string | null }[]> {
+      return db
         .delete(sessions)
-        .where(and(eq(sessions.userId, userId), exceptRawId ? ne(sessions.idHash, hashId(exceptRawId)) : sql`true`));
+        .where(and(eq(sessions.userId, userId), exceptRawId ? ne(sessions.idHash, hashId(exceptRawId)) : sql`true`))
+        .returning({ refreshToken: sessions.refreshToken });
     },
   };
 }

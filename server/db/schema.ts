@@ -427,6 +427,9 @@ export const AUDIT_EVENTS = [
   "email_change_requested",
   "email_changed",
   "account_deleted",
+  // The account console: sessions ended from 'Dove hai effettuato l'accesso', 'Scarica i tuoi dati'.
+  "session_ended",
+  "data_exported",
   // Operators' commands (scripts/admin.ts): who ran them is the row's `actor`.
   "codes_created",
   "codes_listed",

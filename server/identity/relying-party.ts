@@ -10,6 +10,7 @@ import type { SessionUser, User } from "../accounts/service.ts";
 import type { AccountsService } from "../accounts/service.ts";
 import type { ProviderTokens, SessionStore } from "../accounts/sessions.ts";
 import { SESSION_ABSOLUTE_TIMEOUT_MS } from "../accounts/sessions.ts";
+import { keptUserAgent, networkPrefix } from "../accounts/session-devices.ts";
 import type { Config } from "../config.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
@@ -188,7 +189,7 @@ export function createRelyingParty({
     },
 
     /** Completes the sign-in at /oauthcb: a new session (new id) and where to go next. */
-    async finishSignIn(request: Request): Promise<{ returnTo: string; headers: Headers }> {
+    async finishSignIn(request: Request, ip: string): Promise<{ returnTo: string; headers: Headers }> {
       const { authenticator, discovery } = await client();
       // RFC 9207: the response names its issuer, so one from another provider (a mix-up attack)
       // is refused, like a bad state, before its code is exchanged anywhere.
@@ -199,7 +200,10 @@ export function createRelyingParty({
       // A session id from before the sign-in is never reused.
       const previous = await readSessionId(request);
       if (previous) await sessions.destroy(previous);
-      const rawId = await sessions.create(user.id, tokens);
+      const rawId = await sessions.create(user.id, tokens, {
+        userAgent: keptUserAgent(request.headers.get("user-agent")),
+        ipPrefix: networkPrefix(ip),
+      });
       const headers = new Headers();
       headers.append("Set-Cookie", await sessionCookie.serialize(rawId));
       headers.append("Set-Cookie", await returnToCookie.serialize("", { maxAge: 0 }));
@@ -255,6 +259,8 @@ export function createRelyingParty({
     clearSessionCookie: () => sessionCookie.serialize("", { maxAge: 0 }),
 
     /** After a password change or reset: every session of the user ends except `keep`. */
-    endOtherSessions: (userId: string, keep?: string) => sessions.destroyAllForUser(userId, keep),
+    endOtherSessions: async (userId: string, keep?: string) => {
+      await sessions.destroyAllForUser(userId, keep);
+    },
   };
 }

@@ -63,11 +63,11 @@ const CACHE_TTL_MS = 60_000;
  * just activated is there at once (and a book read since is there again). `items` come most
  * recently read first, so a tie goes to the product being read.
  */
-function lastProductOf(items: readonly LibraryItem[], grantedAt: ReadonlyMap<string, Date>): LibraryItem | null {
+function lastProductOf(items: readonly LibraryItem[]): LibraryItem | null {
   let last: LibraryItem | null = null;
   let lastAt = -Infinity;
   for (const item of items) {
-    const at = Math.max(item.reading?.lastReadAt.getTime() ?? -Infinity, grantedAt.get(item.productId)?.getTime() ?? -Infinity);
+    const at = Math.max(item.reading?.lastReadAt.getTime() ?? -Infinity, item.obtained.at.getTime());
     if (at > lastAt) {
       last = item;
       lastAt = at;
@@ -114,6 +114,9 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
       url: products.url,
       expiresAt: entitlements.expiresAt,
       grantedAt: entitlements.startsAt,
+      // How the customer got it, on the card ('Attivato con il codice del libro il …'): this one
+      // column, the grant's start being already here; the details are on 'I miei acquisti'.
+      source: entitlements.source,
       startedAt: readingSessions.startedAt,
       lastReadAt: readingSessions.lastReadAt,
       chapter: sql<string | null>`${ebookChapters.title}`.as("current_chapter"),
@@ -169,6 +172,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
         url: ownedProducts.url,
         expiresAt: ownedProducts.expiresAt,
         grantedAt: ownedProducts.grantedAt,
+        source: ownedProducts.source,
         startedAt: ownedProducts.startedAt,
         lastReadAt: ownedProducts.lastReadAt,
         chapter: ownedProducts.chapter,
@@ -184,7 +188,6 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     const rows = await ownLibrary.execute({ userId, now });
     let eduUntil: Date | null = null;
     const items: LibraryItem[] = [];
-    const grantedAt = new Map<string, Date>();
     for (const { product: row } of rows) {
       if (!row) continue;
       if (row.code === EDU_PRODUCT_CODE) {
@@ -193,7 +196,6 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
       }
       if (!(LIBRARY_TYPES as readonly string[]).includes(row.typeCode)) continue;
       const expired = row.expiresAt !== null && row.expiresAt <= now;
-      grantedAt.set(row.productId, row.grantedAt);
       items.push({
         productId: row.productId,
         name: row.name,
@@ -208,6 +210,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
         pubdate: row.pubdate,
         expiresAt: row.expiresAt,
         expired,
+        obtained: { source: row.source, at: row.grantedAt },
         reading:
           row.startedAt && row.lastReadAt
             ? {
@@ -229,7 +232,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     return {
       library: {
         items,
-        lastProduct: lastProductOf(items, grantedAt),
+        lastProduct: lastProductOf(items),
         eduUntil,
         eduActive: eduUntil !== null && eduUntil > now,
         now,

@@ -91,6 +91,11 @@ export const RATE_LIMIT_POLICIES = {
   emailChangeUser: { kind: "attempts", points: 3, duration: HOUR },
   /** E-mail change requests per IP address (IPv6: per /64), across accounts: 10 an hour. */
   emailChangeIp: { kind: "attempts", points: 10, duration: HOUR },
+  /**
+   * 'Scarica i tuoi dati' per account: 3 an hour. Each download reads everything held about the
+   * customer; three leave room for a failed download or two, not for a script.
+   */
+  dataExportUser: { kind: "attempts", points: 3, duration: HOUR },
   /** Password reset token submissions per IP address: 20 an hour. */
   passwordResetAttemptIp: { kind: "attempts", points: 20, duration: HOUR },
   /**
@@ -163,6 +168,7 @@ const USER_KEYED: readonly RateLimitName[] = [
   "emailChangeUser",
   "couponUser",
   "cardPaymentUser",
+  "dataExportUser",
 ];
 
 /**
@@ -395,6 +401,9 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
       if (!byIp.ok) return byIp;
       return attempt("emailChangeUser", userId);
     },
+
+    /** Spends one of the account's data downloads of the hour. */
+    checkDataExport: (userId: string) => attempt("dataExportUser", userId),
 
     /** Spends one of the address's requests to the provider's token endpoint. */
     checkTokenRequest: (ip: string | undefined) => attempt("oidcTokenIp", ipKey(ip)),

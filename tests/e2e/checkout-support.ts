@@ -33,3 +33,14 @@ export async function acceptTerms(page: Page) {
 export const complete = (page: Page) => page.getByRole("button", { name: "Completa l'acquisto" }).click();
 export const errorDialog = (page: Page) => page.getByRole("dialog", { name: "Errore" });
 export const confirmed = (page: Page) => page.getByRole("heading", { name: "Ordine confermato" });
+
+/** A new student who bought EDU with the sandbox's good card. */
+export async function eduSubscriber(page: Page) {
+  await newStudent(page);
+  await openEduCheckout(page);
+  await page.waitForLoadState("networkidle");
+  await acceptTerms(page);
+  await fillSandboxCard(page.locator("form#checkout"), "4242 4242 4242 4242");
+  await complete(page);
+  await expect(confirmed(page)).toBeVisible();
+}

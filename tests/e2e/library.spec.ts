@@ -4,7 +4,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { signedInCustomer, signInOverHttp } from "./customers";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { expectToast, giveEachTestItsOwnAddress, submitLogin } from "./identity-support";
-import { activate, expectAccessible, productCard } from "./support";
+import { activate, activateFromDashboard, expectAccessible, productCard } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -93,9 +93,7 @@ test("an eBook+EDU code gives the ebook and switches the dashboard to the EDU pr
   const { ebookEdu } = fixtures().codes;
   await newStudent(page);
   await expect(page.getByRole("link", { name: "Scopri EDU" })).toBeVisible();
-  await page.goto("/dashboard/?show=activateProduct");
-  await activate(page, ebookEdu.code);
-  await expect(productCard(page, ebookEdu.product)).toBeVisible();
+  await activateFromDashboard(page, ebookEdu);
   await expect(page.getByRole("link", { name: "Vai a EDU" })).toBeVisible();
 });
 

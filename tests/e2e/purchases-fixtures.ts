@@ -42,17 +42,22 @@ export type IssueInvoice = (paymentId: string) => Promise<{ documentNumber: stri
 
 const DAY = 24 * 3600_000;
 
+/** A student of the fixtures, first access done: their id. */
+export async function registerStudent(db: Database, email: string, password: string): Promise<string> {
+  const result = await createAccountsService(db).register({ firstname: "Paola", lastname: "Neri", email, password });
+  if (!result.ok) throw new Error(`e2e fixtures: cannot register ${email}`);
+  const [student] = await db.select({ id: professions.id }).from(professions).where(eq(professions.code, "student"));
+  await db.update(users).set({ professionId: student!.id }).where(eq(users.id, result.user.id));
+  return result.user.id;
+}
+
 export async function createPurchasesFixtures(
   db: Database,
   password: string,
   issueInvoice: IssueInvoice,
 ): Promise<PurchasesFixtures> {
   const email = "e2e.acquisti@example.it";
-  const result = await createAccountsService(db).register({ firstname: "Paola", lastname: "Neri", email, password });
-  if (!result.ok) throw new Error(`e2e fixtures: cannot register ${email}`);
-  const userId = result.user.id;
-  const [student] = await db.select({ id: professions.id }).from(professions).where(eq(professions.code, "student"));
-  await db.update(users).set({ professionId: student!.id }).where(eq(users.id, userId));
+  const userId = await registerStudent(db, email, password);
 
   const ofType = async (code: string) =>
     db

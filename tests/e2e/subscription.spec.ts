@@ -4,28 +4,17 @@
 // with a card that asks for 3-D Secure, and a number the card form refuses. axe on each page.
 import { expect, test, type Page } from "@playwright/test";
 import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
-import { acceptTerms, complete, confirmed, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
+import { eduSubscriber, fillSandboxCard } from "./checkout-support";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
 import { fixtures } from "./fixtures";
-import { activate, euro, expectAccessible, productCard } from "./support";
+import { activateFromDashboard, euro, expectAccessible } from "./support";
 
 giveEachTestItsOwnAddress();
-
-/** A new student who bought EDU with the sandbox's good card. */
-async function subscriber(page: Page) {
-  await newStudent(page);
-  await openEduCheckout(page);
-  await page.waitForLoadState("networkidle");
-  await acceptTerms(page);
-  await fillSandboxCard(page.locator("form#checkout"), "4242 4242 4242 4242");
-  await complete(page);
-  await expect(confirmed(page)).toBeVisible();
-}
 
 const section = (page: Page) => page.getByRole("region", { name: "EDU - Abbonamento 6 mesi" });
 
 test("the subscription's section: where it stands, 'Disdici' after a confirmation, 'Riattiva'", async ({ page }) => {
-  await subscriber(page);
+  await eduSubscriber(page);
   await page.goto("/my-products/");
   const summary = page.getByRole("region", { name: /Il mio abbonamento EDU/ });
   await expect(summary).toContainText(/Rata 1 di 6, prossimo addebito (il |l')\d{2}\/\d{2}\/\d{4}/);
@@ -67,7 +56,7 @@ test("the subscription's section: where it stands, 'Disdici' after a confirmatio
 });
 
 test("'Aggiorna carta': a number refused by the form, then a card with 3-D Secure", async ({ page }) => {
-  await subscriber(page);
+  await eduSubscriber(page);
   await page.goto("/my-products/abbonamento/");
   await section(page).getByRole("link", { name: M.updateCard }).click();
   await expect(page.getByRole("heading", { name: M.cardTitle, level: 1 })).toBeVisible();
@@ -93,10 +82,8 @@ test("an eBook+EDU code during the subscription: its months replace the next cha
   page,
 }) => {
   const { ebookEdu } = fixtures().codes;
-  await subscriber(page);
-  await page.goto("/dashboard/?show=activateProduct");
-  await activate(page, ebookEdu.code);
-  await expect(productCard(page, ebookEdu.product)).toBeVisible();
+  await eduSubscriber(page);
+  await activateFromDashboard(page, ebookEdu);
 
   await page.goto("/my-products/abbonamento/");
   const note = section(page).getByRole("status").filter({ hasText: "Con il codice eBook+EDU" });

@@ -51,6 +51,15 @@ export function productCard(page: Page, name: string) {
   return page.getByRole("list", { name: "Prodotti", exact: true }).getByRole("listitem").filter({ hasText: name });
 }
 
+/** Activates a code from the dashboard's 'ESPANDI IL LIBRO' and waits for its product's card: the card. */
+export async function activateFromDashboard(page: Page, { code, product }: { code: string; product: string }) {
+  await page.goto("/dashboard/?show=activateProduct");
+  await activate(page, code);
+  const card = productCard(page, product);
+  await expect(card).toBeVisible();
+  return card;
+}
+
 /** The page fits the viewport: nothing forces horizontal scrolling. */
 export async function expectNoHorizontalOverflow(page: Page) {
   const wider = await page.evaluate(() =>

@@ -49,14 +49,15 @@ async function visitLogin(jar: ReturnType<typeof createCookieJar>, returnTo = "/
 
 /** The callback request the browser of `jar` makes when the provider sends it back. */
 const callbackRequest = (callback: URL, jar: ReturnType<typeof createCookieJar>) =>
-  new Request(callback, { headers: { cookie: jar.header() } });
+  new Request(callback, { headers: { cookie: jar.header(), "user-agent": BROWSER } });
+const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0";
 
 describe("portal sign-in", () => {
   it("signs in and refreshes with a client secret full of + / = %", async () => {
     expect(op.config.secrets.oidcClient).toBe(SECRET);
     const jar = createCookieJar();
     const callback = await op.signInAt(await visitLogin(jar), userId);
-    const { returnTo, headers } = await services.auth.finishSignIn(callbackRequest(callback, jar));
+    const { returnTo, headers } = await services.auth.finishSignIn(callbackRequest(callback, jar), "127.0.0.1");
     expect(returnTo).toBe("/profile/");
 
     // The refresh sends the same credentials: force it with an expired access token.
@@ -67,6 +68,8 @@ describe("portal sign-in", () => {
     const signedIn = new Request(`${op.origin}/dashboard/`, { headers: { cookie: session } });
     expect((await services.auth.currentUser(signedIn))?.user.id).toBe(userId);
     const [before] = await database.db.select().from(sessions).where(eq(sessions.userId, userId));
+    // The account console's description of the session: the browser, and the network without the address.
+    expect(before).toMatchObject({ userAgent: BROWSER, ipPrefix: "127.0.0.0/24" });
     await database.db
       .update(sessions)
       .set({ accessTokenExpiresAt: new Date(0) })
@@ -86,10 +89,10 @@ describe("portal sign-in", () => {
       const forged = new URL(callback);
       if (iss === null) forged.searchParams.delete("iss");
       else forged.searchParams.set("iss", iss);
-      await expect(services.auth.finishSignIn(callbackRequest(forged, jar))).rejects.toThrow(SignInError);
+      await expect(services.auth.finishSignIn(callbackRequest(forged, jar), "127.0.0.1")).rejects.toThrow(SignInError);
     }
     // The genuine response still completes: the code was not exchanged for the forged ones.
-    expect((await services.auth.finishSignIn(callbackRequest(callback, jar))).returnTo).toBe("/profile/");
+    expect((await services.auth.finishSignIn(callbackRequest(callback, jar), "127.0.0.1")).returnTo).toBe("/profile/");
   });
 
   it("keeps a bounded few sign-in states however often /login/ is visited, and the latest still completes", async () => {
@@ -104,10 +107,12 @@ describe("portal sign-in", () => {
     expect(stateCookies.length).toBeLessThanOrEqual(MAX_PENDING_SIGN_INS);
     expect(jar.header().length).toBeLessThan(2_000);
 
-    expect((await services.auth.finishSignIn(callbackRequest(await op.signInAt(latest, userId), jar))).returnTo).toBe(
-      "/profile/",
-    );
+    expect(
+      (await services.auth.finishSignIn(callbackRequest(await op.signInAt(latest, userId), jar), "127.0.0.1")).returnTo,
+    ).toBe("/profile/");
     // The oldest attempt's state was dropped: its response is refused.
-    await expect(services.auth.finishSignIn(callbackRequest(await op.signInAt(first, userId), jar))).rejects.toThrow(/state/i);
+    await expect(services.auth.finishSignIn(callbackRequest(await op.signInAt(first, userId), jar), "127.0.0.1")).rejects.toThrow(
+      /state/i,
+    );
   });
 });

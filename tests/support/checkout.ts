@@ -55,15 +55,20 @@ export function checkoutDetails(overrides: Partial<CheckoutDetails> = {}): Check
 }
 
 /**
- * EDU bought at the checkout with the sandbox's good card, as a customer does (the card is saved
- * for the months after): the card's setup.
+ * A product bought at the checkout with the sandbox's good card, as a customer does (for EDU, the
+ * card is saved for the months after): the order and the card's setup.
  */
-export async function buyEduWithSandboxCard(services: Services, userId: string): Promise<string> {
-  const opened = await services.checkout.open(userId, EDU_PRODUCT_CODE);
+export async function buyWithSandboxCard(services: Services, userId: string, productCode: string) {
+  const opened = await services.checkout.open(userId, productCode);
   const started = opened.ok ? await services.payments.start(userId, opened.orderId, checkoutDetails()) : null;
-  if (!started?.ok) throw new Error("setup: the EDU payment did not start");
+  if (!opened.ok || !started?.ok) throw new Error(`setup: the payment of ${productCode} did not start`);
   await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
   const settled = await services.payments.settleSetup(started.setupId);
-  if (settled.state !== "paid") throw new Error(`setup: the EDU payment ended ${settled.state}`);
-  return started.setupId;
+  if (settled.state !== "paid") throw new Error(`setup: the payment of ${productCode} ended ${settled.state}`);
+  return { orderId: opened.orderId, setupId: started.setupId };
+}
+
+/** EDU bought at the checkout with the sandbox's good card: the card's setup. */
+export async function buyEduWithSandboxCard(services: Services, userId: string): Promise<string> {
+  return (await buyWithSandboxCard(services, userId, EDU_PRODUCT_CODE)).setupId;
 }

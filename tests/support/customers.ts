@@ -16,11 +16,19 @@ export async function signedInCustomer(services: Services, db: Database, profess
   if (!result.ok) throw new Error("setup: registration failed");
   const [row] = await db.select({ id: professions.id }).from(professions).where(eq(professions.code, profession));
   await db.update(users).set({ professionId: row!.id }).where(eq(users.id, result.user.id));
-  const rawId = await createSessionStore(db).create(result.user.id, {
+  return { user: { ...result.user, professionId: row!.id }, cookie: await sessionCookie(services, db, result.user.id) };
+}
+
+/**
+ * The Cookie header of a new portal session of the customer, made at the services' time: a test
+ * that moves their clock further than a session lives signs in again with it.
+ */
+export async function sessionCookie(services: Services, db: Database, userId: string) {
+  const rawId = await createSessionStore(db, services.clock).create(userId, {
     accessToken: "at",
-    accessTokenExpiresAt: new Date(Date.now() + 10 * 60_000),
+    accessTokenExpiresAt: new Date(services.clock().getTime() + 10 * 60_000),
     refreshToken: "rt",
     idToken: "it",
   });
-  return { user: { ...result.user, professionId: row!.id }, cookie: await sessionCookieHeader(rawId) };
+  return sessionCookieHeader(rawId);
 }
