@@ -36,6 +36,14 @@ const serverEnv = {
   // Tests speak through a pretend proxy, one client address each (see identity-support.ts).
   TRUST_PROXY: "true",
   SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
+  // Production issues e-invoices only for the seller it is given (README, "E-invoices (FatturaPA)").
+  SELLER_NAME: "Novalex Editore S.r.l.",
+  SELLER_VAT: "06363391001",
+  SELLER_STREET: "Via Nazionale 91",
+  SELLER_POSTCODE: "00184",
+  SELLER_CITY: "Roma",
+  SELLER_PROVINCE: "RM",
+  SELLER_TAX_REGIME: "RF01",
 };
 
 // Chromium's headless shell where there is one (scripts/chromium.ts says why the Stripe projects

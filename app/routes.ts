@@ -47,6 +47,7 @@ export default [
     route("my-products/abbonamento/carta", "routes/subscription.card.tsx"),
     route("ricevuta/:ordercode", "routes/receipt.tsx"),
     route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
+    route("ricevuta/:ordercode/:paymentcode/fattura-elettronica.xml", "routes/invoice-download.ts"),
     route("create-checkout/:productcode", "routes/create-checkout.tsx"),
     route("checkout/:order", "routes/checkout/route.tsx"),
     // The sandbox gateway's 3-D Secure page (the embedded default, no keys).

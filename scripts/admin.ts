@@ -1,6 +1,6 @@
 // Operators' commands (README, "Operators' commands"):  npm run admin -- <command> [arguments] [options]
 // This script only reads the command line, applies the --yes rule, prints and sets the exit code;
-// what each command does is in server/operators/ (codes, customers, coupons, orders), which the
+// what each command does is in server/operators/ (codes, customers, coupons, orders, invoices), which the
 // tests call directly. Every command writes an audit_log row naming the operator.
 // Exit codes: 0 done; 1 refused or failed (the message says why); 2 a mistake in the command line.
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
@@ -12,6 +12,7 @@ import { codesCsv, createCodes, disableBatch, listBatches } from "../server/oper
 import { operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
+import { exportInvoices, issueMissingInvoices } from "../server/operators/invoices.ts";
 import { refundOrder, showOrder } from "../server/operators/orders.ts";
 import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
@@ -395,10 +396,66 @@ const COMMANDS: Record<string, Command> = {
             : `  ${p.paymentCode} ${euro(p.amountCents)}: ${p.gateway} failed now (${p.error}); the portal's job runner retries it`,
         );
       }
+      if (r.invoicesToCredit.length > 0) {
+        console.log(
+          `E-invoice(s) ${r.invoicesToCredit.join(", ")} were issued for these payments: a credit note (TD04) for each is the accountant's to issue.`,
+        );
+      }
       if (r.payments.some((p) => p.state === "queued")) {
         console.error("Some money has not gone back yet: run this command again later, or check the portal's log.");
         return 1;
       }
+    },
+  },
+
+  "invoices:export": {
+    args: [],
+    options: { month: { type: "string" }, out: { type: "string" } },
+    help: `invoices:export --month YYYY-MM [--out folder]
+    Lists the month's e-invoices (FatturaPA, by their date in Rome) and writes each one's XML,
+    named as SDI names it, into the folder (default ./fatture-YYYY-MM; made if missing; files
+    already there with the same content are left, other content stops the command).`,
+    async run(op, _args, values) {
+      const month = text(values.month);
+      if (!month) throw new UsageError("--month is needed");
+      const result = await exportInvoices(op, month, text(values.out) ?? `fatture-${month}`);
+      table(
+        ["number", "date", "total", "order", "payment", "file", "sent to SDI"],
+        result.invoices.map((i) => [
+          i.documentNumber,
+          formatDate(i.issuedAt),
+          euro(i.totalCents),
+          i.orderCode,
+          i.paymentCode,
+          i.fileName,
+          when(i.transmittedAt),
+        ]),
+        ["total"],
+      );
+      console.log(`${result.invoices.length} invoice(s) of ${result.month} in ${result.folder}.`);
+    },
+  },
+
+  "invoices:issue-missing": {
+    args: [],
+    options: { month: { type: "string" } },
+    help: `invoices:issue-missing --month YYYY-MM
+    Issues, dated today, the e-invoices that payments of the month (whose orders asked for one)
+    still lack: after production was given the seller's data, or after an invoice's job gave up.
+    Safe to repeat: a payment gets one invoice.`,
+    async run(op, _args, values) {
+      const month = text(values.month);
+      if (!month) throw new UsageError("--month is needed");
+      const result = await issueMissingInvoices(op, month);
+      table(
+        ["number", "total", "file"],
+        result.issued.map((i) => [i.documentNumber, euro(i.totalCents), i.fileName]),
+        ["total"],
+      );
+      console.log(
+        `${result.issued.length} invoice(s) issued for payments of ${result.month}` +
+          (result.notDue ? `; ${result.notDue} payment(s) need none (refunded).` : "."),
+      );
     },
   },
 };

@@ -3,8 +3,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.ts";
+import { isPartitaIva } from "../shared/italian-ids.ts";
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), "portal-config-"));
+/** Production with its secrets and the sandbox gateway: what it needs to start. */
+const productionEnv = () => ({
+  NODE_ENV: "production",
+  SESSION_SECRET: "s".repeat(40),
+  OIDC_CLIENT_SECRET: "c".repeat(40),
+  OIDC_COOKIE_KEYS: "k".repeat(40),
+  ACTIVATION_CODE_KEY: "a".repeat(40),
+  PAYMENTS: "sandbox",
+  DATA_DIR: tempDir(),
+});
 
 describe("loadConfig", () => {
   it("defaults the public origin to localhost on the configured port", () => {
@@ -67,6 +78,67 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SELLER_VAT: "12345678903" } })).toThrow(/SELLER_VAT/);
   });
 
+  it("gives e-invoices the fictitious seller outside production, and in production only what it was given", () => {
+    const dev = loadConfig({ env: { DATA_DIR: tempDir() } }).invoicing;
+    expect(dev).toMatchObject({
+      seller: {
+        name: "Novalex Editore S.r.l.",
+        vat: "06363391001",
+        street: "Via Nazionale 91",
+        postcode: "00184",
+        city: "Roma",
+        province: "RM",
+        taxRegime: "RF01",
+        fiscalCode: null,
+        rea: null,
+      },
+      missing: [],
+      series: "WEB",
+    });
+    expect(isPartitaIva(dev.seller!.vat)).toBe(true);
+
+    const secrets = productionEnv();
+    const bare = loadConfig({ env: { ...secrets, SELLER_NAME: "Editore Vero S.r.l." } });
+    expect(bare.invoicing.seller).toBeNull();
+    expect(bare.invoicing.missing.join(" ")).toBe(
+      "SELLER_VAT SELLER_STREET SELLER_POSTCODE SELLER_CITY SELLER_PROVINCE SELLER_TAX_REGIME",
+    );
+
+    const seller = {
+      SELLER_NAME: "Altro Editore S.p.A.",
+      SELLER_VAT: "00743110157",
+      SELLER_STREET: "Corso Italia 1",
+      SELLER_POSTCODE: "20122",
+      SELLER_CITY: "Milano",
+      SELLER_PROVINCE: "MI",
+      SELLER_TAX_REGIME: "RF01",
+      SELLER_REA: "MI-1234567",
+      INVOICE_SERIES: "P",
+      SDI_OUTBOX_DIR: "/srv/sdi",
+    };
+    const full = loadConfig({ env: { ...secrets, ...seller } });
+    expect(full.invoicing).toEqual({
+      seller: {
+        name: "Altro Editore S.p.A.",
+        vat: "00743110157",
+        fiscalCode: null,
+        taxRegime: "RF01",
+        street: "Corso Italia 1",
+        postcode: "20122",
+        city: "Milano",
+        province: "MI",
+        rea: { office: "MI", number: "1234567" },
+      },
+      missing: [],
+      series: "P",
+      outboxDir: "/srv/sdi",
+    });
+    // The receipt's address, unless given, is the invoice's.
+    expect(full.seller.address).toBe("Corso Italia 1, 20122 Milano (MI)");
+    expect(() => loadConfig({ env: { ...secrets, ...seller, SELLER_PROVINCE: "Milano" } })).toThrow(/SELLER_PROVINCE/);
+    expect(() => loadConfig({ env: { ...secrets, ...seller, SELLER_TAX_REGIME: "RF99" } })).toThrow(/SELLER_TAX_REGIME/);
+  });
+
   describe("the card gateway", () => {
     const productionSecrets = {
       NODE_ENV: "production",
@@ -105,15 +177,7 @@ describe("loadConfig", () => {
   it("hashes passwords at the standard cost unless told otherwise, and never at the minimal one in production", () => {
     expect(loadConfig({ env: { DATA_DIR: tempDir() } }).passwordHashCost).toBe("standard");
     expect(loadConfig({ env: { DATA_DIR: tempDir(), PASSWORD_HASH_COST: "minimal" } }).passwordHashCost).toBe("minimal");
-    const production = {
-      NODE_ENV: "production",
-      SESSION_SECRET: "s".repeat(40),
-      OIDC_CLIENT_SECRET: "c".repeat(40),
-      OIDC_COOKIE_KEYS: "k".repeat(40),
-      ACTIVATION_CODE_KEY: "a".repeat(40),
-      PAYMENTS: "sandbox",
-      DATA_DIR: tempDir(),
-    };
+    const production = productionEnv();
     expect(loadConfig({ env: production }).passwordHashCost).toBe("standard");
     expect(loadConfig({ env: { ...production, PASSWORD_HASH_COST: "standard" } }).passwordHashCost).toBe("standard");
     const minimal = () => loadConfig({ env: { ...production, PASSWORD_HASH_COST: "minimal" } });

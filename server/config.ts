@@ -4,10 +4,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { PublicSettings } from "../shared/context.ts";
-import { isPartitaIva } from "../shared/italian-ids.ts";
+import { isCap, isCodiceFiscale, isPartitaIva, isProvince } from "../shared/italian-ids.ts";
 import { isEmail } from "../shared/contact-rules.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
+/** A setting that may be left empty (as .env.example lists it): empty is unset. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -78,15 +80,76 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().trim().startsWith("whsec_").optional(),
   /** Stripe's API address: only tests set it (a local stand-in of Stripe's API). */
   STRIPE_API_BASE: z.url().optional(),
-  // The seller named on receipts.
-  SELLER_NAME: z.string().trim().min(1).default("Novalex Editore S.r.l."),
-  SELLER_ADDRESS: z.string().trim().min(1).default("Via Nazionale 91, 00184 Roma (RM)"),
-  SELLER_VAT: z
+  // The seller named on receipts and e-invoices. Outside production the defaults are a fictitious
+  // publisher (DEMO_SELLER); in production e-invoices need every INVOICE_SELLER_SETTINGS set.
+  SELLER_NAME: optional(z.string().trim().min(1).max(80)),
+  /** The receipt's one-line address; unset: made from the street, postcode, city and province. */
+  SELLER_ADDRESS: optional(z.string().trim().min(1)),
+  SELLER_VAT: optional(z.string().trim().refine(isPartitaIva, "not a valid Partita IVA (11 digits with their check digit)")),
+  SELLER_STREET: optional(z.string().trim().min(1).max(60)),
+  SELLER_POSTCODE: optional(z.string().trim().refine(isCap, "a CAP of 5 digits")),
+  SELLER_CITY: optional(z.string().trim().min(1).max(60)),
+  SELLER_PROVINCE: optional(z.string().trim().refine(isProvince, "a province's sigla (RM, MI, …)")),
+  /** FatturaPA's RegimeFiscale (schema 1.2.2's codes): RF01 is the ordinary regime. */
+  SELLER_TAX_REGIME: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^RF(0[124-9]|1\d)$/, "a RegimeFiscale code: RF01, RF02, RF04 … RF19"),
+  ),
+  /** The company's Codice Fiscale when it differs from its Partita IVA; unset: not written. */
+  SELLER_FISCAL_CODE: optional(z.string().trim().refine(isCodiceFiscale, "not a valid Codice Fiscale")),
+  /** The company's entry in the register of companies (REA) as `RM-1234567`; unset: not written. */
+  SELLER_REA: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Z]{2}-[A-Z0-9]{1,20}$/, "the office's sigla, a dash, the number (RM-1234567)"),
+  ),
+  /** What e-invoice numbers are prefixed with: the portal's own series beside the publisher's other registers. */
+  INVOICE_SERIES: z
     .string()
     .trim()
-    .refine(isPartitaIva, "not a valid Partita IVA (11 digits with their check digit)")
-    .default("06363391001"),
+    .regex(/^[A-Z0-9]{1,8}$/, "1 to 8 capital letters or digits")
+    .default("WEB"),
+  /** Where the default SDI transmitter writes each e-invoice for the publisher's intermediary; unset: DATA_DIR/sdi-outbox. */
+  SDI_OUTBOX_DIR: optional(z.string().min(1)),
 });
+
+/** The e-invoice's seller settings production must be given (README, "E-invoices (FatturaPA)"). */
+const INVOICE_SELLER_SETTINGS = [
+  "SELLER_NAME",
+  "SELLER_VAT",
+  "SELLER_STREET",
+  "SELLER_POSTCODE",
+  "SELLER_CITY",
+  "SELLER_PROVINCE",
+  "SELLER_TAX_REGIME",
+] as const;
+
+/** The fictitious publisher of development and tests: never used in production. */
+const DEMO_SELLER: Record<(typeof INVOICE_SELLER_SETTINGS)[number], string> = {
+  SELLER_NAME: "Novalex Editore S.r.l.",
+  SELLER_VAT: "06363391001",
+  SELLER_STREET: "Via Nazionale 91",
+  SELLER_POSTCODE: "00184",
+  SELLER_CITY: "Roma",
+  SELLER_PROVINCE: "RM",
+  SELLER_TAX_REGIME: "RF01",
+};
+
+/** The seller as an e-invoice (FatturaPA's CedentePrestatore) names it. */
+export type InvoiceSeller = {
+  name: string;
+  vat: string;
+  fiscalCode: string | null;
+  taxRegime: string;
+  street: string;
+  postcode: string;
+  city: string;
+  province: string;
+  rea: { office: string; number: string } | null;
+};
 
 export type Config = {
   env: "development" | "production" | "test";
@@ -121,6 +184,15 @@ export type Config = {
   salesEmail: string;
   /** The seller named on receipts: company name, address, Partita IVA. */
   seller: { name: string; address: string; vat: string };
+  invoicing: {
+    /** null when production lacks a setting of the seller: e-invoices are then refused, naming `missing`. */
+    seller: InvoiceSeller | null;
+    missing: string[];
+    /** Prefix of the invoices' numbers (`WEB/17`). */
+    series: string;
+    /** The default SDI transmitter's folder. */
+    outboxDir: string;
+  };
   /** Stripe when its keys are set (and PAYMENTS is not `sandbox`); null: the embedded sandbox gateway. */
   stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiBase: string | null } | null;
 };
@@ -185,6 +257,20 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     );
   }
 
+  // Production invents no seller: what it was not given stays missing, and e-invoices are refused.
+  const sellerSetting = (name: (typeof INVOICE_SELLER_SETTINGS)[number]) =>
+    e[name] ?? (isProduction ? undefined : DEMO_SELLER[name]);
+  const missingSeller = INVOICE_SELLER_SETTINGS.filter((name) => sellerSetting(name) === undefined);
+  const seller = {
+    name: sellerSetting("SELLER_NAME") ?? DEMO_SELLER.SELLER_NAME,
+    vat: sellerSetting("SELLER_VAT") ?? DEMO_SELLER.SELLER_VAT,
+    street: sellerSetting("SELLER_STREET") ?? DEMO_SELLER.SELLER_STREET,
+    postcode: sellerSetting("SELLER_POSTCODE") ?? DEMO_SELLER.SELLER_POSTCODE,
+    city: sellerSetting("SELLER_CITY") ?? DEMO_SELLER.SELLER_CITY,
+    province: sellerSetting("SELLER_PROVINCE") ?? DEMO_SELLER.SELLER_PROVINCE,
+  };
+  const [reaOffice, reaNumber] = e.SELLER_REA?.split("-") ?? [];
+
   return {
     env: e.NODE_ENV,
     isProduction,
@@ -228,7 +314,26 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       eduPlatform: e.EDU_PLATFORM_URL.replace(/\/+$/, ""),
     },
     salesEmail: e.SALES_EMAIL,
-    seller: { name: e.SELLER_NAME, address: e.SELLER_ADDRESS, vat: e.SELLER_VAT },
+    // Receipts keep naming the demo seller where production lacks a setting, as they always did.
+    seller: {
+      name: seller.name,
+      address: e.SELLER_ADDRESS ?? `${seller.street}, ${seller.postcode} ${seller.city} (${seller.province})`,
+      vat: seller.vat,
+    },
+    invoicing: {
+      seller:
+        missingSeller.length > 0
+          ? null
+          : {
+              ...seller,
+              fiscalCode: e.SELLER_FISCAL_CODE ?? null,
+              taxRegime: sellerSetting("SELLER_TAX_REGIME")!,
+              rea: reaOffice && reaNumber ? { office: reaOffice, number: reaNumber } : null,
+            },
+      missing: missingSeller,
+      series: e.INVOICE_SERIES,
+      outboxDir: path.resolve(e.SDI_OUTBOX_DIR ?? path.join(dataDir, "sdi-outbox")),
+    },
     stripe:
       payments === "stripe" && e.STRIPE_SECRET_KEY && e.STRIPE_PUBLISHABLE_KEY && e.STRIPE_WEBHOOK_SECRET
         ? {

@@ -21,6 +21,12 @@ async function main() {
   const config = loadConfig({ onGeneratedSecrets: (names, file) => generated.push(`${names.join(", ")} → ${file}`) });
   const log = createLogger(config.logLevel);
   if (generated.length) log.warn({ secrets: generated }, "generated development secrets (set them in production)");
+  if (!config.invoicing.seller) {
+    log.error(
+      { missing: config.invoicing.missing },
+      "e-invoices are refused until the seller's data is configured (README, E-invoices)",
+    );
+  }
 
   const database = await openDatabase(
     config.database.url

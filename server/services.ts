@@ -39,6 +39,8 @@ import { abandonedOrderSweep } from "./commerce/order-expiry.ts";
 import { createCustomerOrders } from "./commerce/customer-orders.ts";
 import { createSubscriptions } from "./commerce/subscriptions.ts";
 import { createJobRunner } from "./jobs/runner.ts";
+import { createInvoices } from "./invoices/service.ts";
+import { outboxTransmitter } from "./invoices/transmitter.ts";
 import { createMailService } from "./mail/service.ts";
 import { createCardStep } from "./payments/card-step.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
@@ -111,6 +113,13 @@ export async function createServices({
   jobs.sweep("abandoned-orders", abandonedOrderSweep(db));
   const refunds = createRefunds({ db, gateway, runner: jobs, log, now });
   handleCustomerErasures(jobs, gateway);
+  const invoices = createInvoices({
+    db,
+    invoicing: config.invoicing,
+    runner: jobs,
+    transmitter: outboxTransmitter(config.invoicing.outboxDir),
+    now,
+  });
   const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
   const subscriptions = createSubscriptions({
     db,
@@ -225,6 +234,8 @@ export async function createServices({
     /** Money given back: a charge for an order that could no longer take it, an operator's refund. */
     refunds,
     subscriptions,
+    /** E-invoices (FatturaPA): issued and sent to SDI by the job runner; the customer's download, the operators' export. */
+    invoices,
     /** The background job runner: `runDue()` runs what is due now (operators, tests, the development clock). */
     jobs,
     /** The sandbox gateway's card step and 3-D Secure page; null when Stripe is configured. */

@@ -90,6 +90,11 @@ export function receiptPath(orderCode: string, paymentCode?: string): string {
   return paymentCode ? `${order}${encodeURIComponent(paymentCode)}/` : order;
 }
 
+/** The e-invoice (FatturaPA XML) of an order's payment, downloaded from its receipt. */
+export function invoicePath(orderCode: string, paymentCode: string): string {
+  return `${receiptPath(orderCode, paymentCode)}fattura-elettronica.xml`;
+}
+
 /** An order's checkout page; the card step returns here with the setup's query parameters. */
 export function checkoutOrderPath(orderId: string): string {
   return `/checkout/${encodeURIComponent(orderId)}/`;

@@ -24,6 +24,7 @@ export const PURCHASE_MESSAGES = {
   receiptTitle: "Ricevuta",
   paymentReceiptTitle: "Ricevuta di pagamento",
   vatPaidByPublisher: "IVA assolta dall'editore (art. 74 DPR 633/72)",
+  downloadInvoice: "Scarica la fattura elettronica (XML)",
   printHint: "Per stamparla o salvarla in PDF usa il comando Stampa del browser (Ctrl+P, o ⌘+P su Mac).",
   print: "Stampa",
   backToPurchases: "Torna ai miei acquisti",

@@ -58,6 +58,11 @@ function romeWallClock(instant: Date): Date {
   );
 }
 
+/** The day an instant falls on in Rome, as YYYY-MM-DD. */
+export function romeDay(instant: Date): string {
+  return romeWallClock(instant).toISOString().slice(0, 10);
+}
+
 /** The instant at which Rome's clocks show the given wall-clock time (its fields read as UTC). */
 export function fromRomeWallClock(wall: Date): Date {
   // Rome is UTC+1 or UTC+2: guess with the offset of the guess itself, then correct once.

@@ -327,6 +327,21 @@ function Lines({ receipt }: { receipt: Receipt }) {
   );
 }
 
+/**
+ * The payment's e-invoice, when one was issued: a plain link (a download changes nothing), so it
+ * works without JavaScript too; not on paper.
+ */
+function InvoiceLink({ payment }: { payment: ReceiptPayment }) {
+  if (!payment.invoiceHref) return null;
+  return (
+    <p className="mt-3 w-full text-sm print:hidden">
+      <a href={payment.invoiceHref} download className="link">
+        {M.downloadInvoice}
+      </a>
+    </p>
+  );
+}
+
 /** A payment's receipt: that payment's method, date and amount. */
 function OnePayment({ payment }: { payment: ReceiptPayment }) {
   return (
@@ -353,6 +368,7 @@ function OnePayment({ payment }: { payment: ReceiptPayment }) {
           </>
         )}
       </dl>
+      <InvoiceLink payment={payment} />
     </section>
   );
 }
@@ -385,6 +401,7 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
                   {formatEuro(payment.amountCents)}
                   <RefundedBadge payment={payment} />
                 </span>
+                <InvoiceLink payment={payment} />
               </li>
             ))}
           </ul>

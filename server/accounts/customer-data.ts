@@ -17,6 +17,7 @@ import {
   emailChangeRequests,
   entitlements,
   interests,
+  invoices,
   mailOutbox,
   oidcPayloads,
   orderItems,
@@ -321,6 +322,18 @@ export async function customerData(db: Queryable, customer: { id: string; email:
         .where(sql`${oidcPayloads.payload} ->> 'accountId' = ${userId}`)
         .orderBy(asc(oidcPayloads.type), asc(oidcPayloads.expiresAt)),
     ]);
+  const issuedInvoices = await db
+    .select({
+      documentNumber: invoices.documentNumber,
+      issuedAt: invoices.issuedAt,
+      totalCents: invoices.totalCents,
+      orderCode: orders.orderCode,
+      fileName: invoices.fileName,
+    })
+    .from(invoices)
+    .innerJoin(orders, eq(orders.id, invoices.orderId))
+    .where(eq(invoices.userId, userId))
+    .orderBy(asc(invoices.issuedAt));
   const audit = await db
     .select({
       event: auditLog.event,
@@ -342,6 +355,8 @@ export async function customerData(db: Queryable, customer: { id: string; email:
     ...bought,
     activationRedemptions: redemptions,
     couponRedemptions: couponUses,
+    /** The e-invoices made out to them (each one's XML downloads from its payment's receipt). */
+    invoices: issuedInvoices,
     readingSessions: reading,
     portalSessions,
     identityProviderRecords: provider,

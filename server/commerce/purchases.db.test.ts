@@ -369,6 +369,23 @@ describe("receipts", () => {
     });
   });
 
+  it("takes a receipt's VAT per rate, on the rate's sum, as its e-invoice does", async () => {
+    const userId = await newCustomer();
+    const order = await insertOrder(database.db, {
+      userId,
+      at: minutes(0),
+      lines: [
+        { productId: ebook.id, totalCents: 1001 },
+        { productId: journal.id, totalCents: 1001 },
+      ],
+    });
+    const receipt = (await purchases.receipt(userId, order.orderCode))!;
+    // Each 10,01 € line contains 0,39 € of VAT at 4 %; together 20,02 € contain 0,77 €, not 0,78.
+    expect(receipt.lines.map((l) => l.vatCents)).toEqual([39, 39]);
+    expect(receipt.vatCents).toBe(77);
+    expect(receipt.payments.map((p) => p.vatCents)).toEqual([77]);
+  });
+
   it("gives one payment's receipt that payment, with the VAT it contains", async () => {
     const userId = await newCustomer();
     const order = await insertOrder(database.db, {

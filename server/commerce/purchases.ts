@@ -2,11 +2,12 @@
 // product cards of /my-products/ in their two tabs, the 'Storico acquisti' of payments, and the
 // receipts of an order or of one payment. Everything is looked up by its owner: another
 // customer's order or payment is simply not found.
-import { and, asc, desc, eq, notInArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import {
+  invoices,
   orderItems,
   orders,
   type PAYMENT_METHOD_CODES,
@@ -25,11 +26,10 @@ import {
   PAPER_TYPE_CODES,
   PAYMENT_METHOD_LABELS,
   PURCHASE_HISTORY_PAGE_SIZE,
-  allocateProportionally,
 } from "../../shared/commerce-constants.ts";
 import { isOrderCode } from "../lib/ids.ts";
-import { checkoutPath, receiptPath } from "../../shared/links.ts";
-import { vatIncluded } from "./totals.ts";
+import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
+import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
 
 export type PurchasesOptions = { db: Database; seller: Config["seller"] };
 
@@ -121,6 +121,8 @@ export type ReceiptLine = {
 export type ReceiptPayment = PurchasePayment & {
   /** The VAT contained in the payment (its amount split across the lines in proportion). */
   vatCents: number;
+  /** Where the payment's e-invoice (FatturaPA XML) downloads from; null: none issued. */
+  invoiceHref: string | null;
 };
 
 export type Receipt = {
@@ -391,17 +393,27 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
+    const invoiced = new Set(
+      shown.length === 0
+        ? []
+        : (
+            await db
+              .select({ paymentId: invoices.paymentId })
+              .from(invoices)
+              .where(
+                inArray(
+                  invoices.paymentId,
+                  shown.map((p) => p.id),
+                ),
+              )
+          ).map((row) => row.paymentId),
+    );
 
-    // The discount is split across the lines in proportion to their amounts, so that each
-    // line's VAT is the VAT of what the customer pays for it.
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
     const discountCents = Math.min(order.discountCents, subtotalCents);
-    const discounts = allocateProportionally(
-      discountCents,
-      itemRows.map((line) => line.totalCents),
-    );
+    const parts = orderParts(itemRows, discountCents, order.shipmentPriceCents);
     const lines: ReceiptLine[] = itemRows.map((line, i) => {
-      const netCents = line.totalCents - discounts[i]!;
+      const netCents = parts[i]!.cents;
       return {
         description: line.description,
         typeName: line.typeName,
@@ -409,29 +421,19 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         unitPriceCents: line.unitPriceCents ?? (line.totalCents % line.quantity === 0 ? line.totalCents / line.quantity : null),
         monthlyPriceCents: line.monthlyPriceCents,
         grossCents: line.totalCents,
-        discountCents: discounts[i]!,
+        discountCents: line.totalCents - netCents,
         netCents,
         vatRateBps: line.vatRateBps,
         vatCents: line.vatRateBps === null ? 0 : vatIncluded(netCents, line.vatRateBps),
       };
     });
 
-    // A payment's VAT: its amount split like the order (lines after discount, then shipping).
-    const parts = [
-      ...lines.map((l) => ({ cents: l.netCents, rate: l.vatRateBps })),
-      { cents: order.shipmentPriceCents, rate: null },
-    ];
-    const vatOfPayment = (amountCents: number) =>
-      allocateProportionally(
-        amountCents,
-        parts.map((p) => p.cents),
-      ).reduce((sum, share, i) => {
-        const rate = parts[i]!.rate;
-        return sum + (rate === null ? 0 : vatIncluded(share, rate));
-      }, 0);
+    // A payment's VAT: that of its share of each part of the order (all of it for a checkout's
+    // payment, a month's price for a month of the subscription), as its e-invoice has it.
     const receiptPayments: ReceiptPayment[] = shown.map((row) => ({
       ...toPayment(row, order.orderCode),
-      vatCents: vatOfPayment(row.amountCents),
+      vatCents: vatOf(sharesOf(row.amountCents, parts)),
+      invoiceHref: invoiced.has(row.id) ? invoicePath(order.orderCode, row.code) : null,
     }));
 
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
@@ -457,7 +459,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       couponCode: discountCents > 0 ? order.couponCode : null,
       shipmentCents: order.shipmentPriceCents,
       totalCents: subtotalCents - discountCents + order.shipmentPriceCents,
-      vatCents: lines.reduce((sum, line) => sum + line.vatCents, 0),
+      vatCents: vatOf(parts.slice(0, lines.length)),
       payments: receiptPayments,
       payment: paymentCode === undefined ? null : receiptPayments[0]!,
       paidCents: sumOf(receiptPayments.filter((p) => p.status === "payed")),

@@ -9,6 +9,7 @@ import {
   index,
   integer,
   jsonb,
+  pgSequence,
   pgTable,
   text,
   timestamp,
@@ -443,6 +444,8 @@ export const AUDIT_EVENTS = [
   "coupon_disabled",
   "order_viewed",
   "order_refunded",
+  "invoices_exported",
+  "invoices_issued",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -967,6 +970,60 @@ export const subscriptionCardUpdates = pgTable("subscription_card_updates", {
   createdAt: createdAt(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+// ---------------------------------------------------------------- e-invoices (FatturaPA)
+
+/**
+ * The last invoice number given in a year. Bumped by one UPDATE in the transaction that writes
+ * the invoice, so a number is taken only when its invoice commits: no gaps, no duplicates.
+ */
+export const invoiceCounters = pgTable("invoice_counters", {
+  year: integer("year").primaryKey(),
+  lastNumber: integer("last_number").notNull(),
+});
+
+/** What numbers the SDI files (IT<Partita IVA>_<5 characters>.xml): unique per sender, gaps allowed. */
+export const invoiceTransmissionSeq = pgSequence("invoice_transmission_seq");
+
+/**
+ * An e-invoice (README, "E-invoices (FatturaPA)"): one per payment of an order whose customer
+ * asked for one (a checkout's payment, each month of the EDU subscription), numbered 1, 2, … per
+ * year. The XML is kept as issued: it is the document.
+ */
+export const invoices = pgTable(
+  "invoices",
+  {
+    id: id(),
+    year: integer("year").notNull(),
+    number: integer("number").notNull(),
+    /** As printed in the XML's Numero: the series and the number (`WEB/17`). */
+    documentNumber: text("document_number").notNull(),
+    paymentId: uuid("payment_id")
+      .notNull()
+      .unique()
+      .references(() => payments.id),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    issuedAt: timestamp("issued_at", { withTimezone: true }).notNull(),
+    totalCents: integer("total_cents").notNull(),
+    /** The SDI file name, IT<seller's Partita IVA>_<progressive>.xml. */
+    fileName: text("file_name").notNull().unique(),
+    xml: text("xml").notNull(),
+    /** When the transmitter took the file (null: still to send; the `invoices.transmit` job retries). */
+    transmittedAt: timestamp("transmitted_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("invoices_year_number_uq").on(t.year, t.number),
+    index("invoices_issued_idx").on(t.issuedAt),
+    index("invoices_order_idx").on(t.orderId),
+    check("invoices_number_positive", sql`${t.number} >= 1`),
+  ],
+);
 
 // ---------------------------------------------------------------- background jobs
 

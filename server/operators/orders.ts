@@ -4,8 +4,18 @@
 // `refunded`, nothing more is charged) and the order moves to `refunded`, all in one transaction
 // that also queues the gateway's refunds (server/payments/refunds.ts). The command then runs those
 // refunds at once; should the gateway fail, the queued jobs retry them on the running portal.
-import { and, asc, eq } from "drizzle-orm";
-import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions, users } from "../db/schema.ts";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import {
+  entitlements,
+  invoices,
+  orderItems,
+  orders,
+  payments,
+  products,
+  subscriptionPeriods,
+  subscriptions,
+  users,
+} from "../db/schema.ts";
 import { endSubscriptionsNow } from "../commerce/subscription-records.ts";
 import { endEntitlements, lockCustomer } from "../library/entitlements.ts";
 import { isOrderCode } from "../lib/ids.ts";
@@ -110,6 +120,8 @@ export type RefundResult = {
   grantsEnded: number;
   subscriptionEnded: boolean;
   payments: RefundedPayment[];
+  /** The e-invoices of the payments given back: each wants a credit note, which the portal does not make. */
+  invoicesToCredit: string[];
 };
 
 export async function refundOrder(op: Operator, orderCode: string): Promise<RefundResult> {
@@ -193,9 +205,22 @@ export async function refundOrder(op: Operator, orderCode: string): Promise<Refu
       });
     }
   }
+  const invoiced = decided.toRefund.length
+    ? await db
+        .select({ documentNumber: invoices.documentNumber })
+        .from(invoices)
+        .where(
+          inArray(
+            invoices.paymentId,
+            decided.toRefund.map((p) => p.id),
+          ),
+        )
+        .orderBy(asc(invoices.year), asc(invoices.number))
+    : [];
   return {
     orderCode: order.orderCode,
     email: order.email,
+    invoicesToCredit: invoiced.map((i) => i.documentNumber),
     alreadyRefunded: decided.alreadyRefunded,
     grantsEnded: decided.grantsEnded,
     subscriptionEnded: decided.subscriptionEnded,

@@ -6,6 +6,7 @@ import { and, eq } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
 import { payments } from "../db/schema.ts";
 import { newPaymentCode } from "../commerce/order-code.ts";
+import { enqueueInvoice } from "../invoices/service.ts";
 
 type NewPayment = Omit<typeof payments.$inferInsert, "id" | "paymentCode">;
 
@@ -14,7 +15,8 @@ const CODE_DRAWS = 5;
 
 /**
  * Inserts the payment of a charge in the caller's transaction, or answers null when that charge
- * is recorded already. The caller holds the customer's lock (lockCustomer), so two recordings of
+ * is recorded already. A payment of an order that asked for an invoice queues its e-invoice in
+ * the same transaction (server/invoices/service.ts). The caller holds the customer's lock (lockCustomer), so two recordings of
  * one charge cannot both find it missing.
  */
 export async function insertPayment(
@@ -33,7 +35,10 @@ export async function insertPayment(
       .values({ ...values, paymentCode: drawCode() })
       .onConflictDoNothing({ target: payments.paymentCode })
       .returning({ id: payments.id, paymentCode: payments.paymentCode });
-    if (row) return row;
+    if (row) {
+      await enqueueInvoice(tx, { paymentId: row.id, orderId: values.orderId }, values.paidAt);
+      return row;
+    }
   }
   throw new Error(`No free payment code after ${CODE_DRAWS} draws`);
 }

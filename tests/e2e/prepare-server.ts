@@ -21,6 +21,10 @@ import { createActivation } from "../../server/library/activation.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";
+import { createInvoices } from "../../server/invoices/service.ts";
+import { outboxTransmitter } from "../../server/invoices/transmitter.ts";
+import { createJobRunner } from "../../server/jobs/runner.ts";
+import { systemClock } from "../../server/lib/clock.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { CLAIMS_FOLDER, E2E_PASSWORD, type E2eFixtures, type PoolKind } from "./fixtures.ts";
 import { createPurchasesFixtures } from "./purchases-fixtures.ts";
@@ -152,7 +156,7 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     },
     professor: { email: "e2e.docente@example.it", journal: professorJournal.name },
     professional: { email: "e2e.professionista@example.it" },
-    purchases: await createPurchasesFixtures(db, E2E_PASSWORD),
+    purchases: await createPurchasesFixtures(db, E2E_PASSWORD, invoiceIssuer(db)),
     provenance: await createProvenanceFixtures(db, {
       password: E2E_PASSWORD,
       activation,
@@ -162,6 +166,14 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     }),
     pool: await createPool(db),
   };
+}
+
+/** Issues an e-invoice now, as the server's job runner would (it sends the file to SDI later). */
+function invoiceIssuer(db: Database) {
+  const runner = createJobRunner({ db, log: createLogger("warn") });
+  const transmitter = outboxTransmitter(config.invoicing.outboxDir);
+  const invoices = createInvoices({ db, invoicing: config.invoicing, runner, transmitter, now: systemClock });
+  return (paymentId: string) => invoices.issue(paymentId);
 }
 
 /**

@@ -32,8 +32,13 @@ export type PurchasesFixtures = {
     discountCents: number;
     email: string;
     pec: string;
+    /** The e-invoice of its payment (its order asked for one). */
+    invoice: { documentNumber: string; fileName: string };
   };
 };
+
+/** Issues the e-invoice of a payment, as the portal's job runner would (prepare-server.ts). */
+export type IssueInvoice = (paymentId: string) => Promise<{ documentNumber: string; fileName: string } | null>;
 
 const DAY = 24 * 3600_000;
 
@@ -46,7 +51,11 @@ export async function registerStudent(db: Database, email: string, password: str
   return result.user.id;
 }
 
-export async function createPurchasesFixtures(db: Database, password: string): Promise<PurchasesFixtures> {
+export async function createPurchasesFixtures(
+  db: Database,
+  password: string,
+  issueInvoice: IssueInvoice,
+): Promise<PurchasesFixtures> {
   const email = "e2e.acquisti@example.it";
   const userId = await registerStudent(db, email, password);
 
@@ -112,6 +121,8 @@ export async function createPurchasesFixtures(db: Database, password: string): P
       },
     },
   });
+  const invoice = await issueInvoice(receiptOrder.payments[0]!.id);
+  if (!invoice) throw new Error("e2e fixtures: the receipt's payment got no invoice");
   await insertOrder(db, {
     userId,
     at: daysAgo(20),
@@ -158,6 +169,7 @@ export async function createPurchasesFixtures(db: Database, password: string): P
       discountCents: receiptDiscountCents,
       email: receiptEmail,
       pec: receiptPec,
+      invoice: { documentNumber: invoice.documentNumber, fileName: invoice.fileName },
     },
   };
 }

@@ -96,4 +96,20 @@ describe("npm run admin", () => {
     const created = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "codes_created")));
     expect(created).toHaveLength(1);
   });
+
+  it("invoices:export needs its month, and writes the month's invoices into the folder it names", async () => {
+    const missing = await admin(["invoices:export", "--yes"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--month is needed");
+
+    const run = await admin(["invoices:export", "--month", "2026-11", "--out", "fatture", "--yes"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`0 invoice(s) of 2026-11 in ${path.join(folder, "fatture")}.`);
+    const [entry] = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "invoices_exported")));
+    expect(entry).toMatchObject({
+      actor: expect.stringMatching(/^operator:/),
+      details: { month: "2026-11", count: 0, numbers: [] },
+    });
+  });
 });

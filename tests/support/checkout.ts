@@ -1,5 +1,5 @@
 import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
-import type { PostalAddress } from "../../server/db/schema.ts";
+import type { BillingDetails, PostalAddress } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 
@@ -12,6 +12,33 @@ export const SHIPMENT: PostalAddress = {
   city: "Roma",
   province: "RM",
   country: "IT",
+};
+
+/** A company's request for an invoice, to its SDI code, that passes the checkout's checks. */
+export const COMPANY_BILLING: BillingDetails = {
+  isCompany: true,
+  name: "Studio Legale Conti S.r.l.",
+  vat: "00743110157",
+  sdi: "M5UXCR1",
+  addressAsShipment: false,
+  address: {
+    ...SHIPMENT,
+    firstname: "Luca",
+    lastname: "Conti",
+    address: "Corso Italia 10",
+    postcode: "20122",
+    city: "Milano",
+    province: "MI",
+  },
+};
+
+/** A private customer's request for an invoice, by Codice Fiscale, to their PEC. */
+export const PERSON_BILLING: BillingDetails = {
+  isCompany: false,
+  ssn: "RSSMRA85T10A562S",
+  pec: "maria.rossi@pec.example.it",
+  addressAsShipment: false,
+  address: SHIPMENT,
 };
 
 /** What 'Completa l'acquisto' submits for a digital product paid by card, with any part replaced. */

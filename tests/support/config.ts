@@ -1,5 +1,12 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { passwordHasher } from "../../server/accounts/passwords.ts";
 import { loadConfig, type Config } from "../../server/config.ts";
+
+/** Where the tests' portals write their e-invoices for SDI: a folder of this run's, never the project's ./data. */
+let sdiOutbox: string | undefined;
+const testSdiOutbox = () => (sdiOutbox ??= mkdtempSync(path.join(tmpdir(), "portal-sdi-outbox-")));
 
 /**
  * Configuration as a test sees it: defaults, with a fixed secret so nothing is written to disk, and
@@ -14,6 +21,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
       OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
       ACTIVATION_CODE_KEY: "test-activation-code-key-long-enough-0123456789",
       PASSWORD_HASH_COST: overrides.NODE_ENV === "production" ? "standard" : "minimal",
+      SDI_OUTBOX_DIR: testSdiOutbox(),
       ...overrides,
     },
   });

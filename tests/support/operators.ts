@@ -7,6 +7,7 @@ import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { auditLog, orders, type AuditEvent } from "../../server/db/schema.ts";
+import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { Operator } from "../../server/operators/context.ts";
 import type { Services } from "../../server/services.ts";
 import { checkoutDetails } from "./checkout.ts";
@@ -68,10 +69,10 @@ export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) 
     },
 
     /** Buys a product at the checkout and pays it by card (the sandbox's 4242…, or Stripe's pm_card_visa). */
-    async paidOrder(userId: string, productCode: string) {
+    async paidOrder(userId: string, productCode: string, details: Partial<CheckoutDetails> = {}) {
       const opened = await services.checkout.open(userId, productCode);
       if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
-      const started = await services.payments.start(userId, opened.orderId, checkoutDetails());
+      const started = await services.payments.start(userId, opened.orderId, checkoutDetails(details));
       if (!started.ok) throw new Error(`setup: ${started.reason}`);
       if (services.sandbox) await services.sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
       else stripe!().confirmSetup(started.setupId, "pm_card_visa");

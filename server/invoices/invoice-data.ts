@@ -1,0 +1,141 @@
+// What the e-invoice of a payment says, read from the order it paid: who it is made out to (the
+// order's billing details) and its lines. A checkout's payment pays the order's lines (after the
+// discount) and its shipping; a month of the EDU subscription pays that month, at the line's VAT
+// rate, with the month's dates. The split is the receipt's (orderParts, sharesOf): one rule.
+import { asc, eq } from "drizzle-orm";
+import type { Queryable } from "../db/client.ts";
+import { orderItems, orders, payments, subscriptionPeriods, type BillingDetails, type PostalAddress } from "../db/schema.ts";
+import { orderParts, sharesOf } from "../commerce/totals.ts";
+import { formatDate, withArticle } from "../../shared/format.ts";
+import { romeDay } from "../../shared/subscription.ts";
+import type { InvoiceBuyer, InvoiceLine } from "./fatturapa.ts";
+
+export type InvoiceData = {
+  paymentId: string;
+  orderId: string;
+  userId: string;
+  buyer: InvoiceBuyer;
+  lines: InvoiceLine[];
+  notes: string[];
+};
+
+/**
+ * The buyer as the checkout took it: a company (Partita IVA, name, SDI code or PEC) or a person
+ * (Codice Fiscale, named by the billing address); the address is the shipping one when so chosen.
+ */
+function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): InvoiceBuyer {
+  const postal = billing.addressAsShipment && shipment ? shipment : billing.address;
+  if (!postal) throw new Error("The billing details lack an address");
+  const address = { street: postal.address, postcode: postal.postcode, city: postal.city, province: postal.province };
+  const delivery = { address, sdiCode: billing.sdi?.toUpperCase() || null, pec: billing.pec || null };
+  if (billing.isCompany) {
+    if (!billing.vat || !billing.name) throw new Error("A company's billing details lack the Partita IVA or the name");
+    return { kind: "company", vat: billing.vat, name: billing.name, ...delivery };
+  }
+  if (!billing.ssn) throw new Error("A person's billing details lack the Codice Fiscale");
+  return {
+    kind: "person",
+    fiscalCode: billing.ssn.toUpperCase(),
+    firstname: postal.firstname,
+    lastname: postal.lastname,
+    ...delivery,
+  };
+}
+
+/**
+ * The invoice a payment calls for, or null when it calls for none: its order asked for no invoice,
+ * or the money is not kept (the payment was refunded, or came for an order no longer buying).
+ */
+export async function invoiceDataOf(db: Queryable, paymentId: string): Promise<InvoiceData | null> {
+  const [row] = await db
+    .select({
+      payment: {
+        id: payments.id,
+        code: payments.paymentCode,
+        status: payments.status,
+        amountCents: payments.amountCents,
+        periodId: payments.subscriptionPeriodId,
+      },
+      order: {
+        id: orders.id,
+        code: orders.orderCode,
+        userId: orders.userId,
+        status: orders.status,
+        discountCents: orders.discountCents,
+        couponCode: orders.couponCode,
+        shipmentPriceCents: orders.shipmentPriceCents,
+        hasBilling: orders.hasBilling,
+        billing: orders.billing,
+        shipment: orders.shipment,
+      },
+    })
+    .from(payments)
+    .innerJoin(orders, eq(orders.id, payments.orderId))
+    .where(eq(payments.id, paymentId));
+  if (!row) return null;
+  const { payment, order } = row;
+  if (!order.hasBilling || !order.billing || payment.status !== "payed" || order.status !== "payed") return null;
+
+  const items = await db
+    .select({
+      description: orderItems.description,
+      quantity: orderItems.quantity,
+      totalCents: orderItems.totalCents,
+      vatRateBps: orderItems.vatRateBps,
+    })
+    .from(orderItems)
+    .where(eq(orderItems.orderId, order.id))
+    .orderBy(asc(orderItems.description), asc(orderItems.id));
+  const [period] = payment.periodId
+    ? await db
+        .select({
+          number: subscriptionPeriods.number,
+          startsAt: subscriptionPeriods.startsAt,
+          endsAt: subscriptionPeriods.endsAt,
+        })
+        .from(subscriptionPeriods)
+        .where(eq(subscriptionPeriods.id, payment.periodId))
+    : [];
+
+  const subtotalCents = items.reduce((sum, item) => sum + item.totalCents, 0);
+  const parts = orderParts(items, Math.min(order.discountCents, subtotalCents), order.shipmentPriceCents);
+  const shares = sharesOf(payment.amountCents, parts);
+  const lines: InvoiceLine[] = [];
+  items.forEach((item, i) => {
+    if (!period) {
+      lines.push({
+        description: item.description,
+        quantity: item.quantity,
+        grossCents: shares[i]!.cents,
+        rateBps: item.vatRateBps,
+      });
+      return;
+    }
+    // A month of the subscription: the month, one of it.
+    if (shares[i]!.cents === 0) return;
+    // Its dates as the subscription's page shows them (a month ends at the hour the next starts).
+    const from = withArticle("dal", formatDate(period.startsAt));
+    const to = withArticle("al", formatDate(period.endsAt));
+    lines.push({
+      description: `${item.description}: mese ${period.number}, ${from} ${to}`,
+      quantity: 1,
+      grossCents: shares[i]!.cents,
+      rateBps: item.vatRateBps,
+      period: { from: romeDay(period.startsAt), to: romeDay(period.endsAt) },
+    });
+  });
+  const shipping = shares[items.length]!;
+  if (shipping.cents > 0)
+    lines.push({ description: "Spese di spedizione", quantity: 1, grossCents: shipping.cents, rateBps: null });
+
+  const notes = [`Ordine ${order.code}, pagamento ${payment.code} con carta`];
+  if (order.discountCents > 0 && order.couponCode) notes.push(`Prezzi al netto dello sconto del codice ${order.couponCode}`);
+  return {
+    paymentId: payment.id,
+    orderId: order.id,
+    userId: order.userId,
+    buyer: buyerOf(order.billing, order.shipment),
+    lines,
+    notes,
+  };
+}

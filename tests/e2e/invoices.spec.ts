@@ -1,0 +1,47 @@
+// The e-invoice from the receipt, with and without JavaScript: the payment's receipt links its
+// FatturaPA XML, which downloads as that payment's invoice under its SDI file name; another
+// customer gets 404 for it. axe checks the receipt with the link.
+import { readFile } from "node:fs/promises";
+import { expect, test } from "@playwright/test";
+import { invoicePath } from "../../shared/links.ts";
+import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import { E2E_PASSWORD, fixtures } from "./fixtures";
+import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
+import { expectAccessible } from "./support";
+
+giveEachTestItsOwnAddress();
+
+// The receipt opens the print dialog with JavaScript: it only counts here.
+test.beforeEach(async ({ page }) => {
+  await page.addInitScript(() => {
+    window.print = () => undefined;
+  });
+});
+
+test("a payment's receipt downloads its e-invoice as FatturaPA XML", async ({ page }) => {
+  const { email, receipt } = fixtures().purchases;
+  const receiptPath = `/ricevuta/${receipt.orderCode}/${receipt.paymentCode}/`;
+  await signIn(page, email, E2E_PASSWORD, `/login/?redirect=${encodeURIComponent(receiptPath)}`);
+  await expect(page.getByRole("heading", { level: 1, name: "Ricevuta di pagamento" })).toBeVisible();
+  const link = page.getByRole("link", { name: M.downloadInvoice });
+  await expect(link).toHaveAttribute("href", invoicePath(receipt.orderCode, receipt.paymentCode));
+  await expectAccessible(page);
+
+  const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  expect(download.suggestedFilename()).toBe(receipt.invoice.fileName);
+  const xml = await readFile(await download.path(), "utf8");
+  expect(xml).toContain('versione="FPR12"');
+  expect(xml).toContain(`<Numero>${receipt.invoice.documentNumber}</Numero>`);
+  expect(xml).toContain(`Ordine ${receipt.orderCode}, pagamento ${receipt.paymentCode}`);
+  expect(xml).toContain("<Denominazione>Studio Legale Associato Neri</Denominazione>");
+  expect(xml).toContain(`<ImportoTotaleDocumento>${(receipt.amountCents / 100).toFixed(2)}</ImportoTotaleDocumento>`);
+});
+
+test("another customer gets no invoice of that payment", async ({ page }) => {
+  const { receipt } = fixtures().purchases;
+  await signIn(page, fixtures().student.email, E2E_PASSWORD, "/login/?redirect=/dashboard/");
+  await expect(page.getByRole("heading", { name: "I tuoi prodotti" })).toBeVisible();
+  const response = await page.request.get(invoicePath(receipt.orderCode, receipt.paymentCode));
+  expect(response.status()).toBe(404);
+  expect(await response.text()).not.toContain("FatturaElettronica");
+});
