@@ -52,7 +52,12 @@ export class Recorder {
  * `localAddress`, whatever host the URL names (the Host header keeps it). It never follows a
  * redirect unless asked (`redirect` other than "manual"), as a browser's manual mode.
  */
-export function customerFetch(proxyPort: number, localAddress: string, recorder: Recorder): Fetch & { close(): void } {
+export function customerFetch(
+  proxyPort: number,
+  localAddress: string,
+  clock: () => number,
+  record: (sample: Sample) => void,
+): Fetch & { close(): void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 6, localAddress });
   const once = (url: URL, init: RequestInit): Promise<Response> => {
     const method = (init.method ?? "GET").toUpperCase();
@@ -67,7 +72,7 @@ export function customerFetch(proxyPort: number, localAddress: string, recorder:
       headers["content-type"] ??= "application/x-www-form-urlencoded";
     }
     const route = `${method} ${routeOf(url.pathname)}`;
-    const at = recorder.now();
+    const at = clock();
     const started = performance.now();
     return new Promise<Response>((resolve, reject) => {
       const req = http.request(
@@ -76,13 +81,13 @@ export function customerFetch(proxyPort: number, localAddress: string, recorder:
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("error", (error) => {
-            recorder.add({ route, status: 0, ms: performance.now() - started, at, cut: true, error: error.message });
+            record({ route, status: 0, ms: performance.now() - started, at, cut: true, error: error.message });
             reject(error);
           });
           res.on("end", () => {
             const status = res.statusCode ?? 0;
             const cut = res.headers["x-load-proxy"] === "cut";
-            recorder.add({ route, status, ms: performance.now() - started, at, cut });
+            record({ route, status, ms: performance.now() - started, at, cut });
             const responseHeaders = new Headers();
             for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
             resolve(new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
@@ -91,7 +96,7 @@ export function customerFetch(proxyPort: number, localAddress: string, recorder:
       );
       req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
       req.on("error", (error) => {
-        recorder.add({ route, status: 0, ms: performance.now() - started, at, cut: false, error: error.message });
+        record({ route, status: 0, ms: performance.now() - started, at, cut: false, error: error.message });
         reject(error);
       });
       req.end(body);

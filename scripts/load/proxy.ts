@@ -271,7 +271,9 @@ export async function startProxy(ports: number[], listenPort: number, epoch: num
     port,
     stats() {
       const id = ++nextId;
-      return new Promise((resolve) => waiting.set(id, resolve));
+      const answer = new Promise<ProxyStats>((resolve) => waiting.set(id, resolve));
+      worker.postMessage({ type: "stats", id });
+      return answer;
     },
     async close() {
       worker.postMessage({ type: "close" });
