@@ -40,7 +40,6 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { Database } from "../server/db/client.ts";
 import * as schema from "../server/db/schema.ts";
-import { EDU_PRODUCT_CODE } from "../shared/library-constants.ts";
 import { periodStart } from "../shared/subscription.ts";
 import { openCheckout } from "./bench/checkout.ts";
 import { freePort, productionSecrets } from "./bench/server.ts";
@@ -249,7 +248,8 @@ async function moveSecondMonthIntoRun(db: Database, email: string, loadEnd: numb
         where subscription_id = ${sub.id} and number = 1`);
       const moved = await tx.execute(sql`update subscription_periods set starts_at = ${d}, ends_at = ${e}, next_attempt_at = ${d}
         where subscription_id = ${sub.id} and number = 2 and status = 'scheduled' and tries = 0`);
-      if ((moved as unknown as { rowCount: number }).rowCount !== 1) throw new Error(`the second month of ${email} was not waiting`);
+      if ((moved as unknown as { rowCount: number }).rowCount !== 1)
+        throw new Error(`the second month of ${email} was not waiting`);
       await tx.execute(sql`update entitlements set starts_at = ${a}, expires_at = ${d}
         where order_id = ${sub.order_id} and source = 'subscription'`);
       return true;
@@ -323,7 +323,8 @@ async function drive(opts: {
     let code: { code: string; contested: boolean } | undefined;
     if (kind === "edu") {
       const buyer = pick(idle.filter((c) => !c.hasEdu && c.payments < PAYMENTS_PER_CUSTOMER));
-      if (!buyer) kind = "checkout"; // everyone has EDU: the visit buys an eBook instead
+      if (!buyer)
+        kind = "checkout"; // everyone has EDU: the visit buys an eBook instead
       else group = [buyer];
     }
     if (kind === "checkout") {
@@ -372,7 +373,14 @@ async function injectFaults(loadStart: number, faults: Fault[]) {
     console.log(`  [${seconds(begin - (loadStart - epoch))} s] instance ${instance.index + 1}: SIGTERM`);
     const stop = await instance.stop();
     const startMs = await instance.start();
-    faults.push({ what: `instance ${instance.index + 1} restarted`, at: begin, stopMs: stop.ms, exit: stop.exit, startMs, end: now() });
+    faults.push({
+      what: `instance ${instance.index + 1} restarted`,
+      at: begin,
+      stopMs: stop.ms,
+      exit: stop.exit,
+      startMs,
+      end: now(),
+    });
     console.log(
       `  [${seconds(now() - (loadStart - epoch))} s] instance ${instance.index + 1}: stopped in ${seconds(stop.ms)} s (${stop.exit}), ready again after ${seconds(startMs)} s`,
     );
@@ -395,14 +403,27 @@ function quantile(sorted: number[], q: number) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : 0;
 }
 
-type RouteFigures = { route: string; count: number; p50: number; p95: number; p99: number; max: number; s5xx: number; cut: number; errors: number };
+type RouteFigures = {
+  route: string;
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  s5xx: number;
+  cut: number;
+  errors: number;
+};
 
 function perRoute(samples: Sample[]): RouteFigures[] {
   const byRoute = new Map<string, Sample[]>();
   for (const s of samples) byRoute.set(s.route, [...(byRoute.get(s.route) ?? []), s]);
   return [...byRoute]
     .map(([route, list]) => {
-      const ms = list.filter((s) => s.status > 0 && !s.cut).map((s) => s.ms).sort((a, b) => a - b);
+      const ms = list
+        .filter((s) => s.status > 0 && !s.cut)
+        .map((s) => s.ms)
+        .sort((a, b) => a - b);
       return {
         route,
         count: list.length,
@@ -445,7 +466,14 @@ function inFlight(fault: Fault, stats: ProxyStats, instance: number | null) {
 const report: Record<string, unknown> = {
   startedAt: new Date(epoch).toISOString(),
   machine: { cpus: cpus().length, loadavgAtStart: loadavg() },
-  options: { durationMs, rateVisitsPerMinute: rate, peakVisitsPerMinute: peak, customers: customerCount, months: monthCount, mix: MIX },
+  options: {
+    durationMs,
+    rateVisitsPerMinute: rate,
+    peakVisitsPerMinute: peak,
+    customers: customerCount,
+    months: monthCount,
+    mix: MIX,
+  },
 };
 const checks: Check[] = [];
 
@@ -494,10 +522,19 @@ try {
   const single = await createCodes(env, products[0]!, Math.ceil(activationsExpected * 1.3) + 10, 1);
   const multi = await createCodes(env, products[1] ?? products[0]!, Math.ceil(activationsExpected * 0.15) + 3, MULTI_USE);
   const maxUses = new Map([...single.map((c) => [c, 1] as const), ...multi.map((c) => [c, MULTI_USE] as const)]);
-  console.log(`activation codes: ${single.length} single-use, ${multi.length} of ${MULTI_USE} uses (npm run admin -- codes:create)`);
+  console.log(
+    `activation codes: ${single.length} single-use, ${multi.length} of ${MULTI_USE} uses (npm run admin -- codes:create)`,
+  );
 
   let t = performance.now();
-  customers = await createCustomers({ origin, proxyPort: proxyPort!, count: customerCount, recorder, ledger, tag: stamp.toLowerCase() });
+  customers = await createCustomers({
+    origin,
+    proxyPort: proxyPort!,
+    count: customerCount,
+    recorder,
+    ledger,
+    tag: stamp.toLowerCase(),
+  });
   console.log(`${customers.length} customers registered and signed in in ${seconds(performance.now() - t)} s`);
   const setupSamples = recorder.samples.length;
 
@@ -549,7 +586,12 @@ try {
   const total5xx = routes.reduce((sum, r) => sum + r.s5xx, 0);
   const totalCut = routes.reduce((sum, r) => sum + r.cut, 0);
   const totalErrors = routes.reduce((sum, r) => sum + r.errors, 0);
-  checks.push({ label: "responses 5xx (the portal's, or the proxy's for no instance)", value: total5xx, want: 0, ok: total5xx === 0 });
+  checks.push({
+    label: "responses 5xx (the portal's, or the proxy's for no instance)",
+    value: total5xx,
+    want: 0,
+    ok: total5xx === 0,
+  });
   checks.push({ label: "requests with no answer at all (timeouts, resets)", value: totalErrors, want: 0, ok: totalErrors === 0 });
   for (const instance of instances) {
     const crashed = instance.unexpectedExits.length;
@@ -610,7 +652,12 @@ try {
   );
   const visitsByKind = VISIT_KINDS.map((kind) => {
     const list = ledger.visits.filter((v) => v.kind === kind);
-    return { kind, visits: list.length, failed: list.filter((v) => !v.ok).length, cut: list.filter((v) => !v.ok && v.cut).length };
+    return {
+      kind,
+      visits: list.length,
+      failed: list.filter((v) => !v.ok).length,
+      cut: list.filter((v) => !v.ok && v.cut).length,
+    };
   });
   console.log();
   table(

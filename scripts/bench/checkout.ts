@@ -13,9 +13,9 @@ import type { Fetch } from "./sign-in.ts";
 /** Below the customer's limit of 10 card payments an hour (server/security/rate-limits.ts). */
 export const PURCHASES = 8;
 /** A paper book of the demo catalogue: the purchase carries a shipping address too. */
-export const PAPER_BOOK = `LB-${novalexIsbn(101)}`;
+const PAPER_BOOK = `LB-${novalexIsbn(101)}`;
 
-export const FORM = {
+const FORM = {
   intent: "pay",
   customer_firstname: "Bench",
   customer_lastname: "Mark",

@@ -11,9 +11,9 @@ import { percentiles } from "./percentiles.ts";
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** A browser's cookies, by name. */
-export type Jar = Map<string, string>;
+type Jar = Map<string, string>;
 
-export function store(jar: Jar, response: Response) {
+function store(jar: Jar, response: Response) {
   for (const line of response.headers.getSetCookie()) {
     const pair = line.split(";")[0]!;
     const eq = pair.indexOf("=");
@@ -26,7 +26,7 @@ export const cookieHeader = (jar: Jar) => [...jar].map(([k, v]) => `${k}=${v}`).
  * Follows redirects by hand (cookies change at every hop) until a page answers, or until the
  * next address starts with `until` (an app's redirect URI, which nothing here serves).
  */
-export async function follow(
+async function follow(
   origin: string,
   jar: Jar,
   url: string,

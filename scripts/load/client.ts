@@ -19,7 +19,7 @@ export type Sample = {
 };
 
 /** Which route a path belongs to: its ids, codes and query taken out. */
-export function routeOf(pathname: string): string {
+function routeOf(pathname: string): string {
   return pathname
     .replace(/^\/checkout\/[^/]+/, "/checkout/:order")
     .replace(/^\/create-checkout\/[^/]+/, "/create-checkout/:product")
@@ -76,7 +76,15 @@ export function customerFetch(
     const started = performance.now();
     return new Promise<Response>((resolve, reject) => {
       const req = http.request(
-        { host: "127.0.0.1", port: proxyPort, method, path: url.pathname + url.search, headers, agent, timeout: REQUEST_TIMEOUT_MS },
+        {
+          host: "127.0.0.1",
+          port: proxyPort,
+          method,
+          path: url.pathname + url.search,
+          headers,
+          agent,
+          timeout: REQUEST_TIMEOUT_MS,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));

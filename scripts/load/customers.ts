@@ -12,7 +12,7 @@ export const VISIT_KINDS = ["dashboard", "sign-in", "activation", "checkout", "e
 export type VisitKind = (typeof VISIT_KINDS)[number];
 
 /** A session the load created: its cookie, and whether a request made with it was cut by a restart. */
-export type Session = { customer: number; cookie: string; createdAt: number; cutRequests: number };
+type Session = { customer: number; cookie: string; createdAt: number; cutRequests: number };
 
 export type Customer = {
   index: number;
@@ -32,7 +32,14 @@ export type Customer = {
 export type Ledger = {
   sessions: Session[];
   visits: { kind: VisitKind; customer: number; at: number; ms: number; ok: boolean; cut: boolean; reason?: string }[];
-  activations: { customer: number; email: string; code: string; contested: boolean; outcome: "activated" | "refused" | "failed"; cut: boolean }[];
+  activations: {
+    customer: number;
+    email: string;
+    code: string;
+    contested: boolean;
+    outcome: "activated" | "refused" | "failed";
+    cut: boolean;
+  }[];
   /** Orders whose payment was submitted: what the customer last saw of each. */
   purchases: { customer: number; orderPath: string; sku: string; outcome: "confirmed" | "unconfirmed"; cut: boolean }[];
   eduBought: { customer: number; email: string; at: number }[];
@@ -65,7 +72,12 @@ export async function createCustomers(opts: {
         const index = next++;
         const address = addressOf(index);
         const customer = { index, address, busy: false, hasEdu: false, payments: 0, cuts: 0 } as Customer;
-        customer.http = customerFetch(proxyPort, address, () => recorder.now(), (s) => onSample(recorder, customer, s));
+        customer.http = customerFetch(
+          proxyPort,
+          address,
+          () => recorder.now(),
+          (s) => onSample(recorder, customer, s),
+        );
         customer.email = `cliente.${tag}.${index}@load.example`;
         const { cookie, password } = await signedInProfessional(origin, customer.http, customer.email);
         customer.password = password;
@@ -87,7 +99,7 @@ function onSample(recorder: Recorder, customer: Customer, sample: Sample) {
   }
 }
 
-export type VisitContext = {
+type VisitContext = {
   origin: string;
   ledger: Ledger;
   recorder: Recorder;
@@ -193,7 +205,14 @@ export async function visit(kind: VisitKind, group: Customer[], ctx: VisitContex
       else if (kind === "checkout") await checkout(c, ctx);
       else if (kind === "edu") await buyEdu(c, ctx);
       else {
-        const record = { customer: c.index, email: c.email, code: code!.code, contested: code!.contested, outcome: "failed" as const, cut: false };
+        const record = {
+          customer: c.index,
+          email: c.email,
+          code: code!.code,
+          contested: code!.contested,
+          outcome: "failed" as const,
+          cut: false,
+        };
         ctx.ledger.activations.push(record);
         try {
           (record as { outcome: string }).outcome = (await activate(c, ctx, code!.code)) ? "activated" : "refused";

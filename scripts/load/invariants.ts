@@ -19,10 +19,7 @@ export type Check = { label: string; value: number; want: number; ok: boolean; e
 const rowsOf = async <T>(db: Database, query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 
 /** Months due before `until` still to be charged, and checkout payments still under way. */
-export async function pendingWork(
-  db: Database,
-  until: Date,
-): Promise<{ months: number; charging: number; attempts: number }> {
+export async function pendingWork(db: Database, until: Date): Promise<{ months: number; charging: number; attempts: number }> {
   const [row] = await rowsOf<{ months: number; charging: number; attempts: number }>(
     db,
     sql`select
@@ -132,7 +129,12 @@ export async function databaseChecks(db: Database, loadEnd: Date): Promise<{ che
  * code they saw activated is redeemed by them; no code won by more customers than its uses; every
  * EDU purchase they saw confirmed is a subscription.
  */
-export async function ledgerChecks(db: Database, ledger: Ledger, codeKey: string, maxUses: Map<string, number>): Promise<Check[]> {
+export async function ledgerChecks(
+  db: Database,
+  ledger: Ledger,
+  codeKey: string,
+  maxUses: Map<string, number>,
+): Promise<Check[]> {
   const confirmedOrders = ledger.purchases.filter((p) => p.outcome === "confirmed").map((p) => p.orderPath.split("/")[2]!);
   const paid = new Set(
     (

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 /** The folder of initdb and pg_ctl: PG_BINDIR, pg_config --bindir, or the newest /usr/lib/postgresql/<n>/bin. */
-export function postgresBinDir(): string {
+function postgresBinDir(): string {
   const candidates: string[] = [];
   if (process.env.PG_BINDIR) candidates.push(process.env.PG_BINDIR);
   try {

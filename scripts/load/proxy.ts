@@ -18,7 +18,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 
-export type ProxyEvent = {
+type ProxyEvent = {
   /** ms since the proxy started (performance.timeOrigin of the worker ≈ the main thread's). */
   at: number;
   upstream: number;
@@ -84,7 +84,8 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
   ): Promise<Outcome> {
     const u = upstreams[index]!;
     const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
     headers["x-forwarded-for"] = clientIp;
     headers["x-forwarded-proto"] = "http";
     if (body.length > 0 || !IDEMPOTENT.has(req.method ?? "GET")) headers["content-length"] = String(body.length);
@@ -129,7 +130,8 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
       );
       upstreamReq.on("error", (error: NodeJS.ErrnoException) => {
         if (responded) {
-          if (!settled) event({ upstream: index, kind: "cut-mid-response", method: req.method, path: req.url, error: error.message });
+          if (!settled)
+            event({ upstream: index, kind: "cut-mid-response", method: req.method, path: req.url, error: error.message });
           res.destroy();
           done({ kind: "answered" });
         } else if (error.code === "ECONNREFUSED") done({ kind: "refused" });
@@ -182,10 +184,13 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
   // An instance out of rotation comes back when its /readyz answers 200.
   const probe = (index: number) =>
     new Promise<boolean>((resolve) => {
-      const r = http.get({ host: "127.0.0.1", port: upstreams[index]!.port, path: "/readyz", agent: false, timeout: 1_000 }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      });
+      const r = http.get(
+        { host: "127.0.0.1", port: upstreams[index]!.port, path: "/readyz", agent: false, timeout: 1_000 },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        },
+      );
       r.on("error", () => resolve(false));
       r.on("timeout", () => r.destroy());
     });
