@@ -51,7 +51,7 @@ async function follow(
   return { url, response };
 }
 
-export async function register(origin: string, email: string, password: string, http: Fetch = fetch) {
+async function register(origin: string, email: string, password: string, http: Fetch = fetch) {
   const response = await http(`${origin}/register/`, {
     method: "POST",
     redirect: "manual",
