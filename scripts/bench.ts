@@ -43,10 +43,7 @@ import autocannon from "autocannon";
 import type { Result } from "autocannon";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -54,6 +51,7 @@ import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 import { percentiles } from "./bench/percentiles.ts";
+import { freePort, productionSecrets, ServerLog, waitUntilReady } from "./bench/server.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
 const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/", "/my-products/"];
@@ -148,18 +146,7 @@ function run(command: string, args: string[]) {
   });
 }
 
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts the server; its output (warn and above) is tallied by message for the report, see logSummary. */
+/** Starts the server; its output (warn and above) is tallied by message for the report (ServerLog). */
 function startServer(port: number, databaseUrl: string) {
   dataDir = mkdtempSync(path.join(tmpdir(), "portal-bench-"));
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
@@ -173,22 +160,11 @@ function startServer(port: number, databaseUrl: string) {
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
-      SESSION_SECRET: randomBytes(48).toString("base64url"),
-      OIDC_CLIENT_SECRET: randomBytes(48).toString("base64url"),
-      OIDC_COOKIE_KEYS: randomBytes(48).toString("base64url"),
-      ACTIVATION_CODE_KEY: randomBytes(48).toString("base64url"),
+      ...productionSecrets(),
       LOG_LEVEL: "warn",
     },
   });
-  for (const stream of [child.stdout, child.stderr]) {
-    let pending = "";
-    stream.setEncoding("utf8");
-    stream.on("data", (chunk: string) => {
-      const lines = (pending + chunk).split("\n");
-      pending = lines.pop()!;
-      for (const line of lines) if (line.trim()) serverLine(line);
-    });
-  }
+  serverLog.attach(child);
   child.on("exit", (code, signal) => {
     if (ready && !stopping) failures.push(`the server stopped on its own (${signal ?? `exit ${code}`}; its output is above)`);
   });
@@ -196,56 +172,7 @@ function startServer(port: number, databaseUrl: string) {
   return child;
 }
 
-type LogEntry = {
-  level?: number;
-  msg?: string;
-  err?: { message?: string; stack?: string };
-  req?: { method?: string; url?: string };
-};
-const LEVELS: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
-const serverLog = new Map<string, { count: number; example: string }>();
-const plainOutput: string[] = [];
-
-/** Pino lines are grouped by level, message and error message; anything else is kept verbatim. */
-function serverLine(line: string) {
-  let entry: LogEntry;
-  try {
-    entry = JSON.parse(line) as LogEntry;
-  } catch {
-    if (plainOutput.length < 100) plainOutput.push(line); // a crash or a console message
-    return;
-  }
-  const key = `${LEVELS[entry.level ?? 0] ?? entry.level} "${entry.msg}"${entry.err?.message ? `: ${entry.err.message}` : ""}`;
-  const seen = serverLog.get(key);
-  if (seen) return void seen.count++;
-  const stack = entry.err?.stack?.split("\n").slice(1, 4) ?? [];
-  const example = [entry.req && `first: ${entry.req.method} ${entry.req.url}`, ...stack].filter(Boolean);
-  serverLog.set(key, { count: 1, example: example.map((l) => `\n      ${l!.trim()}`).join("") });
-}
-
-function logSummary() {
-  if (serverLog.size === 0 && plainOutput.length === 0) return;
-  const total = [...serverLog.values()].reduce((sum, { count }) => sum + count, plainOutput.length);
-  console.log(`\nThe server logged ${total} line(s) at warn level or above:`);
-  for (const [key, { count, example }] of serverLog) console.log(`  ${String(count).padStart(7)}×  ${key}${example}`);
-  for (const line of plainOutput) console.log(`  [server] ${line}`);
-}
-
-async function waitUntilReady(origin: string, child: ChildProcess) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode)
-      throw new Error(`the server exited during start-up (${child.signalCode ?? `exit ${child.exitCode}`}; its output is above)`);
-    try {
-      const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the server was not ready within ${READY_TIMEOUT_MS / 1000} s (GET /readyz)`);
-}
+const serverLog = new ServerLog();
 
 /** SIGTERM (SIGKILL after 15 s), then removes the temporary DATA_DIR. */
 async function stopServer() {
@@ -526,7 +453,7 @@ async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
   console.log(`\nStarting the production server on ${origin} (${database})…`);
   const child = startServer(port, databaseUrl);
   const started = Date.now();
-  await waitUntilReady(origin, child);
+  await waitUntilReady(origin, child, READY_TIMEOUT_MS);
   ready = true;
   console.log(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   try {
@@ -572,7 +499,7 @@ try {
   await benchDatabase?.drop().catch((error: unknown) => failures.push(`dropping the bench database: ${String(error)}`));
 }
 
-logSummary();
+serverLog.print();
 if (failures.length) console.log(`\nFAIL:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
 else console.log("\nAll requests succeeded and all budgets pass.");
 process.exit(failures.length ? 1 : 0);

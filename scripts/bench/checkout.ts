@@ -2,11 +2,13 @@
 // purchases with the sandbox gateway's good test card, one after the other: 'Completa
 // l'acquisto' (validation, the order's move to waitforpayment, the card set up and charged, the
 // payment and its grants written) and the return to 'Ordine confermato'; and a customer who holds
-// the EDU subscription, for its page.
+// the EDU subscription, for its page. Requests go through `http` (the global fetch by default; the
+// load-and-faults script passes its virtual customers' client).
 import { performance } from "node:perf_hooks";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { percentiles } from "./percentiles.ts";
+import type { Fetch } from "./sign-in.ts";
 
 /** Below the customer's limit of 10 card payments an hour (server/security/rate-limits.ts). */
 export const PURCHASES = 8;
@@ -34,9 +36,12 @@ const FORM = {
   cc_csc: "123",
 };
 
+/** The form of a purchase that nothing travels by courier for (no shipping address). */
+export const FORM_WITHOUT_SHIPPING = Object.fromEntries(Object.entries(FORM).filter(([name]) => !name.startsWith("shipment_")));
+
 /** Opens (or finds) the customer's order for a product, as 'Acquista ora' does; its page's path. */
-export async function openCheckout(origin: string, cookie: string, productCode: string): Promise<string> {
-  const response = await fetch(`${origin}/create-checkout/${productCode}/`, {
+export async function openCheckout(origin: string, cookie: string, productCode: string, http: Fetch = fetch): Promise<string> {
+  const response = await http(`${origin}/create-checkout/${productCode}/`, {
     method: "POST",
     redirect: "manual",
     headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
@@ -51,7 +56,7 @@ export async function openCheckout(origin: string, cookie: string, productCode: 
 }
 
 /** Where 'Completa l'acquisto' sends the browser after the sandbox charged the card (302 or 303). */
-function paidReturn(paid: Response): string {
+export function paidReturn(paid: Response): string {
   const back = paid.headers.get("location");
   if ((paid.status !== 302 && paid.status !== 303) || !back?.includes("redirect_status=succeeded"))
     throw new Error(`'Completa l'acquisto' answered ${paid.status} ${back ?? ""}`);
@@ -59,8 +64,8 @@ function paidReturn(paid: Response): string {
 }
 
 /** The return to the order's page, which records the payment and says 'Ordine confermato'. */
-async function confirmed(origin: string, back: string, cookie: string) {
-  const html = await (await fetch(origin + back, { headers: { cookie } })).text();
+export async function confirmed(origin: string, back: string, cookie: string, http: Fetch = fetch) {
+  const html = await (await http(origin + back, { headers: { cookie } })).text();
   if (!html.includes("Ordine confermato")) throw new Error("the return page does not say 'Ordine confermato'");
 }
 
@@ -68,18 +73,16 @@ async function confirmed(origin: string, back: string, cookie: string) {
  * Buys the EDU subscription for the signed-in customer, as 'Acquista ora' and 'Completa
  * l'acquisto' do (sandbox card): its first month is paid and the subscription is active.
  */
-export async function subscribeToEdu(origin: string, cookie: string): Promise<void> {
-  const page = await openCheckout(origin, cookie, EDU_PRODUCT_CODE);
-  // Nothing travels by courier: no shipping address.
-  const form = Object.entries(FORM).filter(([name]) => !name.startsWith("shipment_"));
-  const paid = await fetch(origin + page, {
+export async function subscribeToEdu(origin: string, cookie: string, http: Fetch = fetch): Promise<void> {
+  const page = await openCheckout(origin, cookie, EDU_PRODUCT_CODE, http);
+  const paid = await http(origin + page, {
     method: "POST",
     redirect: "manual",
     headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(form),
+    body: new URLSearchParams(FORM_WITHOUT_SHIPPING),
   });
   await paid.arrayBuffer();
-  await confirmed(origin, paidReturn(paid), cookie);
+  await confirmed(origin, paidReturn(paid), cookie, http);
 }
 
 export async function measurePurchases(origin: string, cookie: string) {

@@ -1,10 +1,16 @@
 // Full sign-ins per second: the redirect to the identity provider, the login screen's post
 // (an argon2id verification), the authorization code, the token exchange and the portal session;
 // and the signed-in customer and API token the load of signed-in pages and API calls carries.
+// Every request goes through `http`, the global fetch by default: the load-and-faults script
+// passes a client of its own (a virtual customer's connections, their address, their timings).
 import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { percentiles } from "./percentiles.ts";
 
+/** The fetch that carries a browser's requests (always called with `redirect: "manual"`). */
+export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** A browser's cookies, by name. */
 type Jar = Map<string, string>;
 
 function store(jar: Jar, response: Response) {
@@ -14,7 +20,7 @@ function store(jar: Jar, response: Response) {
     jar.set(pair.slice(0, eq), pair.slice(eq + 1));
   }
 }
-const cookieHeader = (jar: Jar) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+export const cookieHeader = (jar: Jar) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 
 /**
  * Follows redirects by hand (cookies change at every hop) until a page answers, or until the
@@ -26,8 +32,9 @@ async function follow(
   url: string,
   init: RequestInit = {},
   until?: string,
+  http: Fetch = fetch,
 ): Promise<{ url: string; response: Response }> {
-  let response = await fetch(new URL(url, origin), {
+  let response = await http(new URL(url, origin), {
     ...init,
     redirect: "manual",
     headers: { ...init.headers, cookie: cookieHeader(jar) },
@@ -39,18 +46,19 @@ async function follow(
     await response.arrayBuffer();
     url = new URL(location, url.startsWith("http") ? url : new URL(url, origin)).toString();
     if (until && url.startsWith(until)) break;
-    response = await fetch(url, { redirect: "manual", headers: { cookie: cookieHeader(jar) } });
+    response = await http(url, { redirect: "manual", headers: { cookie: cookieHeader(jar) } });
   }
   return { url, response };
 }
 
-async function register(origin: string, email: string, password: string) {
-  const response = await fetch(`${origin}/register/`, {
+async function register(origin: string, email: string, password: string, http: Fetch = fetch) {
+  const response = await http(`${origin}/register/`, {
     method: "POST",
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", origin },
     body: new URLSearchParams({ firstname: "Bench", lastname: "Mark", email, password, terms: "on" }),
   });
+  await response.arrayBuffer();
   if (response.status !== 302) throw new Error(`registration for the sign-in benchmark failed with ${response.status}`);
 }
 
@@ -62,8 +70,16 @@ async function signInOnce(origin: string, email: string, password: string): Prom
  * From `start` to the login screen, whose form is posted with the credentials; where the
  * redirects then end (see `follow`), or null when no login screen came.
  */
-async function logIn(origin: string, jar: Jar, start: string, email: string, password: string, until?: string) {
-  const screen = await follow(origin, jar, start);
+async function logIn(
+  origin: string,
+  jar: Jar,
+  start: string,
+  email: string,
+  password: string,
+  until?: string,
+  http: Fetch = fetch,
+) {
+  const screen = await follow(origin, jar, start, {}, undefined, http);
   await screen.response.arrayBuffer();
   if (!/\/accedi\/[^/]+$/.test(new URL(screen.url).pathname)) return null;
   const done = await follow(
@@ -76,6 +92,7 @@ async function logIn(origin: string, jar: Jar, start: string, email: string, pas
       body: new URLSearchParams({ email, password }),
     },
     until,
+    http,
   );
   // Stopped at `until`, the last answer was already read.
   if (!done.response.bodyUsed) await done.response.arrayBuffer();
@@ -83,9 +100,9 @@ async function logIn(origin: string, jar: Jar, start: string, email: string, pas
 }
 
 /** One complete sign-in; the browser's cookies after it, or null when it failed. */
-async function signIn(origin: string, email: string, password: string): Promise<Jar | null> {
+export async function signIn(origin: string, email: string, password: string, http: Fetch = fetch): Promise<Jar | null> {
   const jar: Jar = new Map();
-  if (!(await logIn(origin, jar, "/login/", email, password))) return null;
+  if (!(await logIn(origin, jar, "/login/", email, password, undefined, http))) return null;
   return [...jar.keys()].some((name) => name.endsWith("portal_session")) ? jar : null;
 }
 
@@ -96,25 +113,38 @@ let professionals = 0;
  * profession offered after student and professor, and the first interest), for loading the
  * signed-in dashboard.
  */
-export async function signedInProfessional(origin: string): Promise<{ cookie: string; email: string; password: string }> {
-  const email = `bench.dashboard.${Date.now()}.${++professionals}@example.it`;
+export async function signedInProfessional(
+  origin: string,
+  http: Fetch = fetch,
+  email = `bench.dashboard.${Date.now()}.${++professionals}@example.it`,
+): Promise<{ cookie: string; email: string; password: string }> {
   const password = "Benchmark1!";
-  await register(origin, email, password);
-  const jar = await signIn(origin, email, password);
+  await register(origin, email, password, http);
+  const jar = await signIn(origin, email, password, http);
   if (!jar) throw new Error("the dashboard benchmark could not sign in");
   const values = (html: string, name: string) =>
     [...html.matchAll(new RegExp(`name="${name}" value="([^"]+)"`, "g"))].map((m) => m[1]!);
-  const professions = values(await (await follow(origin, jar, "/profilo/primoaccesso/")).response.text(), "profession");
+  const professions = values(
+    await (await follow(origin, jar, "/profilo/primoaccesso/", {}, undefined, http)).response.text(),
+    "profession",
+  );
   const other = professions[2];
   if (!other) throw new Error("first access offers fewer than three professions");
-  const details = await follow(origin, jar, `/profilo/primoaccesso/?profession=${other}`);
+  const details = await follow(origin, jar, `/profilo/primoaccesso/?profession=${other}`, {}, undefined, http);
   const [interest] = values(await details.response.text(), "interests");
   if (!interest) throw new Error("first access offers no interests");
-  const done = await follow(origin, jar, "/profilo/primoaccesso/", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", origin },
-    body: new URLSearchParams({ profession: other, interests: interest }),
-  });
+  const done = await follow(
+    origin,
+    jar,
+    "/profilo/primoaccesso/",
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin },
+      body: new URLSearchParams({ profession: other, interests: interest }),
+    },
+    undefined,
+    http,
+  );
   await done.response.arrayBuffer();
   if (new URL(done.url, origin).pathname !== "/dashboard/") throw new Error(`first access ended on ${done.url}`);
   return { cookie: cookieHeader(jar), email, password };

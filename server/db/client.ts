@@ -64,6 +64,11 @@ function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDa
   // Without a listener an idle connection's error would crash the process; the pool drops
   // that connection and opens a new one for the next query.
   pool.on("error", (error) => onIdleError?.(error));
+  // A connection checked out of the pool (a transaction between two statements, a lock held)
+  // has no pool listener: PostgreSQL ending it then (a restart: 57P01) would be an unhandled
+  // 'error' event, which kills the process. The connection's work fails instead (its next
+  // statement rejects), and the pool discards it on release, as it is no longer queryable.
+  pool.on("connect", (client) => client.on("error", (error) => onIdleError?.(error)));
   const db = drizzlePg({ client: pool, schema, logger });
   return {
     db,

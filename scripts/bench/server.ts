@@ -1,0 +1,103 @@
+// What the measuring scripts (npm run bench, npm run load) share about the production server they
+// start: a free port, the secrets production wants, waiting for /readyz, and its output (pino's JSON
+// lines at warn level and above) tallied by message for the report.
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
+
+export function freePort() {
+  return new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The secrets NODE_ENV=production refuses to start without (server/config.ts), new ones. */
+export function productionSecrets() {
+  const secret = () => randomBytes(48).toString("base64url");
+  return {
+    SESSION_SECRET: secret(),
+    OIDC_CLIENT_SECRET: secret(),
+    OIDC_COOKIE_KEYS: secret(),
+    ACTIVATION_CODE_KEY: secret(),
+  };
+}
+
+/** Resolves once GET /readyz answers 200; fails when the process exits or `timeoutMs` passes. */
+export async function waitUntilReady(origin: string, child: ChildProcess, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode)
+      throw new Error(`the server exited during start-up (${child.signalCode ?? `exit ${child.exitCode}`}; its output is above)`);
+    try {
+      const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the server was not ready within ${timeoutMs / 1000} s (GET /readyz)`);
+}
+
+type LogEntry = {
+  level?: number;
+  msg?: string;
+  err?: { message?: string; stack?: string };
+  req?: { method?: string; url?: string };
+};
+const LEVELS: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+
+/** A server's output: pino lines grouped by level, message and error message; anything else kept verbatim. */
+export class ServerLog {
+  private readonly entries = new Map<string, { count: number; example: string }>();
+  private readonly plain: string[] = [];
+
+  /** Reads the child's stdout and stderr line by line; `prefix` names the server in the report. */
+  attach(child: ChildProcess, prefix = "") {
+    for (const stream of [child.stdout, child.stderr]) {
+      if (!stream) continue;
+      let pending = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        const lines = (pending + chunk).split("\n");
+        pending = lines.pop()!;
+        for (const line of lines) if (line.trim()) this.line(line, prefix);
+      });
+    }
+  }
+
+  line(line: string, prefix = "") {
+    let entry: LogEntry;
+    try {
+      entry = JSON.parse(line) as LogEntry;
+    } catch {
+      if (this.plain.length < 100) this.plain.push(prefix + line); // a crash or a console message
+      return;
+    }
+    const key = `${LEVELS[entry.level ?? 0] ?? entry.level} "${entry.msg}"${entry.err?.message ? `: ${entry.err.message}` : ""}`;
+    const seen = this.entries.get(key);
+    if (seen) return void seen.count++;
+    const stack = entry.err?.stack?.split("\n").slice(1, 4) ?? [];
+    const example = [entry.req && `first: ${prefix}${entry.req.method} ${entry.req.url}`, ...stack].filter(Boolean);
+    this.entries.set(key, { count: 1, example: example.map((l) => `\n      ${l!.trim()}`).join("") });
+  }
+
+  /** Every group: its key (level, message, error) and how many lines it had. */
+  counts(): { key: string; count: number }[] {
+    return [...this.entries].map(([key, { count }]) => ({ key, count }));
+  }
+
+  print(what = "The server") {
+    if (this.entries.size === 0 && this.plain.length === 0) return;
+    const total = [...this.entries.values()].reduce((sum, { count }) => sum + count, this.plain.length);
+    console.log(`\n${what} logged ${total} line(s) at warn level or above:`);
+    for (const [key, { count, example }] of this.entries) console.log(`  ${String(count).padStart(7)}×  ${key}${example}`);
+    for (const line of this.plain) console.log(`  [server] ${line}`);
+  }
+}

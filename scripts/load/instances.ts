@@ -1,0 +1,66 @@
+// The portal's instances of the load-and-faults run: `node server/main.ts` with NODE_ENV=production
+// on ports of their own, one database, one public origin (the proxy's), the same secrets; started,
+// stopped with SIGTERM (timed: the graceful stop lets requests in flight finish) and started again.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ServerLog, waitUntilReady } from "../bench/server.ts";
+
+/** SIGKILL when SIGTERM has not stopped an instance after this long (its own grace period is 10 s). */
+const KILL_AFTER_MS = 20_000;
+
+export class Instance {
+  readonly index: number;
+  readonly port: number;
+  readonly log = new ServerLog();
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly dataDir: string;
+  private child: ChildProcess | undefined;
+  /** Exits nobody asked for (a crash), with their code or signal. */
+  readonly unexpectedExits: string[] = [];
+  private stopping = false;
+
+  constructor(index: number, port: number, env: NodeJS.ProcessEnv) {
+    this.index = index;
+    this.port = port;
+    this.dataDir = mkdtempSync(path.join(tmpdir(), `portal-load-${index}-`));
+    this.env = { ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: this.dataDir };
+  }
+
+  /** Starts the instance and resolves once its /readyz answers 200; how long that took (ms). */
+  async start(): Promise<number> {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env: this.env });
+    this.log.attach(child, `[instance ${this.index + 1}] `);
+    child.on("exit", (code, signal) => {
+      if (!this.stopping) this.unexpectedExits.push(signal ?? `exit ${code}`);
+    });
+    this.child = child;
+    this.stopping = false;
+    await waitUntilReady(`http://127.0.0.1:${this.port}`, child);
+    return performance.now() - started;
+  }
+
+  /** SIGTERM, and how long the instance took to finish its requests and exit (ms), and how it exited. */
+  async stop(): Promise<{ ms: number; exit: string }> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode) return { ms: 0, exit: "not running" };
+    this.stopping = true;
+    const started = performance.now();
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)),
+    );
+    child.kill("SIGTERM");
+    const killer = setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS);
+    const exit = await exited;
+    clearTimeout(killer);
+    return { ms: performance.now() - started, exit };
+  }
+
+  /** Stops it if it runs (SIGTERM, then SIGKILL) and removes its data folder. */
+  async destroy() {
+    await this.stop().catch(() => undefined);
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,203 @@
+// What must hold after the load and its faults, checked in SQL against the run's private database
+// and against what the virtual customers saw (their ledger): every paid order charged once with its
+// access, every subscription month due paid once, no activation code used beyond its uses, and
+// nothing a customer was told is done missing from the database.
+import { sql, type SQL } from "drizzle-orm";
+import type { Database } from "../../server/db/client.ts";
+import { hashCode, normalizeCode } from "../../server/library/codes.ts";
+import type { Ledger } from "./customers.ts";
+
+/**
+ * The subscriptions the run inserts with SQL (their month 1 "paid" without a gateway: see
+ * scripts/bench/subscription-seed.ts, tag lfseed<n>): their orders have no checkout of their own.
+ */
+export const SEED_TAG = "lfseed";
+const SEEDED_ORDERS = `NX${SEED_TAG.toUpperCase()}%`;
+
+export type Check = { label: string; value: number; want: number; ok: boolean; examples?: string[] };
+
+const rowsOf = async <T>(db: Database, query: SQL) => ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+
+/** Months due before `until` still to be charged, and checkout payments still under way. */
+export async function pendingWork(db: Database, until: Date): Promise<{ months: number; charging: number; attempts: number }> {
+  const [row] = await rowsOf<{ months: number; charging: number; attempts: number }>(
+    db,
+    sql`select
+      (select count(*) from subscription_periods where number > 1 and starts_at <= ${until.toISOString()}::timestamptz
+        and status in ('scheduled', 'charging'))::int as months,
+      (select count(*) from subscription_periods where status = 'charging')::int as charging,
+      (select count(*) from payment_attempts where status in ('charging', 'setup_succeeded'))::int as attempts`,
+  );
+  return row!;
+}
+
+/** The database's checks: each a count of rows breaking a rule (want 0), or a count to report. */
+export async function databaseChecks(db: Database, loadEnd: Date): Promise<{ checks: Check[]; figures: Record<string, number> }> {
+  const end = sql`${loadEnd.toISOString()}::timestamptz`;
+  const broken: { label: string; query: SQL }[] = [
+    {
+      label: "paid orders without exactly one checkout payment",
+      query: sql`select o.order_code as example from orders o where o.status = 'payed' and o.total_cents > 0
+        and o.order_code not like ${SEEDED_ORDERS}
+        and (select count(*) from payments p where p.order_id = o.id and (p.subscription_period_id is null
+          or exists (select 1 from subscription_periods sp where sp.id = p.subscription_period_id and sp.number = 1))) <> 1`,
+    },
+    {
+      label: "paid orders without exactly one succeeded charge at the gateway",
+      query: sql`select o.order_code as example from orders o where o.status = 'payed' and o.total_cents > 0
+        and o.order_code not like ${SEEDED_ORDERS}
+        and (select count(*) from sandbox_gateway_objects g where g.kind = 'charge'
+          and g.data->'metadata'->>'order_id' = o.id::text and g.data->>'status' = 'succeeded') <> 1`,
+    },
+    {
+      label: "paid orders missing the access they sold",
+      query: sql`select o.order_code || ' ' || p.sku as example from orders o
+        join order_items i on i.order_id = o.id join products p on p.id = i.product_id
+        where o.status = 'payed' and p.grants_access
+          and not exists (select 1 from entitlements e where e.order_id = o.id and e.product_id = i.product_id)`,
+    },
+    {
+      label: "succeeded charges with no payment recorded (money taken, not booked)",
+      query: sql`select g.id as example from sandbox_gateway_objects g where g.kind = 'charge' and g.data->>'status' = 'succeeded'
+        and not exists (select 1 from payments p where p.gateway = 'sandbox' and p.charge_id = g.id)`,
+    },
+    {
+      label: "checkout payments still under way after the settling wait",
+      query: sql`select o.order_code || ' ' || a.status as example from payment_attempts a join orders o on o.id = a.order_id
+        where a.status in ('charging', 'setup_succeeded')`,
+    },
+    {
+      label: "subscription months due in the run not paid",
+      query: sql`select sp.id::text || ' ' || sp.status as example from subscription_periods sp
+        where sp.number > 1 and sp.starts_at <= ${end} and sp.status <> 'paid'`,
+    },
+    {
+      label: "subscription months due in the run without exactly one payment",
+      query: sql`select sp.id::text as example from subscription_periods sp
+        where sp.number > 1 and sp.starts_at <= ${end}
+          and (select count(*) from payments p where p.subscription_period_id = sp.id) <> 1`,
+    },
+    {
+      label: "subscription months charged more than once at the gateway",
+      query: sql`select g.data->'metadata'->>'period_id' as example from sandbox_gateway_objects g
+        where g.kind = 'charge' and g.data->>'status' = 'succeeded' and g.data->'metadata' ? 'period_id'
+        group by 1 having count(*) > 1`,
+    },
+    {
+      label: "paid subscription months missing their month of access",
+      query: sql`select sp.id::text as example from subscription_periods sp join subscriptions s on s.id = sp.subscription_id
+        where sp.number > 1 and sp.status = 'paid' and not exists (select 1 from entitlements e
+          where e.user_id = s.user_id and e.product_id = s.product_id and e.starts_at <= sp.starts_at and e.expires_at >= sp.ends_at)`,
+    },
+    {
+      label: "activation codes used more than their batch allows",
+      query: sql`select c.id::text as example from activation_codes c join activation_code_batches b on b.id = c.batch_id
+        where c.uses > b.max_uses
+          or (select count(*) from activation_redemptions r where r.code_id = c.id) > b.max_uses`,
+    },
+    {
+      label: "activation codes whose use count differs from their redemptions",
+      query: sql`select c.id::text as example from activation_codes c
+        where c.uses <> (select count(*) from activation_redemptions r where r.code_id = c.id)`,
+    },
+    {
+      label: "activations without their paid 0 € order or their access",
+      query: sql`select r.id::text as example from activation_redemptions r join orders o on o.id = r.order_id
+        where o.status <> 'payed' or not exists (select 1 from entitlements e where e.order_id = o.id)`,
+    },
+  ];
+  const checks: Check[] = [];
+  for (const { label, query } of broken) {
+    const rows = await rowsOf<{ example: string }>(db, query);
+    checks.push({ label, value: rows.length, want: 0, ok: rows.length === 0, examples: rows.slice(0, 5).map((r) => r.example) });
+  }
+  const [figures] = await rowsOf<Record<string, number>>(
+    db,
+    sql`select
+      (select count(*) from orders where status = 'payed' and total_cents > 0)::int as paid_orders,
+      (select count(*) from orders where status = 'payed' and total_cents = 0)::int as activation_orders,
+      (select count(*) from payments)::int as payments,
+      (select count(*) from subscription_periods where number > 1 and starts_at <= ${end} and status = 'paid')::int as months_paid_in_run,
+      (select count(*) from activation_redemptions)::int as redemptions,
+      (select count(*) from sessions)::int as sessions`,
+  );
+  return { checks, figures: figures! };
+}
+
+/**
+ * What the customers were told against the database: every order they saw confirmed is paid; every
+ * code they saw activated is redeemed by them; no code won by more customers than its uses; every
+ * EDU purchase they saw confirmed is a subscription.
+ */
+export async function ledgerChecks(
+  db: Database,
+  ledger: Ledger,
+  codeKey: string,
+  maxUses: Map<string, number>,
+): Promise<Check[]> {
+  const confirmedOrders = ledger.purchases.filter((p) => p.outcome === "confirmed").map((p) => p.orderPath.split("/")[2]!);
+  const paid = new Set(
+    (
+      await rowsOf<{ ref: string }>(
+        db,
+        sql`select order_code as ref from orders where status = 'payed' union select id::text from orders where status = 'payed'`,
+      )
+    ).map((r) => r.ref),
+  );
+  const lostOrders = confirmedOrders.filter((ref) => !paid.has(ref));
+
+  const activated = ledger.activations.filter((a) => a.outcome === "activated");
+  const redeemed = new Set(
+    (
+      await rowsOf<{ key: string }>(
+        db,
+        sql`select c.code_hash || ' ' || u.email as key from activation_redemptions r
+          join activation_codes c on c.id = r.code_id join users u on u.id = r.user_id`,
+      )
+    ).map((r) => r.key),
+  );
+  const wins = new Map<string, number>();
+  for (const a of activated) wins.set(a.code, (wins.get(a.code) ?? 0) + 1);
+  const overWon = [...wins].filter(([code, n]) => n > (maxUses.get(code) ?? 1)).map(([code]) => code);
+
+  const eduEmails = ledger.eduBought.map((e) => e.email);
+  const subscribed = new Set(
+    (
+      await rowsOf<{ email: string }>(
+        db,
+        sql`select u.email from subscriptions s join users u on u.id = s.user_id where s.status in ('active', 'past_due')`,
+      )
+    ).map((r) => r.email),
+  );
+  const lostSubscriptions = eduEmails.filter((email) => !subscribed.has(email));
+
+  return [
+    {
+      label: "orders a customer saw confirmed that are not paid",
+      value: lostOrders.length,
+      want: 0,
+      ok: lostOrders.length === 0,
+      examples: lostOrders.slice(0, 5),
+    },
+    {
+      label: "codes a customer saw activated with no redemption of theirs",
+      value: activated.filter((a) => !redeemed.has(`${hashCode(codeKey, normalizeCode(a.code)!)} ${a.email}`)).length,
+      want: 0,
+      ok: activated.every((a) => redeemed.has(`${hashCode(codeKey, normalizeCode(a.code)!)} ${a.email}`)),
+    },
+    {
+      label: "codes more customers saw activated than the code allows",
+      value: overWon.length,
+      want: 0,
+      ok: overWon.length === 0,
+      examples: overWon.slice(0, 5),
+    },
+    {
+      label: "EDU purchases a customer saw confirmed with no live subscription",
+      value: lostSubscriptions.length,
+      want: 0,
+      ok: lostSubscriptions.length === 0,
+      examples: lostSubscriptions.slice(0, 5),
+    },
+  ];
+}
