@@ -23,6 +23,7 @@ import { myProductsHref, readLocation, type PurchaseTab } from "../lib/my-produc
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 import { PageHeading } from "../components/page-heading";
+import { BackLink } from "../components/back-link";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -58,11 +59,7 @@ export default function MyProducts({ loaderData }: Route.ComponentProps) {
   const current = TABS.find((t) => t.id === tab)!;
   return (
     <div className="mx-auto max-w-7xl px-4 py-8 md:py-10">
-      <p>
-        <Link to={DASHBOARD_PATH} className="link text-sm">
-          <span aria-hidden="true">← </span>Torna alla dashboard
-        </Link>
-      </p>
+      <BackLink to={DASHBOARD_PATH}>Torna alla dashboard</BackLink>
       <PageHeading title={M.title} className="mt-4" />
       {loaderData.subscription && <SubscriptionSummary subscription={loaderData.subscription} />}
 

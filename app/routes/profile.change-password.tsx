@@ -4,7 +4,7 @@
 // the password is not even checked, so this page cannot be used to guess it. On success only
 // this browser stays signed in (the portal's other sessions and the identity provider's other
 // sessions and grants end), and the page comes back with the toast 'Password aggiornata'.
-import { Form, Link, useLocation } from "react-router";
+import { Form, useLocation } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { PasswordChangeFailure } from "../../server/accounts/password-change";
@@ -20,6 +20,7 @@ import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { newPasswordSchema } from "../lib/password-form.server";
 import { CHANGE_PASSWORD_PATH, FORGOT_PASSWORD_PATH, PROFILE_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
+import { BackLink } from "../components/back-link";
 
 const changeSchema = () =>
   newPasswordSchema({
@@ -59,11 +60,7 @@ export default function ChangePassword({ actionData }: Route.ComponentProps) {
   const { key } = useLocation();
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
-      <p>
-        <Link to={PROFILE_PATH} className="link text-sm">
-          <span aria-hidden="true">← </span>Il mio account
-        </Link>
-      </p>
+      <BackLink to={PROFILE_PATH}>Il mio account</BackLink>
       <PageHeading title="Cambio password" className="mt-4" />
 
       <AlertBox alert={reply.alert} id="change-password-alert" />

@@ -12,6 +12,7 @@ import { readReply } from "../lib/form-reply";
 import { refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { PageHeading } from "../components/page-heading";
+import { BackLink } from "../components/back-link";
 
 export const loader = signInFirst;
 
@@ -43,11 +44,7 @@ export default function DeleteUser({ actionData }: Route.ComponentProps) {
 
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
-      <p>
-        <Link to={PREFERENCES_PATH} className="link text-sm">
-          <span aria-hidden="true">← </span>Preferenze
-        </Link>
-      </p>
+      <BackLink to={PREFERENCES_PATH}>Preferenze</BackLink>
       <div className="card mt-4 p-6 md:p-8">
         <PageHeading title="Cancella account" />
         <AlertBox alert={reply.alert} />

@@ -20,6 +20,7 @@ import {
   SESSIONS_PATH,
 } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
+import { BackLink } from "../components/back-link";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -56,11 +57,7 @@ export default function Preferences({ loaderData, actionData }: Route.ComponentP
   const reply = readReply(actionData);
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
-      <p>
-        <Link to={PROFILE_PATH} className="link text-sm">
-          <span aria-hidden="true">← </span>Il mio account
-        </Link>
-      </p>
+      <BackLink to={PROFILE_PATH}>Il mio account</BackLink>
       <PageHeading title="Preferenze" className="mt-4" />
 
       <AlertBox alert={reply.alert} />

@@ -17,6 +17,7 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { withShow } from "../lib/modals";
 import { redirectWithToast } from "../lib/toast.server";
+import { BackLink } from "../components/back-link";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { user, sessionId } = customerOf(context);
@@ -59,11 +60,7 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
   const others = devices.filter((device) => !device.current).length;
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
-      <p>
-        <Link to={PROFILE_PATH} className="link text-sm">
-          <span aria-hidden="true">← </span>Il mio account
-        </Link>
-      </p>
+      <BackLink to={PROFILE_PATH}>Il mio account</BackLink>
       <PageHeading title="Dove hai effettuato l'accesso" className="mt-4" />
       <p className="mt-3">
         Questi sono i dispositivi in cui il tuo account è aperto. Se non riconosci un accesso, esci da quel dispositivo e{" "}

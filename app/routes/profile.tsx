@@ -30,6 +30,7 @@ import { MESSAGES } from "../../shared/messages.ts";
 import { describeProfileErrors, profileFieldErrors, type ProfileFormField } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
+import { BackLink } from "../components/back-link";
 
 type Field = ProfileFormField | "currentPassword";
 
@@ -226,11 +227,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
       <title>Il mio account · Novalex Editore</title>
-      <p>
-        <Link to={DASHBOARD_PATH} className="link text-sm">
-          <span aria-hidden="true">← </span>Torna alla dashboard
-        </Link>
-      </p>
+      <BackLink to={DASHBOARD_PATH}>Torna alla dashboard</BackLink>
       <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Il mio account</h1>
       <nav aria-label="Impostazioni account" className="mt-3 flex flex-wrap gap-4 text-sm">
         <Link to={PREFERENCES_PATH} className="link">

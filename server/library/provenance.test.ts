@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { START as NOW } from "../../tests/support/clock.ts";
 import { accessByProduct } from "./provenance.ts";
 
-const NOW = new Date("2026-11-23T10:00:00Z");
+// accessByProduct reads no clock: "now" is given, so a fixed start holds on any day.
 const day = (n: number) => new Date(NOW.getTime() + n * 86_400_000);
 
 type Row = Parameters<typeof accessByProduct>[0][number];
