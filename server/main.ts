@@ -30,7 +30,11 @@ async function main() {
 
   const database = await openDatabase(
     config.database.url
-      ? { url: config.database.url, poolMax: config.database.poolMax }
+      ? {
+          url: config.database.url,
+          poolMax: config.database.poolMax,
+          onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
+        }
       : { dataDir: config.database.pgliteDir, ownThread: true },
   );
   await prepareDatabase(database, config, log);

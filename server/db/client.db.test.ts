@@ -1,10 +1,12 @@
 // The PostgreSQL pool survives the server ending its connections (a restart, an administrator's
-// pg_terminate_backend): found by `npm run load`, where `pg_ctl restart -m fast` killed an instance
-// through an unhandled 'error' event of a connection checked out for a transaction.
+// pg_terminate_backend), and waits a short outage out (reconnecting-pool.ts): both found by
+// `npm run load`, where `pg_ctl restart -m fast` first killed an instance (an unhandled 'error'
+// event of a connection checked out for a transaction), then gave pages 500.
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
+import { startPostgresRelay, type PostgresRelay } from "../../tests/support/postgres-relay.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
 
 // Only against PostgreSQL (the suite's PostgreSQL run): PGlite has no server to end a connection.
@@ -17,7 +19,11 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
 
   it("fails the transaction whose connection the server ends, and goes on with a new connection", async () => {
     const errors: Error[] = [];
-    const handle: DatabaseHandle = await openDatabase({ url: database.url!, poolMax: 2, onIdleError: (e) => errors.push(e) });
+    const handle: DatabaseHandle = await openDatabase({
+      url: database.url!,
+      poolMax: 2,
+      onConnectionError: (e) => errors.push(e),
+    });
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     try {
@@ -41,5 +47,103 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
       await admin.end();
       await handle.close();
     }
+  });
+
+  // PostgreSQL restarting under the pool, played by a relay in front of the shared test server.
+  describe("during an outage", () => {
+    let relay: PostgresRelay;
+    let handle: DatabaseHandle;
+    let admin: pg.Client;
+    let waitedOut: Error[];
+    const codeOf = (error: Error) => (error as { code?: string }).code ?? error.message;
+    const open = async (outageWaitMs = 10_000) => {
+      relay = await startPostgresRelay(database.url!);
+      waitedOut = [];
+      handle = await openDatabase({ url: relay.url, poolMax: 3, outageWaitMs, onConnectionError: (e) => waitedOut.push(e) });
+      admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      await admin.query("create table if not exists outage_probe (n int)");
+      await admin.query("truncate outage_probe");
+    };
+    afterEach(async () => {
+      await handle.close();
+      await admin.end();
+      await relay.close();
+    });
+    // Drizzle's query builders run when awaited: this sends one now, as a request would.
+    const start = <T>(query: PromiseLike<T>) => Promise.resolve(query);
+    const count = async () => Number((await admin.query("select count(*) as n from outage_probe")).rows[0].n);
+    /** Resolves once the server runs a statement whose text contains `marker`. */
+    const running = (marker: string) =>
+      vi.waitFor(
+        async () => {
+          const { rows } = await admin.query("select 1 from pg_stat_activity where state = 'active' and query like $1", [
+            `%${marker}%`,
+          ]);
+          expect(rows).toHaveLength(1);
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+
+    it("waits while PostgreSQL is down and starting up, then runs reads, writes and transactions", async () => {
+      await open();
+      await handle.db.execute(sql`select 1`); // a pooled connection, which the restart ends
+      relay.cutAll();
+      await relay.refuse();
+      const read = start(handle.db.execute(sql`select 41 + 1 as answer`));
+      const write = start(handle.db.execute(sql`insert into outage_probe values (1)`));
+      const transaction = handle.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into outage_probe values (2)`);
+        await tx.execute(sql`insert into outage_probe values (3)`);
+      });
+      await vi.waitFor(() => expect(waitedOut.map(codeOf)).toContain("ECONNREFUSED"));
+      await relay.answer57P03();
+      await vi.waitFor(() => expect(waitedOut.map(codeOf)).toContain("57P03"));
+      expect(await count()).toBe(0);
+      await relay.resume();
+
+      const { rows } = (await read) as unknown as { rows: { answer: number }[] };
+      expect(rows[0]!.answer).toBe(42);
+      await write;
+      await transaction;
+      expect(await count()).toBe(3);
+    });
+
+    it("runs again a read whose connection is lost while it runs, but not a write (it may have committed)", async () => {
+      await open();
+      const read = start(handle.db.execute(sql`select 'probe-read' as marker, pg_sleep(0.2)`));
+      await running("probe-read");
+      relay.cutAll();
+      expect(((await read) as unknown as { rows: { marker: string }[] }).rows[0]!.marker).toBe("probe-read");
+
+      const write = handle.db.execute(sql`insert into outage_probe select 7 from pg_sleep(0.2) where 'probe-write' <> ''`).then(
+        () => "done",
+        (error: Error) => codeOf(error.cause as Error),
+      );
+      await running("probe-write");
+      relay.cutAll();
+      expect(await write).toMatch(/Connection terminated|ECONNRESET/);
+      // The server finished the insert without its client: repeating it would have added a second row.
+      await vi.waitFor(async () => expect(await count()).toBe(1), { timeout: 5_000, interval: 20 });
+    });
+
+    it("fails once the outage lasts longer than it waits, and does not repeat SQL errors", async () => {
+      await open(300);
+      const badSql = await handle.db.execute(sql`select 1 / 0`).then(
+        () => "ran",
+        (error: Error) => codeOf(error.cause as Error),
+      );
+      expect(badSql).toBe("22012");
+      expect(waitedOut).toEqual([]);
+
+      relay.cutAll();
+      await relay.refuse();
+      const failure = await handle.db.execute(sql`select 1`).then(
+        () => "ran",
+        (error: Error) => codeOf(error.cause as Error),
+      );
+      expect(failure).toBe("ECONNREFUSED");
+      expect(waitedOut.length).toBeGreaterThan(0);
+    });
   });
 });

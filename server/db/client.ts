@@ -12,6 +12,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
+import { reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
 import * as schema from "./schema.ts";
 
 type Schema = typeof schema;
@@ -36,8 +37,13 @@ export type OpenDatabaseOptions =
       url: string;
       poolMax?: number;
       logger?: DrizzleLogger;
-      /** Errors of idle connections (the server restarted, the network dropped). */
-      onIdleError?: (error: Error) => void;
+      /**
+       * Connection errors that did not fail a request: idle connections the server ended, and
+       * outages waited out (a restart, the network dropping).
+       */
+      onConnectionError?: (error: Error) => void;
+      /** How long work waits for PostgreSQL to come back before failing (reconnecting-pool.ts). */
+      outageWaitMs?: number;
     }
   /**
    * `dataDir` undefined keeps the PGlite database in memory (tests). `ownThread`: PGlite runs in a
@@ -59,17 +65,30 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return pgliteHandle(client, logger);
 }
 
-function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
+/** Long enough for a restart or a failover; a request waiting longer gets the error page. */
+const OUTAGE_WAIT_MS = 10_000;
+
+function openPostgres({
+  url,
+  poolMax = 10,
+  logger,
+  onConnectionError,
+  outageWaitMs = OUTAGE_WAIT_MS,
+}: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  const connectWithoutWaiting = pool.connect.bind(pool);
+  const outages = { outageWaitMs, onRetry: onConnectionError };
+  reconnecting(pool, outages);
   // Without a listener an idle connection's error would crash the process; the pool drops
   // that connection and opens a new one for the next query.
-  pool.on("error", (error) => onIdleError?.(error));
+  pool.on("error", (error) => onConnectionError?.(error));
   // A connection checked out of the pool (a transaction between two statements, a lock held)
   // has no pool listener: PostgreSQL ending it then (a restart: 57P01) would be an unhandled
   // 'error' event, which kills the process. The connection's work fails instead (its next
   // statement rejects), and the pool discards it on release, as it is no longer queryable.
-  pool.on("connect", (client) => client.on("error", (error) => onIdleError?.(error)));
+  pool.on("connect", (client) => client.on("error", (error) => onConnectionError?.(error)));
   const db = drizzlePg({ client: pool, schema, logger });
+  retryUnstartedTransactions(db, outages);
   return {
     db,
     kind: "postgres",
@@ -88,7 +107,15 @@ function openPostgres({ url, poolMax = 10, logger, onIdleError }: Extract<OpenDa
     },
     migrate: (conn) => migratePg(conn as Parameters<typeof migratePg>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
     async ping() {
-      await pool.query("select 1");
+      // Readiness says how the database is now: it does not wait an outage out.
+      const client = await connectWithoutWaiting();
+      try {
+        await client.query("select 1");
+        client.release();
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
     },
     close: () => pool.end(),
   };
