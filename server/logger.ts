@@ -2,11 +2,30 @@ import pino from "pino";
 
 export type Logger = pino.Logger;
 
-/** JSON logs. Headers that carry credentials are redacted wherever they appear. */
+/**
+ * A failed query's error (Drizzle's "Failed query: … params: …") carries the values it was sent:
+ * session hashes, e-mail addresses, names. The statement stays in the log; its values do not.
+ * PostgreSQL's own details ("Key (email)=(…) already exists.") lose their values the same way.
+ */
+function withoutQueryValues(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  if (typeof serialized !== "object" || serialized === null) return serialized;
+  const scrub = (text: unknown) =>
+    typeof text === "string"
+      ? text.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/g, "\nparams: [redacted]").replace(/\)=\([^)]*\)/g, ")=([redacted])")
+      : text;
+  const fields = serialized as Record<string, unknown>;
+  for (const key of ["message", "stack", "detail"]) if (key in fields) fields[key] = scrub(fields[key]);
+  if ("params" in fields) fields.params = "[redacted]";
+  return fields;
+}
+
+/** JSON logs. Headers that carry credentials are redacted wherever they appear, query values too. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { service: "portal" },
+    serializers: { err: withoutQueryValues },
     redact: {
       paths: [
         "req.headers.cookie",

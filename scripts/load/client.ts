@@ -58,7 +58,9 @@ export function customerFetch(
   clock: () => number,
   record: (sample: Sample) => void,
 ): Fetch & { close(): void } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 6, localAddress });
+  // An idle connection is closed here before the proxy would close it (30 s), as browsers do, so a
+  // request is never sent on a connection the proxy is closing at that moment.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 6, localAddress, timeout: 20_000 });
   const once = (url: URL, init: RequestInit): Promise<Response> => {
     const method = (init.method ?? "GET").toUpperCase();
     const headers: Record<string, string> = { host: url.host, "user-agent": "portal-load/1 (virtual customer)" };

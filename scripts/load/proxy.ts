@@ -46,7 +46,10 @@ const NO_UPSTREAM_WAIT_MS = 10_000;
 function runProxy(ports: number[], listenPort: number, epoch: number) {
   const upstreams: Upstream[] = ports.map((port) => ({
     port,
-    agent: new http.Agent({ keepAlive: true, maxSockets: 256 }),
+    // Idle connections are closed by the proxy (after 30 s) before an instance would close them
+    // (65 s, server/http/shutdown.ts): otherwise a request could be sent on a connection the
+    // instance is closing at that very moment, and a POST cut so cannot be sent again.
+    agent: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 }),
     inRotation: true,
     inFlight: 0,
     forwarded: 0,

@@ -7,6 +7,14 @@ import type { Logger } from "../logger.ts";
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
+ * How long an idle keep-alive connection stays open. Longer than the proxy in front keeps one
+ * (nginx's upstream keepalive_timeout and cloud load balancers: 60 s), so the proxy is the one that
+ * closes it: were it the portal, a proxy could send a request on the connection being closed, and
+ * a POST lost so cannot be sent again (Node's default, 5 s, gave one in `npm run load`).
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
  * Stops accepting connections, lets requests in flight finish, and after `graceMs` cuts the
  * connections that are still open. Resolves when the server is closed.
  */
@@ -45,6 +53,9 @@ export function listenWithGracefulShutdown(
     const address = server.address() as AddressInfo;
     opts.onListening(`${address.address}:${address.port}`);
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // A request's headers may take at most this long; it must outlast the keep-alive time.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 
   let stopping = false;
   const stop = async (signal: string) => {
