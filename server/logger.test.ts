@@ -1,6 +1,8 @@
 import { Writable } from "node:stream";
 import { DrizzleQueryError } from "drizzle-orm/errors";
+import { pinoHttp } from "pino-http";
 import { describe, expect, it } from "vitest";
+import { redactingSerializers } from "./http/log-redaction.ts";
 import { createLogger } from "./logger.ts";
 
 /** The lines a logger writes, as text. */
@@ -29,6 +31,10 @@ describe("the log", () => {
     );
     log.error({ err: failed }, "unhandled error");
     log.error({ err: cause }, "unhandled error");
+    // A request's logger, as server/http/app.ts makes it.
+    const requestLog = pinoHttp({ logger: log, serializers: redactingSerializers }).logger;
+    requestLog.error({ err: failed }, "identity provider server error");
+    expect(text().split("\n").filter(Boolean)).toHaveLength(3);
 
     const written = text();
     expect(written).not.toContain("giulia.rossi");

@@ -8,7 +8,8 @@ export type Logger = pino.Logger;
  * PostgreSQL's own details ("Key (email)=(…) already exists.") lose their values the same way.
  */
 function withoutQueryValues(error: unknown): unknown {
-  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  // pino-http hands its error serializer the standard serialization already made.
+  const serialized = error instanceof Error ? (pino.stdSerializers.err(error) as unknown) : error;
   if (typeof serialized !== "object" || serialized === null) return serialized;
   const scrub = (text: unknown) =>
     typeof text === "string"
@@ -20,12 +21,15 @@ function withoutQueryValues(error: unknown): unknown {
   return fields;
 }
 
+/** Every logger's; the request loggers (server/http/log-redaction.ts) keep them too. */
+export const logSerializers = { err: withoutQueryValues };
+
 /** JSON logs. Headers that carry credentials are redacted wherever they appear, query values too. */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { service: "portal" },
-    serializers: { err: withoutQueryValues },
+    serializers: logSerializers,
     redact: {
       paths: [
         "req.headers.cookie",

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, desc, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
+import { idempotent } from "../db/reconnecting-pool.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { sessions, users } from "../db/schema.ts";
 import type { SessionUser } from "./service.ts";
@@ -140,7 +141,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
       });
       if (!row) return null;
       if (at.getTime() - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
-        await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash));
+        await idempotent(() => db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash)));
       }
       return row;
     },

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { startPostgresRelay, type PostgresRelay } from "../../tests/support/postgres-relay.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
+import { idempotent } from "./reconnecting-pool.ts";
 
 // Only against PostgreSQL (the suite's PostgreSQL run): PGlite has no server to end a connection.
 describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", () => {
@@ -125,6 +126,22 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
       expect(await write).toMatch(/Connection terminated|ECONNRESET/);
       // The server finished the insert without its client: repeating it would have added a second row.
       await vi.waitFor(async () => expect(await count()).toBe(1), { timeout: 5_000, interval: 20 });
+    });
+
+    it("runs again a write its caller says is idempotent", async () => {
+      await open();
+      await admin.query("create table if not exists outage_upsert (k int primary key, v int)");
+      await admin.query("truncate outage_upsert");
+      const upsert = idempotent(() =>
+        handle.db.execute(
+          sql`insert into outage_upsert select 1, 7 from pg_sleep(0.2) where 'probe-upsert' <> ''
+              on conflict (k) do update set v = excluded.v`,
+        ),
+      );
+      await running("probe-upsert");
+      relay.cutAll();
+      await upsert;
+      expect((await admin.query("select k, v from outage_upsert")).rows).toEqual([{ k: 1, v: 7 }]);
     });
 
     it("fails once the outage lasts longer than it waits, and does not repeat SQL errors", async () => {

@@ -12,7 +12,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
+import { OUTAGE_WAIT_MS, reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
 import * as schema from "./schema.ts";
 
 type Schema = typeof schema;
@@ -64,9 +64,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
   return pgliteHandle(client, logger);
 }
-
-/** Long enough for a restart or a failover; a request waiting longer gets the error page. */
-const OUTAGE_WAIT_MS = 10_000;
 
 function openPostgres({
   url,

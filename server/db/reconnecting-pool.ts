@@ -12,7 +12,8 @@
 //     connection was lost while it ran: running it again changes nothing.
 // A write whose connection was lost while it ran is not repeated: it may have been committed just
 // before the connection went. Neither is a statement inside a transaction: the transaction is gone
-// with its connection, and only its caller can decide to start again.
+// with its connection, and only its caller can decide to start again. A caller whose write ends
+// in the same state however often it runs says so with `idempotent`, which repeats it.
 import type pg from "pg";
 import type { Database } from "./client.ts";
 
@@ -52,6 +53,8 @@ export function isReadOnlyStatement(text: string): boolean {
   return /^\s*select\b/i.test(text) && !/\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i.test(text);
 }
 
+/** Long enough for a restart or a failover; a request waiting longer gets the error page. */
+export const OUTAGE_WAIT_MS = 10_000;
 const FIRST_PAUSE_MS = 50;
 const LONGEST_PAUSE_MS = 500;
 
@@ -163,4 +166,13 @@ export function retryUnstartedTransactions(db: Database, options: ReconnectOptio
       (error) => !started && isConnectionError(error),
     );
   }) as Database["transaction"];
+}
+
+/**
+ * Runs `write` again when its connection was lost, within the outage wait. Only for writes that
+ * leave the same state however many times they run (an upsert of the same values, a delete, a
+ * column set to a given value): the first run may have been committed before the connection went.
+ */
+export function idempotent<T>(write: () => PromiseLike<T>): Promise<T> {
+  return withRetries({ outageWaitMs: OUTAGE_WAIT_MS }, async () => write(), isConnectionError);
 }

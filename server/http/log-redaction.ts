@@ -5,6 +5,7 @@
 // the SetupIntent's client secret in the address (setup_intent_client_secret): its value never
 // reaches a log line either, in the request's address or in a later request's Referer.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { logSerializers } from "../logger.ts";
 
 const IDENTITY_ROUTE = /^\/(?:oidc|oauthcb|accedi)(?:[/._-]|$)/;
 /** Stripe.js's return parameters that hold an intent's client secret. */
@@ -33,6 +34,8 @@ type SerializedResponse = { headers?: OutgoingHttpHeaders };
 
 /** pino-http's serializers, given what pino's standard ones made of the request and response. */
 export const redactingSerializers = {
+  // pino-http puts its own in place of the logger's: the logger's is given back.
+  err: logSerializers.err,
   req(req: SerializedRequest) {
     const url = redactUrl(req.url);
     const referer = redactUrl(req.headers?.referer);

@@ -1,8 +1,11 @@
 // oidc-provider's storage in PostgreSQL: one table for every model (sessions, interactions,
-// grants, authorization codes, access and refresh tokens).
+// grants, authorization codes, access and refresh tokens). Upserts and deletes are repeated when
+// PostgreSQL restarts under them (they are idempotent); consuming a code is not (a second run
+// would refuse it).
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import type { Database } from "../db/client.ts";
+import { idempotent } from "../db/reconnecting-pool.ts";
 import { oidcPayloads } from "../db/schema.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
@@ -26,13 +29,15 @@ export function createAdapterClass(db: Database, now: Clock = systemClock) {
         uid: payload.uid ?? null,
         expiresAt: expiresIn ? new Date(now().getTime() + expiresIn * 1000) : null,
       };
-      await db
-        .insert(oidcPayloads)
-        .values(row)
-        .onConflictDoUpdate({
-          target: [oidcPayloads.type, oidcPayloads.id],
-          set: { payload: row.payload, grantId: row.grantId, userCode: row.userCode, uid: row.uid, expiresAt: row.expiresAt },
-        });
+      await idempotent(() =>
+        db
+          .insert(oidcPayloads)
+          .values(row)
+          .onConflictDoUpdate({
+            target: [oidcPayloads.type, oidcPayloads.id],
+            set: { payload: row.payload, grantId: row.grantId, userCode: row.userCode, uid: row.uid, expiresAt: row.expiresAt },
+          }),
+      );
     }
 
     private async findWhere(condition: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {
@@ -72,11 +77,11 @@ export function createAdapterClass(db: Database, now: Clock = systemClock) {
     }
 
     async destroy(id: string): Promise<void> {
-      await db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.type), eq(oidcPayloads.id, id)));
+      await idempotent(() => db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.type), eq(oidcPayloads.id, id))));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId));
+      await idempotent(() => db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId)));
     }
   };
 }

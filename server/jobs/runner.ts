@@ -149,16 +149,21 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
       queue = run.catch(() => undefined);
       return run;
     },
-    /** Ticks every `intervalMs` (every instance does; the claims share the work out). */
+    /**
+     * Ticks at once, then every `intervalMs` (every instance does; the claims share the work out).
+     * At once: an instance started again (a deploy, a restart) catches up without waiting a tick.
+     */
     start(intervalMs: number) {
-      timer = setInterval(() => {
+      const tick = () => {
         if (busy) return;
         busy = true;
         this.runDue()
           .catch((err: unknown) => log.error({ err }, "the job runner's tick failed"))
           .finally(() => (busy = false));
-      }, intervalMs);
+      };
+      timer = setInterval(tick, intervalMs);
       timer.unref();
+      tick();
     },
     /** Stops ticking and waits for a tick under way (graceful shutdown). */
     async stop() {
