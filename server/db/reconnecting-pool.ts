@@ -49,7 +49,7 @@ function isConnectionError(error: unknown): error is Error {
 }
 
 /** A single `select` that takes no row lock: repeating it on another connection changes nothing. */
-export function isReadOnlyStatement(text: string): boolean {
+function isReadOnlyStatement(text: string): boolean {
   return /^\s*select\b/i.test(text) && !/\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i.test(text);
 }
 
