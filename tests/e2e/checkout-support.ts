@@ -31,8 +31,9 @@ export async function acceptTerms(page: Page) {
     "Ho letto e accetto le condizioni di recesso e cancellazione",
   ]) {
     const box = page.getByLabel(label);
-    // A tick given while React hydrates the page can be undone by the hydration ("clicking the
-    // checkbox did not change its state", seen on a loaded CI machine): tick until it holds.
+    // Once, on a loaded CI machine, a click left the box unticked ("clicking the checkbox did not
+    // change its state"). Not the hydration: a tick given before it holds (probed with the CPU 20 ×
+    // slower). The cause is not known: tick until it holds.
     await expect(async () => {
       await box.check({ timeout: 2_000 });
       await expect(box).toBeChecked({ timeout: 500 });
