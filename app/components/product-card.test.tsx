@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { onAnotherDay } from "../../tests/support/clock";
 import { FIXTURE_NOW, libraryItem, readingSession } from "../lib/library-fixtures";
 import type { LibraryItem } from "../../server/library/types";
 import { ProductCard, productIdentifier } from "./product-card";
@@ -57,23 +58,25 @@ describe("ProductCard", () => {
     expect(text).not.toContain("Accesso scaduto");
   });
 
-  it("says in one line how the product was obtained, and leaves until when to its own line", () => {
-    const coded = render(item({ expiresAt: new Date("2026-09-02T09:30:00Z") })).text;
-    expect(coded).toContain("ISBN 9788800000012 Attivato con il codice del libro il 2 marzo 2026 Accedi fino al 02/09/2026");
-    expect(coded).not.toContain("Accesso fino");
-    const at = new Date("2026-02-27T23:15:00Z"); // 28 February in Rome
-    expect(render(item({ obtained: { source: "purchase", at } })).text).toContain("Acquistato il 28 febbraio 2026");
-    expect(render(item({ obtained: { source: "operator", at } })).text).toContain(
-      "Concesso dal servizio clienti il 28 febbraio 2026",
-    );
-    // An expired product still says how it was obtained.
-    const expired = item({
-      expired: true,
-      expiresAt: new Date("2026-03-01T00:00:00Z"),
-      obtained: { source: "activation_code", at: new Date("2025-09-01T10:00:00Z") },
-    });
-    expect(render(expired).text).toContain("Attivato con il codice del libro il 1 settembre 2025");
-  });
+  it("says in one line how the product was obtained, and leaves until when to its own line", () =>
+    // The card writes out the dates it is given and reads the time only from `now`: on any day.
+    onAnotherDay(() => {
+      const coded = render(item({ expiresAt: new Date("2026-09-02T09:30:00Z") })).text;
+      expect(coded).toContain("ISBN 9788800000012 Attivato con il codice del libro il 2 marzo 2026 Accedi fino al 02/09/2026");
+      expect(coded).not.toContain("Accesso fino");
+      const at = new Date("2026-02-27T23:15:00Z"); // 28 February in Rome
+      expect(render(item({ obtained: { source: "purchase", at } })).text).toContain("Acquistato il 28 febbraio 2026");
+      expect(render(item({ obtained: { source: "operator", at } })).text).toContain(
+        "Concesso dal servizio clienti il 28 febbraio 2026",
+      );
+      // An expired product still says how it was obtained.
+      const expired = item({
+        expired: true,
+        expiresAt: new Date("2026-03-01T00:00:00Z"),
+        obtained: { source: "activation_code", at: new Date("2025-09-01T10:00:00Z") },
+      });
+      expect(render(expired).text).toContain("Attivato con il codice del libro il 1 settembre 2025");
+    }));
 
   it("leads a course to its platform", () => {
     const { html, text } = render(
