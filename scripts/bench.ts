@@ -50,7 +50,7 @@ import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
-import { percentiles } from "./bench/percentiles.ts";
+import { percentiles, table } from "./bench/figures.ts";
 import { freePort, productionSecrets, ServerLog, waitUntilReady } from "./bench/server.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
@@ -121,14 +121,6 @@ function positiveNumber(name: string, fallback: number): number {
 
 const kb = (bytes: number) => (bytes / 1000).toFixed(1);
 const gzipSize = (body: string | Uint8Array) => gzipSync(body).length;
-
-function table(head: string[], rows: string[][]) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  console.log(line(head));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of rows) console.log(line(row));
-}
 
 // ── build and server ─────────────────────────────────────────────────────────
 

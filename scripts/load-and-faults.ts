@@ -42,6 +42,7 @@ import type { Database } from "../server/db/client.ts";
 import * as schema from "../server/db/schema.ts";
 import { periodStart } from "../shared/subscription.ts";
 import { openCheckout } from "./bench/checkout.ts";
+import { quantile, table } from "./bench/figures.ts";
 import { freePort, productionSecrets } from "./bench/server.ts";
 import { seedSubscriptions } from "./bench/subscription-seed.ts";
 import { buildIfStale } from "./build-if-stale.ts";
@@ -399,10 +400,6 @@ async function injectFaults(loadStart: number, faults: Fault[]) {
 
 // ── figures ──────────────────────────────────────────────────────────────────
 
-function quantile(sorted: number[], q: number) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : 0;
-}
-
 type RouteFigures = {
   route: string;
   count: number;
@@ -437,14 +434,6 @@ function perRoute(samples: Sample[]): RouteFigures[] {
       };
     })
     .sort((a, b) => b.count - a.count);
-}
-
-function table(head: string[], rows: string[][]) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-  console.log(line(head));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of rows) console.log(line(row));
 }
 
 /** What the proxy saw of one fault's instance during its window (and a second after). */

@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { percentiles } from "./percentiles.ts";
+import { percentiles } from "./figures.ts";
 import type { Fetch } from "./sign-in.ts";
 
 /** Below the customer's limit of 10 card payments an hour (server/security/rate-limits.ts). */

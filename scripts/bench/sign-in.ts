@@ -5,7 +5,7 @@
 // passes a client of its own (a virtual customer's connections, their address, their timings).
 import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { percentiles } from "./percentiles.ts";
+import { percentiles } from "./figures.ts";
 
 /** The fetch that carries a browser's requests (always called with `redirect: "manual"`). */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;

@@ -243,109 +243,121 @@ export async function customerSummary(db: Queryable, userId: string) {
  */
 export async function customerData(db: Queryable, customer: { id: string; email: string | null }, exportedAt: Date) {
   const userId = customer.id;
-  const [summary, saved, redemptions, couponUses, reading, resetLinks, emailChanges, mails, providerAccounts, provider] =
-    await Promise.all([
-      customerSummary(db, userId),
-      db
-        .select({
-          shipment: savedCheckoutDetails.shipment,
-          billing: savedCheckoutDetails.billing,
-          updatedAt: savedCheckoutDetails.updatedAt,
-        })
-        .from(savedCheckoutDetails)
-        .where(eq(savedCheckoutDetails.userId, userId)),
-      db
-        .select({
-          redeemedAt: activationRedemptions.redeemedAt,
-          sku: products.sku,
-          batch: activationCodeBatches.label,
-          orderCode: orders.orderCode,
-        })
-        .from(activationRedemptions)
-        .innerJoin(activationCodes, eq(activationCodes.id, activationRedemptions.codeId))
-        .innerJoin(activationCodeBatches, eq(activationCodeBatches.id, activationCodes.batchId))
-        .innerJoin(products, eq(products.id, activationCodeBatches.productId))
-        .innerJoin(orders, eq(orders.id, activationRedemptions.orderId))
-        .where(eq(activationRedemptions.userId, userId))
-        .orderBy(asc(activationRedemptions.redeemedAt)),
-      db
-        .select({ couponCode: coupons.code, orderCode: orders.orderCode, createdAt: couponRedemptions.createdAt })
-        .from(couponRedemptions)
-        .innerJoin(coupons, eq(coupons.id, couponRedemptions.couponId))
-        .innerJoin(orders, eq(orders.id, couponRedemptions.orderId))
-        .where(eq(couponRedemptions.userId, userId))
-        .orderBy(asc(couponRedemptions.createdAt)),
-      db
-        .select({
-          sku: products.sku,
-          startedAt: readingSessions.startedAt,
-          lastReadAt: readingSessions.lastReadAt,
-          chapter: ebookChapters.title,
-        })
-        .from(readingSessions)
-        .innerJoin(products, eq(products.id, readingSessions.productId))
-        .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
-        .where(eq(readingSessions.userId, userId))
-        .orderBy(desc(readingSessions.lastReadAt)),
-      db
-        .select({
-          purpose: passwordResetTokens.purpose,
-          createdAt: passwordResetTokens.createdAt,
-          expiresAt: passwordResetTokens.expiresAt,
-          usedAt: passwordResetTokens.usedAt,
-        })
-        .from(passwordResetTokens)
-        .where(eq(passwordResetTokens.userId, userId))
-        .orderBy(asc(passwordResetTokens.createdAt)),
-      db
-        .select({
-          newEmail: emailChangeRequests.newEmail,
-          createdAt: emailChangeRequests.createdAt,
-          expiresAt: emailChangeRequests.expiresAt,
-          usedAt: emailChangeRequests.usedAt,
-        })
-        .from(emailChangeRequests)
-        .where(eq(emailChangeRequests.userId, userId))
-        .orderBy(asc(emailChangeRequests.createdAt)),
-      db
-        .select({ to: mailOutbox.to, subject: mailOutbox.subject, createdAt: mailOutbox.createdAt, sentAt: mailOutbox.sentAt })
-        .from(mailOutbox)
-        .where(sql`${mailOutbox.userId} = ${userId} or ${mailOutbox.to} = ${customer.email}`)
-        .orderBy(asc(mailOutbox.seq)),
-      db
-        .select({ gateway: paymentCustomers.gateway, createdAt: paymentCustomers.createdAt })
-        .from(paymentCustomers)
-        .where(eq(paymentCustomers.userId, userId)),
-      db
-        .select({ kind: oidcPayloads.type, expiresAt: oidcPayloads.expiresAt })
-        .from(oidcPayloads)
-        .where(sql`${oidcPayloads.payload} ->> 'accountId' = ${userId}`)
-        .orderBy(asc(oidcPayloads.type), asc(oidcPayloads.expiresAt)),
-    ]);
-  const issuedInvoices = await db
-    .select({
-      documentNumber: invoices.documentNumber,
-      issuedAt: invoices.issuedAt,
-      totalCents: invoices.totalCents,
-      orderCode: orders.orderCode,
-      fileName: invoices.fileName,
-    })
-    .from(invoices)
-    .innerJoin(orders, eq(orders.id, invoices.orderId))
-    .where(eq(invoices.userId, userId))
-    .orderBy(asc(invoices.issuedAt));
-  const audit = await db
-    .select({
-      event: auditLog.event,
-      createdAt: auditLog.createdAt,
-      ip: auditLog.ip,
-      subject: auditLog.subject,
-      actor: auditLog.actor,
-      details: auditLog.details,
-    })
-    .from(auditLog)
-    .where(eq(auditLog.userId, userId))
-    .orderBy(asc(auditLog.seq));
+  const [
+    summary,
+    saved,
+    redemptions,
+    couponUses,
+    reading,
+    resetLinks,
+    emailChanges,
+    mails,
+    providerAccounts,
+    provider,
+    issuedInvoices,
+    audit,
+  ] = await Promise.all([
+    customerSummary(db, userId),
+    db
+      .select({
+        shipment: savedCheckoutDetails.shipment,
+        billing: savedCheckoutDetails.billing,
+        updatedAt: savedCheckoutDetails.updatedAt,
+      })
+      .from(savedCheckoutDetails)
+      .where(eq(savedCheckoutDetails.userId, userId)),
+    db
+      .select({
+        redeemedAt: activationRedemptions.redeemedAt,
+        sku: products.sku,
+        batch: activationCodeBatches.label,
+        orderCode: orders.orderCode,
+      })
+      .from(activationRedemptions)
+      .innerJoin(activationCodes, eq(activationCodes.id, activationRedemptions.codeId))
+      .innerJoin(activationCodeBatches, eq(activationCodeBatches.id, activationCodes.batchId))
+      .innerJoin(products, eq(products.id, activationCodeBatches.productId))
+      .innerJoin(orders, eq(orders.id, activationRedemptions.orderId))
+      .where(eq(activationRedemptions.userId, userId))
+      .orderBy(asc(activationRedemptions.redeemedAt)),
+    db
+      .select({ couponCode: coupons.code, orderCode: orders.orderCode, createdAt: couponRedemptions.createdAt })
+      .from(couponRedemptions)
+      .innerJoin(coupons, eq(coupons.id, couponRedemptions.couponId))
+      .innerJoin(orders, eq(orders.id, couponRedemptions.orderId))
+      .where(eq(couponRedemptions.userId, userId))
+      .orderBy(asc(couponRedemptions.createdAt)),
+    db
+      .select({
+        sku: products.sku,
+        startedAt: readingSessions.startedAt,
+        lastReadAt: readingSessions.lastReadAt,
+        chapter: ebookChapters.title,
+      })
+      .from(readingSessions)
+      .innerJoin(products, eq(products.id, readingSessions.productId))
+      .leftJoin(ebookChapters, eq(ebookChapters.id, readingSessions.currentChapterId))
+      .where(eq(readingSessions.userId, userId))
+      .orderBy(desc(readingSessions.lastReadAt)),
+    db
+      .select({
+        purpose: passwordResetTokens.purpose,
+        createdAt: passwordResetTokens.createdAt,
+        expiresAt: passwordResetTokens.expiresAt,
+        usedAt: passwordResetTokens.usedAt,
+      })
+      .from(passwordResetTokens)
+      .where(eq(passwordResetTokens.userId, userId))
+      .orderBy(asc(passwordResetTokens.createdAt)),
+    db
+      .select({
+        newEmail: emailChangeRequests.newEmail,
+        createdAt: emailChangeRequests.createdAt,
+        expiresAt: emailChangeRequests.expiresAt,
+        usedAt: emailChangeRequests.usedAt,
+      })
+      .from(emailChangeRequests)
+      .where(eq(emailChangeRequests.userId, userId))
+      .orderBy(asc(emailChangeRequests.createdAt)),
+    db
+      .select({ to: mailOutbox.to, subject: mailOutbox.subject, createdAt: mailOutbox.createdAt, sentAt: mailOutbox.sentAt })
+      .from(mailOutbox)
+      .where(sql`${mailOutbox.userId} = ${userId} or ${mailOutbox.to} = ${customer.email}`)
+      .orderBy(asc(mailOutbox.seq)),
+    db
+      .select({ gateway: paymentCustomers.gateway, createdAt: paymentCustomers.createdAt })
+      .from(paymentCustomers)
+      .where(eq(paymentCustomers.userId, userId)),
+    db
+      .select({ kind: oidcPayloads.type, expiresAt: oidcPayloads.expiresAt })
+      .from(oidcPayloads)
+      .where(sql`${oidcPayloads.payload} ->> 'accountId' = ${userId}`)
+      .orderBy(asc(oidcPayloads.type), asc(oidcPayloads.expiresAt)),
+    db
+      .select({
+        documentNumber: invoices.documentNumber,
+        issuedAt: invoices.issuedAt,
+        totalCents: invoices.totalCents,
+        orderCode: orders.orderCode,
+        fileName: invoices.fileName,
+      })
+      .from(invoices)
+      .innerJoin(orders, eq(orders.id, invoices.orderId))
+      .where(eq(invoices.userId, userId))
+      .orderBy(asc(invoices.issuedAt)),
+    db
+      .select({
+        event: auditLog.event,
+        createdAt: auditLog.createdAt,
+        ip: auditLog.ip,
+        subject: auditLog.subject,
+        actor: auditLog.actor,
+        details: auditLog.details,
+      })
+      .from(auditLog)
+      .where(eq(auditLog.userId, userId))
+      .orderBy(asc(auditLog.seq)),
+  ]);
   const { profile, portalSessions, ...bought } = summary;
   return {
     format: EXPORT_FORMAT,

@@ -7,6 +7,7 @@ import { users } from "../db/schema.ts";
 import type { AuditLog } from "../audit/service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
+import { romeDay } from "../../shared/subscription.ts";
 import { customerData } from "./customer-data.ts";
 
 export type DataExportResult =
@@ -15,10 +16,7 @@ export type DataExportResult =
   | { ok: false; reason: "not_found" };
 
 /** "novalex-dati-2026-11-26.json": the day in Rome, when the customer asked. */
-function fileName(at: Date): string {
-  const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Rome", dateStyle: "short" }).format(at);
-  return `novalex-dati-${day}.json`;
-}
+const fileName = (at: Date) => `novalex-dati-${romeDay(at)}.json`;
 
 export function createDataExports({
   db,

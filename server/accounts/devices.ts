@@ -6,6 +6,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { auditLog } from "../db/schema.ts";
 import type { AuditLog } from "../audit/service.ts";
+import { isUuid } from "../lib/uuid.ts";
 import type { SessionStore } from "./sessions.ts";
 import { approximatePlace, describeDevice } from "./session-devices.ts";
 
@@ -23,8 +24,6 @@ export type DeviceView = {
   /** The session of the browser looking at the page. */
   current: boolean;
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The events after which every other session of the account had ended. */
 const PASSWORD_EVENTS = ["password_changed", "password_reset"] as const;
@@ -76,7 +75,7 @@ export function createDevices({
      * session of this account (ended already, or not theirs): nothing changes.
      */
     async signOut(userId: string, deviceId: string, currentSessionId: string, ip: string): Promise<boolean> {
-      if (!UUID.test(deviceId)) return false;
+      if (!isUuid(deviceId)) return false;
       const ended = await sessions.destroyOther(userId, deviceId, currentSessionId);
       if (!ended) return false;
       await endProviderSessions([ended]);
