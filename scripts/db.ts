@@ -6,6 +6,7 @@ import { openDatabase } from "../server/db/client.ts";
 import { prepareDatabase } from "../server/db/prepare.ts";
 import { seedDemoAccounts } from "../server/db/seed/accounts.ts";
 import { seedAndLogDemoCodes } from "../server/db/seed/activation-codes.ts";
+import { seedDemoCoupons } from "../server/db/seed/coupons.ts";
 import { seedDatabase } from "../server/db/seed/index.ts";
 import { rotateSigningKey } from "../server/identity/keys.ts";
 import { createLogger } from "../server/logger.ts";
@@ -29,7 +30,9 @@ try {
     const { inserted } = await seedDatabase(database.db, config.links);
     const demo = config.isProduction
       ? 0
-      : (await seedDemoAccounts(database.db)) + (await seedAndLogDemoCodes(database.db, config.secrets.activationCodeKey, log));
+      : (await seedDemoAccounts(database.db)) +
+        (await seedAndLogDemoCodes(database.db, config.secrets.activationCodeKey, log)) +
+        (await seedDemoCoupons(database.db));
     log.info(inserted || demo ? "demo data inserted" : "demo data already present: nothing to do");
   } else if (command === "rotate-signing-key") {
     // The provider signs with the newest key from its next start; older keys stay published so

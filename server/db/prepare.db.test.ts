@@ -6,7 +6,7 @@ import { createAccountsService } from "../accounts/service.ts";
 import { createLogger } from "../logger.ts";
 import { openDatabase } from "./client.ts";
 import { prepareDatabase } from "./prepare.ts";
-import { landingPages, productTypes, products, users } from "./schema.ts";
+import { coupons, landingPages, productTypes, products, users } from "./schema.ts";
 import { DEMO_CUSTOMER } from "./seed/accounts.ts";
 
 const log = createLogger("silent");
@@ -36,12 +36,18 @@ describe("prepareDatabase", () => {
     expect(await counts()).toEqual(first);
   });
 
-  it("creates no demo accounts in production", async () => {
+  it("creates the demo discount code outside production", async () => {
+    expect(await database.db.select({ code: coupons.code }).from(coupons)).toEqual([{ code: "BENVENUTO10" }]);
+  });
+
+  it("creates no demo accounts and no discount code in production", async () => {
     const fresh = await createTestDatabase({ migrate: false });
     try {
       await prepareDatabase(fresh, testConfig({ NODE_ENV: "production", PAYMENTS: "sandbox" }), log);
       const [u] = await fresh.db.select({ n: count() }).from(users);
       expect(u!.n).toBe(0);
+      // A live welcome code is the publisher's decision (coupons:create), not the seed's.
+      expect(await fresh.db.select().from(coupons)).toEqual([]);
     } finally {
       await fresh.destroy();
     }

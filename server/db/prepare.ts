@@ -4,13 +4,14 @@ import { ensureSigningKey } from "../identity/keys.ts";
 import type { DatabaseHandle } from "./client.ts";
 import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
 import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";
+import { seedDemoCoupons } from "./seed/coupons.ts";
 import { seedDatabase } from "./seed/index.ts";
 
 /**
  * Brings the database up to date: applies the committed migrations, creates the identity
  * provider's first signing key and, on an empty catalogue, the demo seed (plus, outside
- * production, demo accounts and demo activation codes, a few of which it logs). Runs under an
- * advisory lock so instances starting together take turns.
+ * production, demo accounts, demo activation codes, a few of which it logs, and the demo discount
+ * code). Runs under an advisory lock so instances starting together take turns.
  */
 export async function prepareDatabase(
   database: DatabaseHandle,
@@ -26,6 +27,7 @@ export async function prepareDatabase(
         log.info({ email: DEMO_CUSTOMER.email }, "demo customer created (development only; its password is in the README)");
       }
       await seedAndLogDemoCodes(db, config.secrets.activationCodeKey, log);
+      await seedDemoCoupons(db);
     }
     log.info({ database: database.kind, seeded: inserted }, inserted ? "database migrated and seeded" : "database migrated");
   });

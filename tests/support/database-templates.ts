@@ -11,6 +11,7 @@ import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { openDatabase } from "../../server/db/client.ts";
+import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 
@@ -81,6 +82,7 @@ async function pgliteTemplates() {
   cpSync(migrated, seeded, { recursive: true });
   const second = await openDatabase({ dataDir: seeded });
   await seedDatabase(second.db, testConfig().links);
+  await seedDemoCoupons(second.db);
   await second.close();
   return {
     templates: { kind: "pglite", empty, migrated, seeded, folder } as const,
@@ -105,6 +107,7 @@ async function postgresTemplates() {
     await cloneDatabase(admin, seeded, migrated);
     const second = await openDatabase({ url: urlOf(seeded), poolMax: 1 });
     await seedDatabase(second.db, testConfig().links);
+    await seedDemoCoupons(second.db);
     await second.close();
   } finally {
     await admin.end();

@@ -9,6 +9,7 @@ import type { Logger as DrizzleLogger } from "drizzle-orm";
 import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { cloneDatabase, type DatabaseTemplates } from "./database-templates.ts";
@@ -43,7 +44,10 @@ export async function createTestDatabase({
   }
   if (migrate && !copied) {
     await handle.migrate(handle.db);
-    if (seed) await seedDatabase(handle.db, testConfig().links);
+    if (seed) {
+      await seedDatabase(handle.db, testConfig().links);
+      await seedDemoCoupons(handle.db);
+    }
   }
   return handle;
 }

@@ -15,7 +15,6 @@ import {
   landingPages,
   productTypes,
   products,
-  coupons,
   professions,
   promoBoxes,
   promoSmallBoxes,
@@ -129,12 +128,6 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
         ...COMMERCE_TERMS[p.typeCode],
       })),
     );
-
-    // ------------------------------------------------------------ discount codes
-    // One demo code for the checkout (README, "Payments"): 10 % off, once per customer.
-    n += await insertMissing(tx, coupons, [
-      { code: "BENVENUTO10", description: "Benvenuto: 10% di sconto sul primo acquisto", kind: "percent", percentOff: 10 },
-    ]);
 
     // ------------------------------------------------------------ landing pages
     n += await insertMissing(tx, landingPages, buildLandingPages(links));
