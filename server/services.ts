@@ -120,7 +120,16 @@ export async function createServices({
     transmitter: outboxTransmitter(config.invoicing.outboxDir),
     now,
   });
-  const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin: config.publicOrigin, log, now });
+  const payments = createPayments({
+    db,
+    gateway,
+    rateLimits,
+    mail,
+    runner: jobs,
+    publicOrigin: config.publicOrigin,
+    log,
+    now,
+  });
   const subscriptions = createSubscriptions({
     db,
     gateway,

@@ -72,6 +72,11 @@ export const CHECKOUT_MESSAGES = {
   confirmedText: "Complimenti per l'acquisto!",
   toDashboard: "Vai alla Dashboard",
   closedTitle: "Ordine annullato/scaduto o interrotto",
+  // An EDU order the portal closed: EDU became active while it was being paid (decision 024).
+  eduOrderClosed:
+    "Non abbiamo completato l'acquisto: mentre pagavi, EDU si è attivato sul tuo account (con un codice eBook+EDU o dal servizio clienti). Così non paghi due volte lo stesso periodo.",
+  eduOrderClosedNothingCharged: "Non ti abbiamo addebitato nulla.",
+  eduOrderClosedAfterward: "Quando il tuo accesso a EDU sarà terminato potrai abbonarti di nuovo dalla pagina EDU.",
   // Create-checkout (spec §4: the error's description, then back).
   productUnavailable: "Il prodotto richiesto non è disponibile per l'acquisto.",
   eduAlreadyActive: "Hai già un abbonamento EDU attivo: non serve acquistarlo di nuovo.",

@@ -133,8 +133,10 @@ function SubscriptionCard({ subscription: s }: { subscription: SubscriptionView 
       )}
       {s.status === "active" && s.freeUntil && (
         <p role="status" className="mt-4 rounded-md bg-gold/20 p-4 text-sm">
-          Con il codice eBook+EDU che hai attivato i mesi fino {withArticle("al", formatDate(s.freeUntil))} sono inclusi: fino ad
-          allora non ti addebiteremo rate.
+          {s.freeBy === "operator"
+            ? `Il servizio clienti ti ha concesso in omaggio i mesi fino ${withArticle("al", formatDate(s.freeUntil))}`
+            : `Con il codice eBook+EDU che hai attivato i mesi fino ${withArticle("al", formatDate(s.freeUntil))} sono inclusi`}
+          : fino ad allora non ti addebiteremo rate.
         </p>
       )}
       {s.status === "cancelled" && s.cancelledAt && (

@@ -1,7 +1,7 @@
 // The checkout before payment (spec §2, §4, §5): an open order per customer and product, its
 // page, and its discount code. What the customer types is validated by the page's form schema;
 // this service re-checks status and ownership, and computes every amount itself.
-import { and, count, desc, eq, inArray, isNotNull, ne, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import {
@@ -13,9 +13,9 @@ import {
   products,
   productTypes,
   savedCheckoutDetails,
-  subscriptions,
   users,
   type BillingDetails,
+  type OrderClosedReason,
   type OrderStatusCode,
   type PaymentAttemptStatus,
   type PaymentHub,
@@ -25,8 +25,7 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { isProductCode } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { eduActiveUntil } from "../library/entitlements.ts";
+import { activeEduClosure, purchaseBlockedBySubscription } from "./edu-sold-once.ts";
 import { newOrderCode } from "./order-code.ts";
 import { couponFits, totalsOf, type CouponTerms, type Line } from "./totals.ts";
 
@@ -81,6 +80,14 @@ export type CheckoutView = {
     status: PaymentAttemptStatus;
     errorMessage: string | null;
   } | null;
+  /** Why the portal closed the order, when it did (decision 024), with what the page tells of it. */
+  closed: {
+    reason: OrderClosedReason;
+    /** Until when EDU runs now. */
+    eduUntil: Date | null;
+    /** What was charged and is given back; null when nothing was charged. */
+    refundedCents: number | null;
+  } | null;
 };
 
 export type OpenResult = { ok: true; orderId: string } | { ok: false; reason: "unknown_product" | "edu_active" };
@@ -117,31 +124,6 @@ export async function couponUsable(
     .from(couponRedemptions)
     .where(and(eq(couponRedemptions.couponId, coupon.id), eq(couponRedemptions.userId, userId)));
   return (used?.n ?? 0) < coupon.maxPerCustomer;
-}
-
-/**
- * Whether the customer may not buy this product now because it is a subscription's plan they
- * hold: EDU still running (however it was granted: a purchase, an eBook+EDU code), or a
- * subscription of the plan not yet ended (a charge being retried, a cancellation still running),
- * which is theirs to resume or mend: a second one would charge them twice. Checked when the order
- * is opened and again when it is paid.
- */
-export async function purchaseBlockedBySubscription(db: Queryable, userId: string, productId: string, now: Date) {
-  const [product] = await db
-    .select({ code: products.code, monthlyPriceCents: products.monthlyPriceCents })
-    .from(products)
-    .where(eq(products.id, productId));
-  if (!product) return false;
-  if (product.code === EDU_PRODUCT_CODE) {
-    const until = await eduActiveUntil(db, userId);
-    if (until && until > now) return true;
-  }
-  if (product.monthlyPriceCents === null) return false;
-  const [live] = await db
-    .select({ id: subscriptions.id })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), eq(subscriptions.productId, productId), ne(subscriptions.status, "ended")));
-  return live !== undefined;
 }
 
 /** Keeps the details of a paid order for the customer's next checkout, as they asked. */
@@ -223,6 +205,7 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
         billing: orders.billing,
         billingSave: orders.billingSave,
         optionAdvance: orders.optionAdvance,
+        closedReason: orders.closedReason,
       },
       lines: orderLines,
       user: { firstname: users.firstname, lastname: users.lastname, email: users.email },
@@ -388,6 +371,9 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
         billing: order.billing ?? saved?.billing ?? null,
         billingSave: order.billingSave || Boolean(saved?.billing),
         attempt: attempt ?? null,
+        closed: order.closedReason
+          ? { reason: order.closedReason, ...(await activeEduClosure(db, { id: order.id, userId })) }
+          : null,
       };
     },
 

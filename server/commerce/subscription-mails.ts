@@ -71,7 +71,14 @@ export function createSubscriptionMails({
         // date to announce is the one the database holds now.
         const next = await nextScheduled(sub.id);
         if (sub.status !== "active" || !next || !sub.freeUntil) return;
-        content = subscriptionPostponedMail({ firstname, planName, freeUntil: formatDate(next.startsAt), monthly, manageUrl });
+        content = subscriptionPostponedMail({
+          firstname,
+          planName,
+          freeUntil: formatDate(next.startsAt),
+          monthly,
+          manageUrl,
+          by: sub.freeBy ?? "activation_code",
+        });
         break;
       }
       case "renewal": {

@@ -13,7 +13,7 @@ import {
   type PaymentGatewayName,
 } from "../db/schema.ts";
 import { enqueueJob } from "../jobs/runner.ts";
-import { grantEntitlement } from "../library/entitlements.ts";
+import { extendEdu, grantEntitlement } from "../library/entitlements.ts";
 import { DAY_MS, instalmentOf, periodStart, RENEWAL_NOTICE_DAYS, termOf } from "../../shared/subscription.ts";
 
 export const MAIL_QUEUE = "subscription-mail";
@@ -76,26 +76,51 @@ const renewalKey = (subscriptionId: string, number: number) => `renewal:${subscr
 const noticeAt = (startsAt: Date, at: Date) =>
   new Date(Math.max(startsAt.getTime() - RENEWAL_NOTICE_DAYS * DAY_MS, at.getTime()));
 
+/** Who gives EDU months free: an eBook+EDU code, or an operator (`customer:grant`). */
+export type FreeEduSource = "activation_code" | "operator";
+
 /**
- * An eBook+EDU code activated while the customer's subscription runs (or is cancelled but not
- * over): its months take the place of the next charges instead of being added after the paid
- * ones. In the activation's transaction: the month waiting to be charged (locked, so the charging
- * sweep passes it by; never tried yet) starts `months` later and every month scheduled after it
- * follows (`free_months`), its renewal notice moves with it, EDU is granted from where the paid
- * months end to the moved month, and (while active) a mail says so. False when no month can move
- * (no active or cancelled subscription, or its month is being charged or retried): the code's
- * months then come after the access as usual.
+ * Months of EDU given free (an eBook+EDU code, an operator's grant), in the caller's transaction
+ * with the customer locked. During a subscription they take the place of its next charges
+ * (postponeNextCharge), so no month they cover is ever charged; otherwise they come after any EDU
+ * running (extendEdu). Returns the grant.
  */
-export async function postponeNextCharge(
+export async function giveFreeEduMonths(
   tx: Transaction,
-  { userId, orderId, months, at }: { userId: string; orderId: string; months: number; at: Date },
-): Promise<boolean> {
+  grant: { userId: string; orderId: string | null; months: number; source: FreeEduSource; at: Date },
+) {
+  return (
+    (await postponeNextCharge(tx, grant)) ??
+    extendEdu(tx, { userId: grant.userId, orderId: grant.orderId, now: grant.at, months: grant.months, source: grant.source })
+  );
+}
+
+/**
+ * Free EDU months given while the customer's subscription runs (or is cancelled but not over):
+ * they take the place of the next charges instead of being added after the paid ones. In the
+ * giver's transaction: the month waiting to be charged (locked, so the charging sweep passes it
+ * by; never tried yet) starts `months` later and every month scheduled after it follows
+ * (`free_months`), its renewal notice moves with it, EDU is granted from where the paid months
+ * end to the moved month, and (while active) a mail says so. Null when no month can move (no
+ * active or cancelled subscription, or its month is being charged or retried): the months then
+ * come after the access as usual.
+ */
+async function postponeNextCharge(
+  tx: Transaction,
+  {
+    userId,
+    orderId,
+    months,
+    source,
+    at,
+  }: { userId: string; orderId: string | null; months: number; source: FreeEduSource; at: Date },
+) {
   const [sub] = await tx
     .select()
     .from(subscriptions)
     .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
     .for("update");
-  if (!sub) return false;
+  if (!sub) return null;
   const [next] = await tx
     .select()
     .from(subscriptionPeriods)
@@ -110,7 +135,7 @@ export async function postponeNextCharge(
     .orderBy(asc(subscriptionPeriods.number))
     .limit(1)
     .for("update", { skipLocked: true });
-  if (!next) return false;
+  if (!next) return null;
 
   const freeMonths = sub.freeMonths + months;
   const { startsAt, endsAt } = monthDates(sub.anchorAt, next.number, freeMonths);
@@ -118,22 +143,26 @@ export async function postponeNextCharge(
     .update(subscriptionPeriods)
     .set({ startsAt, endsAt, nextAttemptAt: startsAt, updatedAt: at })
     .where(eq(subscriptionPeriods.id, next.id));
-  await tx.update(subscriptions).set({ freeMonths, freeUntil: startsAt, updatedAt: at }).where(eq(subscriptions.id, sub.id));
+  await tx
+    .update(subscriptions)
+    .set({ freeMonths, freeUntil: startsAt, freeBy: source, updatedAt: at })
+    .where(eq(subscriptions.id, sub.id));
   if (instalmentOf(next.number) === 1) {
     await tx
       .update(jobs)
       .set({ runAt: noticeAt(startsAt, at), updatedAt: at })
       .where(and(eq(jobs.key, `${MAIL_QUEUE}:${renewalKey(sub.id, next.number)}`), eq(jobs.status, "queued")));
   }
-  await grantEntitlement(
+  const grant = await grantEntitlement(
     tx,
-    { userId, productId: sub.productId, source: "activation_code", startsAt: next.startsAt, expiresAt: startsAt, orderId },
+    { userId, productId: sub.productId, source, startsAt: next.startsAt, expiresAt: startsAt, orderId },
     at,
   );
   if (sub.status === "active") {
-    await enqueueJob(tx, mailJob({ kind: "postponed", subscriptionId: sub.id }, `postponed:${sub.id}:${orderId}`, at), at);
+    // Keyed by the grant: an operator's grants have no order, and each one is told.
+    await enqueueJob(tx, mailJob({ kind: "postponed", subscriptionId: sub.id }, `postponed:${sub.id}:${grant.id}`, at), at);
   }
-  return true;
+  return grant;
 }
 
 /** The access a paid month gives: that month, on the subscription's order. */

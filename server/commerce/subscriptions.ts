@@ -45,8 +45,10 @@ export type SubscriptionView = {
   instalments: number;
   /** Access runs until here: the end of the last paid month, or of the months an eBook+EDU code gave after it. */
   paidUntil: Date;
-  /** While they last: the end of the months an eBook+EDU code gave in place of charges. */
+  /** While they last: the end of the months given free (an eBook+EDU code, an operator) in place of charges. */
   freeUntil: Date | null;
+  /** Who gave them. */
+  freeBy: SubscriptionRow["freeBy"];
   /** The next charge, while one is coming. */
   nextCharge: { at: Date; amountCents: number; instalment: number } | null;
   /** A charge that failed and will be tried again (past due). */
@@ -129,6 +131,7 @@ export function createSubscriptions({
       endedAt: subscriptions.endedAt,
       endedReason: subscriptions.endedReason,
       freeUntil: subscriptions.freeUntil,
+      freeBy: subscriptions.freeBy,
     })
     .from(subscriptions)
     .where(eq(subscriptions.userId, sql.placeholder("userId")))
@@ -153,6 +156,7 @@ export function createSubscriptions({
         endedAt: latest.endedAt,
         endedReason: latest.endedReason,
         freeUntil: latest.freeUntil,
+        freeBy: latest.freeBy,
       },
       planName: products.name,
       planOrderCode: orders.orderCode,
@@ -194,6 +198,7 @@ export function createSubscriptions({
         instalments: INSTALMENTS_PER_TERM,
         paidUntil,
         freeUntil,
+        freeBy: freeUntil ? sub.freeBy : null,
         nextCharge:
           live && waiting
             ? {

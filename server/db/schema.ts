@@ -480,6 +480,14 @@ export const auditLog = pgTable(
 export const ORDER_STATUS_CODES = ["new", "waitforpayment", "payed", "cancelled", "expired", "interrupted", "refunded"] as const;
 export type OrderStatusCode = (typeof ORDER_STATUS_CODES)[number];
 
+/**
+ * Why the portal closed an order the customer was paying: `edu_already_active`, EDU became active
+ * (an eBook+EDU code, an operator's grant) while the customer was paying for EDU, so the payment
+ * was stopped, or its charge given back (decision 024).
+ */
+export const ORDER_CLOSED_REASONS = ["edu_already_active"] as const;
+export type OrderClosedReason = (typeof ORDER_CLOSED_REASONS)[number];
+
 export const orderStatuses = pgTable("order_statuses", {
   code: text("code", { enum: ORDER_STATUS_CODES }).primaryKey(),
   name: text("name").notNull(),
@@ -609,6 +617,8 @@ export const orders = pgTable(
     billingSave: boolean("billing_save").notNull().default(false),
     termsSalesAt: timestamp("terms_sales_at", { withTimezone: true }),
     termsCancelAt: timestamp("terms_cancel_at", { withTimezone: true }),
+    /** Set when the portal itself closed the order (status `cancelled`): why, for the page and the mail. */
+    closedReason: text("closed_reason", { enum: ORDER_CLOSED_REASONS }),
   },
   (t) => [
     index("orders_user_committed_idx").on(t.userId, t.committedAt),
@@ -882,12 +892,14 @@ export const subscriptions = pgTable(
     /** Period 1 starts here; period n starts n − 1 (+ `freeMonths`) months later, on Rome's calendar. */
     anchorAt: timestamp("anchor_at", { withTimezone: true }).notNull(),
     /**
-     * Months given by eBook+EDU codes activated during the subscription: they took the place of
-     * the next charges, so every month scheduled since starts that many months later.
+     * Months given free during the subscription (eBook+EDU codes, operators' grants): they took
+     * the place of the next charges, so every month scheduled since starts that many months later.
      */
     freeMonths: integer("free_months").notNull().default(0),
-    /** The end of the latest months given by a code (the start of the month charged after them). */
+    /** The end of the latest months given free (the start of the month charged after them). */
     freeUntil: timestamp("free_until", { withTimezone: true }),
+    /** Who gave the latest of those months: an eBook+EDU code, or an operator (`customer:grant`). */
+    freeBy: text("free_by", { enum: ["activation_code", "operator"] }),
     /** When the customer cancelled ('Disdici'); cleared by 'Riattiva'. */
     cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
     endedAt: timestamp("ended_at", { withTimezone: true }),

@@ -17,8 +17,8 @@ import {
 import type { RateLimits } from "../security/rate-limits.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
 import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";
-import { extendEdu, grantEntitlement, lockCustomer } from "./entitlements.ts";
-import { postponeNextCharge } from "../commerce/subscription-records.ts";
+import { grantEntitlement, lockCustomer } from "./entitlements.ts";
+import { giveFreeEduMonths } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
 export type ActivationOptions = { db: Database; codeKey: string; rateLimits: RateLimits; now?: Clock };
@@ -183,11 +183,8 @@ export function createActivation({ db, codeKey, rateLimits, now: clock = systemC
         );
         // During a subscription the code's EDU months replace the next charges; otherwise they
         // come after any EDU running.
-        if (
-          found.kind === "ebook_edu" &&
-          !(await postponeNextCharge(tx, { userId, orderId: order.id, months: EDU_MONTHS, at: now }))
-        ) {
-          await extendEdu(tx, { userId, orderId: order.id, now, months: EDU_MONTHS });
+        if (found.kind === "ebook_edu") {
+          await giveFreeEduMonths(tx, { userId, orderId: order.id, months: EDU_MONTHS, source: "activation_code", at: now });
         }
 
         return {

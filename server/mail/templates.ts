@@ -155,12 +155,43 @@ export function orderConfirmationMail({
   });
 }
 
+const on = (date: string) => withArticle("il", date);
+const until = (date: string) => withArticle("al", date);
+
+/** An EDU order the portal closed because EDU became active while it was being paid (decision 024). */
+export function orderRefusedForActiveEduMail({
+  firstname,
+  orderCode,
+  eduUntil,
+  refunded,
+  orderUrl,
+}: {
+  firstname: string | null;
+  orderCode: string;
+  /** dd/mm/yyyy; null only if EDU ended meanwhile. */
+  eduUntil: string | null;
+  /** What the card was charged and is given back ("4,50 €"); null when nothing was charged. */
+  refunded: string | null;
+  orderUrl: string;
+}): MailContent {
+  return compose({
+    subject: `Ordine n° ${orderCode} annullato: EDU è già attivo`,
+    firstname,
+    intro: [
+      `non abbiamo completato l'ordine n° ${orderCode} dell'abbonamento EDU: mentre pagavi, EDU si è attivato sul tuo account (con un codice eBook+EDU o dal nostro servizio clienti)${eduUntil ? ` ed è attivo fino ${until(eduUntil)}` : ""}. Così non paghi due volte lo stesso periodo.`,
+      refunded
+        ? `L'importo di ${refunded} addebitato sulla tua carta ti viene rimborsato per intero: lo vedrai sull'estratto conto entro qualche giorno lavorativo.`
+        : "Non ti abbiamo addebitato nulla.",
+      "Quando il tuo accesso a EDU sarà terminato potrai abbonarti di nuovo dalla pagina EDU.",
+    ],
+    action: { lead: "Il riepilogo dell'ordine è qui:", label: "Vedi l'ordine", url: httpUrl(orderUrl) },
+    outro: [],
+  });
+}
+
 // ---------------------------------------------------------------- the EDU subscription
 
 type SubscriptionMailBase = { firstname: string | null; planName: string };
-
-const on = (date: string) => withArticle("il", date);
-const until = (date: string) => withArticle("al", date);
 
 export function subscriptionStartedMail({
   firstname,
@@ -192,12 +223,24 @@ export function subscriptionPostponedMail({
   freeUntil,
   monthly,
   manageUrl,
-}: SubscriptionMailBase & { freeUntil: string; monthly: string; manageUrl: string }): MailContent {
+  by,
+}: SubscriptionMailBase & {
+  freeUntil: string;
+  monthly: string;
+  manageUrl: string;
+  /** Who gave the months: the customer's eBook+EDU code, or the publisher's customer service. */
+  by: "activation_code" | "operator";
+}): MailContent {
   return compose({
-    subject: "Il tuo abbonamento EDU: i prossimi mesi sono inclusi nel codice",
+    subject:
+      by === "activation_code"
+        ? "Il tuo abbonamento EDU: i prossimi mesi sono inclusi nel codice"
+        : "Il tuo abbonamento EDU: i prossimi mesi sono un omaggio",
     firstname,
     intro: [
-      `hai attivato un codice eBook+EDU mentre il tuo abbonamento ${planName} è in corso: i 6 mesi di EDU del codice prendono il posto delle prossime rate, che non ti addebiteremo.`,
+      by === "activation_code"
+        ? `hai attivato un codice eBook+EDU mentre il tuo abbonamento ${planName} è in corso: i 6 mesi di EDU del codice prendono il posto delle prossime rate, che non ti addebiteremo.`
+        : `il nostro servizio clienti ti ha concesso alcuni mesi di EDU in omaggio mentre il tuo abbonamento ${planName} è in corso: prendono il posto delle prossime rate, che non ti addebiteremo.`,
       `L'accesso a EDU continua senza interruzioni e il prossimo addebito, di ${monthly}, è ${on(freeUntil)}.`,
     ],
     action: { lead: "Gestisci il tuo abbonamento:", label: "Il mio abbonamento", url: httpUrl(manageUrl) },

@@ -1,13 +1,24 @@
 // customer:show, customer:grant, customer:revoke, customer:export and customer:signout-all over
 // the portal's services: what an operator sees and changes, what reaches the customer's access,
 // what the audit log keeps, and that the export (GDPR art. 15/20) holds no secret.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { afterStart, DAY, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { entitlements, oidcPayloads, passwordResetTokens, payments, sessions, users } from "../db/schema.ts";
+import {
+  entitlements,
+  mailOutbox,
+  oidcPayloads,
+  passwordResetTokens,
+  payments,
+  sessions,
+  subscriptionPeriods,
+  subscriptions,
+  users,
+} from "../db/schema.ts";
 import { accessTo, eduActiveUntil } from "../library/entitlements.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { periodStart } from "../../shared/subscription.ts";
 import { OperatorError } from "./context.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "./customers.ts";
 
@@ -61,6 +72,37 @@ describe("customer:grant and customer:revoke", () => {
     h.advance(40 * DAY);
     const edu = await productId("EDU-6M");
     expect((await accessTo(h.db, customer.id, edu, afterStart(70 * DAY)))?.allowed).toBe(false);
+  });
+
+  it("gives a subscriber's EDU months in place of their next charges: none of the months it covers is charged", async () => {
+    const customer = await h.customer();
+    const order = await h.paidOrder(customer.id, EDU_PRODUCT_CODE);
+    const [sub] = await h.db.select().from(subscriptions).where(eq(subscriptions.orderId, order.id));
+    const firstMonthEnds = periodStart(sub!.anchorAt, 2);
+
+    const granted = await grantAccess(h.op, customer.email, EDU_PRODUCT_CODE, 3);
+    // From the paid month's end to where the charges start again, three months later.
+    expect(granted).toMatchObject({ startsAt: firstMonthEnds, expiresAt: periodStart(sub!.anchorAt, 5) });
+    const [moved] = await h.db.select().from(subscriptions).where(eq(subscriptions.id, sub!.id));
+    expect(moved).toMatchObject({ freeMonths: 3, freeBy: "operator", freeUntil: periodStart(sub!.anchorAt, 5) });
+    const view = await h.services.subscriptions.ofCustomer(customer.id);
+    expect(view).toMatchObject({ freeBy: "operator", nextCharge: { at: periodStart(sub!.anchorAt, 5) } });
+
+    // Four months on: the only charge after the checkout's is the month after the grant.
+    for (let day = 1; day <= 125; day += 5) {
+      h.advance(5 * DAY);
+      await h.services.jobs.runDue();
+    }
+    const paidMonths = await h.db
+      .select({ startsAt: subscriptionPeriods.startsAt })
+      .from(subscriptionPeriods)
+      .where(and(eq(subscriptionPeriods.subscriptionId, sub!.id), eq(subscriptionPeriods.status, "paid")))
+      .orderBy(subscriptionPeriods.number);
+    expect(paidMonths.map((m) => m.startsAt)).toEqual([sub!.anchorAt, periodStart(sub!.anchorAt, 5)]);
+    const subjects = (
+      await h.db.select({ subject: mailOutbox.subject }).from(mailOutbox).where(eq(mailOutbox.userId, customer.id))
+    ).map((m) => m.subject);
+    expect(subjects).toContain("Il tuo abbonamento EDU: i prossimi mesi sono un omaggio");
   });
 
   it("refuses to revoke a product the customer's running subscription would grant again", async () => {

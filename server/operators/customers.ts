@@ -4,7 +4,8 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { entitlements, oidcPayloads, orders, sessions, subscriptions } from "../db/schema.ts";
 import { customerData, customerSummary } from "../accounts/customer-data.ts";
-import { endEntitlements, extendEdu, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { endEntitlements, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { giveFreeEduMonths } from "../commerce/subscription-records.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { checkInteger, customerByEmail, OperatorError, productBySkuOrCode, recordOperation, type Operator } from "./context.ts";
 
@@ -30,7 +31,9 @@ export type GrantResult = { product: { sku: string; name: string }; startsAt: Da
 
 /**
  * Gives the customer `months` of a product from now, with no order behind it (source
- * `operator`). EDU stacks after the EDU they already have, as an eBook+EDU code's does.
+ * `operator`). EDU goes as an eBook+EDU code's does: during a subscription the months take the
+ * place of its next charges (nothing they cover is charged), otherwise they stack after the EDU
+ * the customer already has.
  */
 export async function grantAccess(op: Operator, email: string, productRef: string, months: number): Promise<GrantResult> {
   const { db, services } = op;
@@ -42,7 +45,7 @@ export async function grantAccess(op: Operator, email: string, productRef: strin
     await lockCustomer(tx, customer.id);
     const row =
       product.code === EDU_PRODUCT_CODE
-        ? await extendEdu(tx, { userId: customer.id, orderId: null, now, months, source: "operator" })
+        ? await giveFreeEduMonths(tx, { userId: customer.id, orderId: null, months, source: "operator", at: now })
         : await grantEntitlement(
             tx,
             {

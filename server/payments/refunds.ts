@@ -17,10 +17,11 @@ const REFUND_QUEUE = "refunds";
 
 /**
  * Why money goes back: `order_closed`, a checkout's charge succeeded after its order had left
- * `waitforpayment`; `stray_charge`, a subscription month's charge succeeded after its try was
+ * `waitforpayment`; `edu_already_active`, an EDU checkout's charge succeeded after EDU became
+ * active (decision 024); `stray_charge`, a subscription month's charge succeeded after its try was
  * recorded as failed (never recorded as a payment); `operator`, an operator's refund.
  */
-type RefundReason = "order_closed" | "stray_charge" | "operator";
+type RefundReason = "order_closed" | "edu_already_active" | "stray_charge" | "operator";
 
 /** A recorded payment to refund, or a charge that was never recorded as one. */
 export type RefundJob = { paymentId: string; reason: RefundReason } | { chargeId: string; reason: RefundReason };

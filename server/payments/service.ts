@@ -24,16 +24,14 @@ import {
   users,
   type PaymentAttemptStatus,
 } from "../db/schema.ts";
-import {
-  couponUsable,
-  purchaseBlockedBySubscription,
-  saveDetailsForNextTime,
-  type CheckoutDetails,
-} from "../commerce/checkout.ts";
+import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
+import { closeOrderForActiveEdu, eduForbidsPaying, handleActiveEduMails } from "../commerce/edu-sold-once.ts";
+import { releaseCoupon } from "../commerce/coupon-uses.ts";
 import { totalsOf } from "../commerce/totals.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { openSubscription } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import type { JobRunner } from "../jobs/runner.ts";
 import { isGatewayRef } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
@@ -56,6 +54,8 @@ export type StartResult =
 
 /** Thrown inside start's transaction to undo it: the coupon's caps were reached meanwhile. */
 class CouponExhausted extends Error {}
+/** Thrown inside start's transaction to undo it: EDU is active, or a subscription of it lives (decision 024). */
+class EduForbidsPaying extends Error {}
 
 /** Where a payment stands after a check (spec §4: what the return page does next). */
 export type SettleResult =
@@ -67,13 +67,15 @@ export type SettleResult =
   | { state: "failed"; errorMessage: string | null }
   /** The charge waits for the customer's authentication in the browser (Stripe's next action). */
   | { state: "requires_action"; clientSecret: string }
-  | { state: "canceled" };
+  /** Given up, or stopped by the portal: `edu_already_active` when EDU became active meanwhile (decision 024). */
+  | { state: "canceled"; reason?: "edu_already_active" };
 
 export type PaymentsOptions = {
   db: Database;
   gateway: PaymentGateway;
   rateLimits: RateLimits;
   mail: MailService;
+  runner: JobRunner;
   publicOrigin: string;
   log: Logger;
   now?: Clock;
@@ -81,8 +83,9 @@ export type PaymentsOptions = {
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
 
-export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, log, now = systemClock }: PaymentsOptions) {
+export function createPayments({ db, gateway, rateLimits, mail, runner, publicOrigin, log, now = systemClock }: PaymentsOptions) {
   const key = (purpose: string, attemptId: string) => `portal:${purpose}:${attemptId}`;
+  handleActiveEduMails({ runner, db, mail, publicOrigin, log });
 
   async function latestAttempt(orderId: string, statuses?: PaymentAttemptStatus[]): Promise<AttemptRow | undefined> {
     const [row] = await db
@@ -97,7 +100,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
   async function ownedOrder(userId: string, orderId: string) {
     if (!isUuid(orderId)) return undefined;
     const [order] = await db
-      .select({ id: orders.id, status: orders.status })
+      .select({ id: orders.id, status: orders.status, closedReason: orders.closedReason })
       .from(orders)
       .where(and(eq(orders.id, orderId), eq(orders.userId, userId)));
     return order;
@@ -167,25 +170,12 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       .where(and(eq(orders.id, orderId), eq(orders.status, "new"), eq(orders.couponId, couponId)));
   }
 
-  /** Gives back the coupon use an order's payment held (the payment failed or was given up). */
-  async function releaseCoupon(tx: Transaction, orderId: string) {
-    const [released] = await tx
-      .delete(couponRedemptions)
-      .where(eq(couponRedemptions.orderId, orderId))
-      .returning({ couponId: couponRedemptions.couponId });
-    if (!released) return;
-    await tx
-      .update(coupons)
-      .set({ redemptions: sql`${coupons.redemptions} - 1` })
-      .where(and(eq(coupons.id, released.couponId), sql`${coupons.redemptions} > 0`));
-  }
-
   /**
    * The paid order, in one transaction: the payment (once per charge), the order's status
    * (once: only from waitforpayment), then, only for the transaction that moved the order, what
    * it grants and the details to keep (the coupon's use was counted when the payment started).
-   * A charge for an order no longer waiting for it (an operator closed it) is recorded and
-   * refunded, and grants nothing.
+   * A charge for an order no longer waiting for it (an operator closed it), or for EDU that became
+   * active meanwhile, is recorded and refunded, and grants nothing.
    */
   async function recordPayment(
     attempt: AttemptRow,
@@ -214,6 +204,15 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         .set({ status: "succeeded", leaseUntil: null, updatedAt: at })
         .where(eq(paymentAttempts.id, attempt.id));
       if (!inserted) return null;
+      // EDU became active after the charge started (a code activated in another tab): the charge
+      // is given back, never kept for months EDU already gives (decision 024).
+      if (await eduForbidsPaying(tx, order, at)) {
+        if (await closeOrderForActiveEdu(tx, order.id, at)) {
+          log.info({ orderId: order.id, chargeId }, "EDU became active while its order was being paid: refunding the charge");
+          await enqueueRefund(tx, { paymentId: inserted.id, reason: "edu_already_active" }, at);
+          return null;
+        }
+      }
       const moved = await tx
         .update(orders)
         .set({ status: "payed", committedAt: at, updatedAt: at })
@@ -342,17 +341,33 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
     return "ready";
   }
 
+  /** Cancels an attempt's card step at the gateway, so that it can no longer succeed; a failure is only logged. */
+  async function cancelSetupQuietly(attempt: Pick<AttemptRow, "id" | "setupId">) {
+    if (!attempt.setupId) return;
+    try {
+      await gateway.cancelSetup(attempt.setupId, key("setup-cancel", attempt.id));
+    } catch (err) {
+      log.warn({ err, attemptId: attempt.id }, "the card setup could not be cancelled at the gateway");
+    }
+  }
+
   /** Settles one attempt: see the module's comment. Safe to call any number of times, anywhere. */
   async function settleAttempt(attemptId: string): Promise<SettleResult> {
     const [attempt] = await db.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
     if (!attempt) return { state: "canceled" };
     switch (attempt.status) {
       case "succeeded":
-        return { state: "paid" };
+      case "canceled": {
+        // A charge kept only if it paid the order (one for a closed order is given back).
+        const [order] = await db
+          .select({ status: orders.status, closedReason: orders.closedReason })
+          .from(orders)
+          .where(eq(orders.id, attempt.orderId));
+        if (attempt.status === "succeeded" && order?.status === "payed") return { state: "paid" };
+        return order?.closedReason ? { state: "canceled", reason: order.closedReason } : { state: "canceled" };
+      }
       case "failed":
         return { state: "failed", errorMessage: attempt.errorMessage };
-      case "canceled":
-        return { state: "canceled" };
       case "created":
         return { state: "pending" };
       case "awaiting_customer": {
@@ -372,17 +387,40 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
 
     // The claim: one UPDATE, so one instance charges; a lease that ran out (the instance died
     // mid-charge) lets another take over, and the idempotency keys make its calls repeat, not redo.
+    // With the customer locked: a charge not made yet is never made once EDU forbids the order
+    // (decision 024); the attempt and the order are closed instead, and nothing is charged.
     const at = now();
-    const [claimed] = await db
-      .update(paymentAttempts)
-      .set({ status: "charging", leaseUntil: new Date(at.getTime() + CHARGE_LEASE_MS), updatedAt: at })
-      .where(
-        and(
-          eq(paymentAttempts.id, attemptId),
-          sql`(${paymentAttempts.status} = 'setup_succeeded' or (${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} <= ${at}))`,
-        ),
-      )
-      .returning();
+    const claimed = await db.transaction(async (tx) => {
+      const [order] = await tx
+        .select({ id: orders.id, userId: orders.userId })
+        .from(orders)
+        .where(eq(orders.id, attempt.orderId));
+      if (!order) throw new Error(`Order ${attempt.orderId} vanished`);
+      await lockCustomer(tx, order.userId);
+      if (await eduForbidsPaying(tx, order, at)) {
+        const stopped = await tx
+          .update(paymentAttempts)
+          .set({ status: "canceled", leaseUntil: null, updatedAt: at })
+          .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.status, "setup_succeeded")))
+          .returning({ id: paymentAttempts.id });
+        if (stopped.length > 0) {
+          await closeOrderForActiveEdu(tx, order.id, at);
+          return "stopped" as const;
+        }
+      }
+      const [row] = await tx
+        .update(paymentAttempts)
+        .set({ status: "charging", leaseUntil: new Date(at.getTime() + CHARGE_LEASE_MS), updatedAt: at })
+        .where(
+          and(
+            eq(paymentAttempts.id, attemptId),
+            sql`(${paymentAttempts.status} = 'setup_succeeded' or (${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} <= ${at}))`,
+          ),
+        )
+        .returning();
+      return row;
+    });
+    if (claimed === "stopped") return settleAttempt(attemptId);
     if (!claimed) {
       const [current] = await db
         .select({ status: paymentAttempts.status })
@@ -427,7 +465,8 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         log.error({ attemptId, chargeId: charge.id }, "the gateway charged an amount other than the order's");
       }
       const paid = await recordPayment(claimed, charge.id);
-      if (paid) await sendConfirmation(paid);
+      if (!paid) return settleAttempt(claimed.id); // recorded meanwhile, or refused: the records say which
+      await sendConfirmation(paid);
       return { state: "paid" };
     }
     if (charge.status === "failed") {
@@ -474,10 +513,6 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
         .from(orderItems)
         .where(eq(orderItems.orderId, orderId));
       const at = now();
-      // EDU that became active after the order was opened (an eBook+EDU code) is not sold twice.
-      for (const line of lines) {
-        if (await purchaseBlockedBySubscription(db, userId, line.productId, at)) return { ok: false, reason: "edu_active" };
-      }
       const [applied] = order.couponId ? await db.select().from(coupons).where(eq(coupons.id, order.couponId)) : [];
       const coupon = applied && (await couponUsable(db, applied, { userId, lines, now: at })) ? applied : null;
       if (order.couponId && !coupon) {
@@ -491,6 +526,9 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       try {
         attempt = await db.transaction(async (tx) => {
           await lockCustomer(tx, userId);
+          // EDU that became active after the order was opened (an eBook+EDU code) is not sold
+          // twice; settlement checks again, should it become active while the card step runs.
+          if (await eduForbidsPaying(tx, { id: orderId, userId }, at)) throw new EduForbidsPaying();
           const moved = await tx
             .update(orders)
             .set({
@@ -538,6 +576,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
           return row!;
         });
       } catch (error) {
+        if (error instanceof EduForbidsPaying) return { ok: false, reason: "edu_active" };
         if (!(error instanceof CouponExhausted)) throw error;
         // Its last use went to another order meanwhile: the code no longer applies.
         await dropCoupon(orderId, coupon!.id, lines);
@@ -583,7 +622,22 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       const order = await ownedOrder(userId, orderId);
       if (order?.status !== "waitforpayment") return null;
       const attempt = await latestAttempt(orderId, ["awaiting_customer"]);
-      return attempt?.setupId ?? null;
+      if (!attempt?.setupId) return null;
+      // EDU that became active since the card step began: no card is asked for (decision 024).
+      const at = now();
+      const stopped = await db.transaction(async (tx) => {
+        await lockCustomer(tx, userId);
+        if (!(await eduForbidsPaying(tx, { id: orderId, userId }, at))) return false;
+        const closed = await tx
+          .update(paymentAttempts)
+          .set({ status: "canceled", updatedAt: at })
+          .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, "awaiting_customer")))
+          .returning({ id: paymentAttempts.id });
+        return closed.length > 0 && (await closeOrderForActiveEdu(tx, orderId, at));
+      });
+      if (!stopped) return attempt.setupId;
+      await cancelSetupQuietly(attempt);
+      return null;
     },
 
     /** Spec: checkpaymenthub. Settles the order's latest attempt, as the return page asks. */
@@ -698,13 +752,7 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       if (!order || order.status === "payed") return { ok: false };
       const attempt = await latestAttempt(orderId, ["created", "awaiting_customer", "setup_succeeded"]);
       if (!attempt) return { ok: order.status === "new" };
-      if (attempt.setupId && attempt.status === "awaiting_customer") {
-        try {
-          await gateway.cancelSetup(attempt.setupId, key("setup-cancel", attempt.id));
-        } catch (err) {
-          log.warn({ err, attemptId: attempt.id }, "the card setup could not be cancelled at the gateway");
-        }
-      }
+      if (attempt.status === "awaiting_customer") await cancelSetupQuietly(attempt);
       // Closed only as it was read: a settlement that claimed it meanwhile goes on and pays.
       return { ok: await closeAttempt(attempt, attempt.status, "canceled", null) };
     },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckout } from "../../server/commerce/checkout.ts";
 import type { DatabaseHandle } from "../../server/db/client.ts";
 import { entitlements, orders, payments, sandboxGatewayObjects, users } from "../../server/db/schema.ts";
+import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
@@ -38,6 +39,7 @@ function portalServices(database: DatabaseHandle, now: () => Date = () => new Da
       gateway: sandbox.gateway,
       rateLimits,
       mail,
+      runner: createJobRunner({ db: database.db, log, now }),
       publicOrigin: "http://localhost:3000",
       log,
       now,

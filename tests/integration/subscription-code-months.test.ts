@@ -100,6 +100,17 @@ describe("an eBook+EDU code during the subscription", () => {
       `Con il codice eBook+EDU che hai attivato i mesi fino ${withArticle("al", formatDate(freeUntil))} sono inclusi`,
     );
     expect(page).toContain(`Prossimo addebito ${withArticle("il", formatDate(freeUntil))}`);
+    // Months an operator gave (customer:grant, server/operators/customers.db.test.ts) are called a gift.
+    const given = decode(
+      await render(
+        SubscriptionPage,
+        { subscription: { ...view, freeBy: "operator" }, confirmingCancel: false, sandbox: true },
+        SUBSCRIPTION_PATH,
+      ),
+    );
+    expect(given).toContain(
+      `Il servizio clienti ti ha concesso in omaggio i mesi fino ${withArticle("al", formatDate(freeUntil))}: fino ad allora non ti addebiteremo rate.`,
+    );
     await tick(clock);
     expect(await mailSubjectsOf(database.db, userId)).toContain(POSTPONED_SUBJECT);
 

@@ -54,6 +54,7 @@ export function paymentHarness() {
         gateway: sandbox.gateway,
         rateLimits: rateLimitsService,
         mail,
+        runner,
         publicOrigin: "https://portale.example.it",
         log,
         now,

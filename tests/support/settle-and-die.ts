@@ -5,6 +5,7 @@
 //   after-confirm  the gateway has charged the card, the database has not recorded it.
 // Usage: node tests/support/settle-and-die.ts <database url or PGlite dir> <setup id> <point>
 import { openDatabase } from "../../server/db/client.ts";
+import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
@@ -36,6 +37,7 @@ const payments = createPayments({
   gateway,
   rateLimits: createRateLimits(database.db, { clearExpiredByTimeout: false }),
   mail: createMailService({ db: database.db, smtpUrl: undefined, from: "portale@example.it", log }),
+  runner: createJobRunner({ db: database.db, log }),
   publicOrigin: "http://localhost:3000",
   log,
 });

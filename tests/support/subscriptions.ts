@@ -30,8 +30,8 @@ export function subscriptionInstance(
   const sandbox = createSandboxGateway(db, now);
   const gateway = wrapGateway(sandbox.gateway);
   const publicOrigin = "https://portale.example.it";
-  const payments = createPayments({ db, gateway, rateLimits, mail, publicOrigin, log, now });
   const jobs = createJobRunner({ db, log, now });
+  const payments = createPayments({ db, gateway, rateLimits, mail, runner: jobs, publicOrigin, log, now });
   const subscriptions = createSubscriptions({ db, gateway, rateLimits, runner: jobs, mail, publicOrigin, log, now });
   const checkout = createCheckout({ db, rateLimits, now });
 

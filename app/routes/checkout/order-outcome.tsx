@@ -1,6 +1,8 @@
 // What the checkout shows once the order is no longer open: paid ('Ordine confermato', spec §4),
-// or closed ('Ordine annullato/scaduto o interrotto').
+// or closed ('Ordine annullato/scaduto o interrotto'), with why when the portal closed it.
 import { Link } from "react-router";
+import type { CheckoutView } from "../../../server/commerce/checkout";
+import { formatDate, formatEuro, withArticle } from "../../../shared/format.ts";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { DASHBOARD_PATH, MY_PRODUCTS_PATH, receiptPath } from "../../../shared/links.ts";
 
@@ -26,10 +28,24 @@ export function Confirmed({ orderCode }: { orderCode: string }) {
   );
 }
 
-export function Closed() {
+export function Closed({ closed }: { closed: CheckoutView["closed"] }) {
   return (
     <div className="card mx-auto max-w-xl p-8 text-center">
       <h1 className="font-serif text-2xl font-bold text-brand">{M.closedTitle}</h1>
+      {closed?.reason === "edu_already_active" && (
+        <div className="mt-4 space-y-2 text-left">
+          <p>
+            {M.eduOrderClosed}
+            {closed.eduUntil && ` Il tuo accesso a EDU è attivo fino ${withArticle("al", formatDate(closed.eduUntil))}.`}
+          </p>
+          <p>
+            {closed.refundedCents
+              ? `L'importo di ${formatEuro(closed.refundedCents)} addebitato sulla tua carta ti viene rimborsato per intero: lo vedrai sull'estratto conto entro qualche giorno lavorativo.`
+              : M.eduOrderClosedNothingCharged}
+          </p>
+          <p>{M.eduOrderClosedAfterward}</p>
+        </div>
+      )}
       <Link to={DASHBOARD_PATH} className="button-primary mt-6">
         {M.toDashboard}
       </Link>

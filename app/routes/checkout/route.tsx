@@ -153,7 +153,7 @@ export default function Checkout({ loaderData, actionData }: Route.ComponentProp
       ) : order.status === "new" || order.status === "waitforpayment" ? (
         <CheckoutForm data={loaderData} actionData={actionData} />
       ) : (
-        <Closed />
+        <Closed closed={order.closed} />
       )}
     </section>
   );

@@ -326,7 +326,12 @@ export const orderOperations = [
       if (Object.keys(body).length === 0) {
         const checked = await services.payments.check(userId, order.id);
         if (!checked) return { state: "none", message: null, setup_intent_client_secret: null } as const;
-        const message = "errorMessage" in checked ? checked.errorMessage : null;
+        const message =
+          "errorMessage" in checked
+            ? checked.errorMessage
+            : checked.state === "canceled" && checked.reason === "edu_already_active"
+              ? M.eduOrderClosed
+              : null;
         return { state: checked.state, message, setup_intent_client_secret: null };
       }
       if (order.status !== "new") throw new ApiError(409, M.paymentCancelled);

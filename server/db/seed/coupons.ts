@@ -3,7 +3,7 @@
 import type { Database } from "../client.ts";
 import { coupons } from "../schema.ts";
 
-export const DEMO_COUPON = {
+const DEMO_COUPON = {
   code: "BENVENUTO10",
   description: "Benvenuto: 10% di sconto sul primo acquisto",
   kind: "percent",
