@@ -210,7 +210,9 @@ export function createCheckout({ db, rateLimits, now = systemClock }: CheckoutOp
       lines: orderLines,
       user: { firstname: users.firstname, lastname: users.lastname, email: users.email },
       saved: { shipment: savedCheckoutDetails.shipment, billing: savedCheckoutDetails.billing },
-      attempt: { setupId: latestAttempt.setupId, status: latestAttempt.status, errorMessage: latestAttempt.errorMessage },
+      // Status first: Drizzle makes a left-joined object null when its first column is (a `created`
+      // attempt has no setup yet).
+      attempt: { status: latestAttempt.status, setupId: latestAttempt.setupId, errorMessage: latestAttempt.errorMessage },
     })
     .from(orders)
     .leftJoin(users, eq(users.id, orders.userId))

@@ -12,7 +12,7 @@
 // that succeeds for an order that is no longer waiting for it is recorded and refunded.
 // No transaction is ever held open across a call to the gateway (the embedded database has one
 // connection: it would stop every other request).
-import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client.ts";
 import {
   couponRedemptions,
@@ -47,6 +47,17 @@ import { enqueueRefund } from "./refunds.ts";
 
 /** How long a claimed charge belongs to the instance that claimed it. */
 const CHARGE_LEASE_MS = 60_000;
+/**
+ * A card step the customer left this long after it began (a 3-D Secure page closed, no other card
+ * given) is ended by the reconciler: it must not hold a capped discount code's use, nor the order,
+ * for ever. README, "Payments".
+ */
+export const ABANDONED_AFTER_MS = 30 * 60_000;
+/**
+ * An attempt still `created` this long after its payment started was left by an instance that
+ * died before its card step existed (starting one takes seconds, at most the gateway's timeouts).
+ */
+export const UNSTARTED_AFTER_MS = 10 * 60_000;
 
 export type StartResult =
   | { ok: true; setupId: string; clientSecret: string }
@@ -758,22 +769,53 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
     },
 
     /**
-     * Finishes what a dead instance or a closed browser left: charges whose lease ran out, and
-     * card setups that succeeded without anyone checking. Any instance may run it at any time.
+     * Finishes what a dead instance or a closed browser left, in every state an attempt can be
+     * left in: charges whose lease ran out, and card setups that succeeded without anyone checking,
+     * are settled; a card step the customer left (a 3-D Secure page closed, no other card given)
+     * for ABANDONED_AFTER_MS is cancelled at the gateway and closed; an attempt an instance left
+     * `created` (it died before the card step existed) is closed after UNSTARTED_AFTER_MS. A
+     * closed attempt gives its discount code's use back and its order is `new` again (its usual
+     * expiry applies). Any instance may run it at any time. Returns how many were paid or failed.
      */
     async reconcile(): Promise<number> {
       const at = now();
       const stale = await db
-        .select({ id: paymentAttempts.id })
+        .select({
+          id: paymentAttempts.id,
+          orderId: paymentAttempts.orderId,
+          status: paymentAttempts.status,
+          setupId: paymentAttempts.setupId,
+          updatedAt: paymentAttempts.updatedAt,
+        })
         .from(paymentAttempts)
         .where(
           sql`(${paymentAttempts.status} = 'charging' and ${paymentAttempts.leaseUntil} <= ${at})
-            or ${paymentAttempts.status} in ('awaiting_customer', 'setup_succeeded')`,
+            or ${paymentAttempts.status} in ('awaiting_customer', 'setup_succeeded')
+            or (${paymentAttempts.status} = 'created' and ${paymentAttempts.updatedAt} <= ${new Date(at.getTime() - UNSTARTED_AFTER_MS)})`,
         )
+        .orderBy(asc(paymentAttempts.updatedAt))
         .limit(100);
       let settled = 0;
-      for (const { id } of stale) {
-        const result = await settleAttempt(id);
+      for (const attempt of stale) {
+        if (attempt.status === "created") {
+          // No card step exists for it: nobody can set up a card on it, and nothing was charged.
+          if (await closeAttempt(attempt, "created", "canceled", null)) {
+            log.info({ attemptId: attempt.id }, "a payment left unstarted by an instance was closed");
+          }
+          continue;
+        }
+        let result = await settleAttempt(attempt.id);
+        if (
+          result.state === "requires_customer" &&
+          attempt.status === "awaiting_customer" &&
+          at.getTime() - attempt.updatedAt.getTime() >= ABANDONED_AFTER_MS
+        ) {
+          // Cancelled at the gateway first, so that it can no longer succeed; the settlement then
+          // reads it cancelled and closes it, or pays it if the card was set up meanwhile.
+          await cancelSetupQuietly(attempt);
+          result = await settleAttempt(attempt.id);
+          if (result.state === "canceled") log.info({ attemptId: attempt.id }, "a card step left by the customer was closed");
+        }
         if (result.state === "paid" || result.state === "failed") settled++;
       }
       return settled;

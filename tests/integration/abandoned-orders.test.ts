@@ -155,3 +155,32 @@ describe("an order left unsubmitted", () => {
     expect(rows.filter((row) => row.status === "new")).toEqual([]);
   });
 });
+
+describe("an order whose payment an instance left unstarted (it died before the card step existed)", () => {
+  it("says the payment is being verified and offers to give it up; given up, the order is editable and payable", async () => {
+    clock = START;
+    const userId = await newCustomer();
+    const orderId = await openOrder(userId);
+    // What the instance committed before it died: the order waits, its attempt never got a card step.
+    await database.db.update(orders).set({ status: "waitforpayment" }).where(eq(orders.id, orderId));
+    await database.db
+      .insert(paymentAttempts)
+      .values({ orderId, attemptNo: 1, gateway: "sandbox", amountCents: 100, createdAt: START, updatedAt: START });
+
+    const order = (await services.checkout.view(userId, orderId))!;
+    expect(order.attempt).toMatchObject({ status: "created", setupId: null });
+    const page = decode(
+      await render(
+        CheckoutPage,
+        { order, returned: null, notice: null, cardStepDone: false, sandbox: true, stripeKey: null },
+        `/checkout/${orderId}/`,
+      ),
+    );
+    expect(page).toContain(M.paymentInProgress);
+    expect(page).toContain("Annulla il pagamento e modifica i dati");
+
+    expect(await services.payments.reset(userId, orderId)).toEqual({ ok: true });
+    expect(await statusOf(orderId)).toBe("new");
+    expect((await services.payments.start(userId, orderId, checkoutDetails())).ok).toBe(true);
+  });
+});

@@ -9,7 +9,7 @@ import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as checkoutRouteModule from "../../app/routes/checkout/route";
 import * as sandbox3dsRouteModule from "../../app/routes/sandbox-3ds";
-import { Closed } from "../../app/routes/checkout/order-outcome";
+import CheckoutPage from "../../app/routes/checkout/route";
 import { API_OPERATIONS } from "../../server/api/operations/index.ts";
 import type { Config } from "../../server/config.ts";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
@@ -161,7 +161,7 @@ async function checkoutPage(orderId: string, cookie: string, query = "") {
     new Request(`${ORIGIN}/checkout/${orderId}/${query}`, { headers: { cookie } }),
     { order: orderId },
   )) as Awaited<ReturnType<typeof checkoutRouteModule.loader>>;
-  return { data, text: decode(await render(() => Closed({ closed: data.order.closed }), {}, `/checkout/${orderId}/`)) };
+  return { data, text: decode(await render(CheckoutPage, data, `/checkout/${orderId}/`)) };
 }
 
 describe("EDU activated while its payment waits: every path that settles stops it, nothing is charged", () => {

@@ -7,12 +7,20 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckout } from "../../server/commerce/checkout.ts";
 import type { DatabaseHandle } from "../../server/db/client.ts";
-import { entitlements, orders, payments, sandboxGatewayObjects, users } from "../../server/db/schema.ts";
+import {
+  couponRedemptions,
+  entitlements,
+  orders,
+  paymentAttempts,
+  payments,
+  sandboxGatewayObjects,
+  users,
+} from "../../server/db/schema.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createPayments } from "../../server/payments/service.ts";
+import { createPayments, UNSTARTED_AFTER_MS } from "../../server/payments/service.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { checkoutDetails } from "../support/checkout.ts";
 import { createSharedDatabase } from "../support/shared-database.ts";
@@ -64,10 +72,11 @@ async function cardReadyToCharge(): Promise<{ orderId: string; setupId: string }
   });
 }
 
-function settleAndDie(setupId: string, point: "after-create" | "after-confirm"): Promise<NodeJS.Signals | number | null> {
-  const script = path.join(import.meta.dirname, "../support/settle-and-die.ts");
-  const child = spawn(process.execPath, [script, shared.location, setupId, point], { stdio: ["ignore", "ignore", "inherit"] });
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+/** Runs tests/support/pay-and-die.ts, which kills itself at `point`; how it ended. */
+function payAndDie(point: "after-setup" | "after-create" | "after-confirm", ...ids: string[]) {
+  const script = path.join(import.meta.dirname, "../support/pay-and-die.ts");
+  const child = spawn(process.execPath, [script, shared.location, point, ...ids], { stdio: ["ignore", "ignore", "inherit"] });
+  return new Promise<NodeJS.Signals | number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
 }
 
 /** What the database and the gateway hold for the order. */
@@ -87,7 +96,7 @@ describe("a payment process killed during a charge", () => {
     "killed %s: after the restart the order is paid once, with its access",
     async (point) => {
       const { orderId, setupId } = await cardReadyToCharge();
-      expect(await settleAndDie(setupId, point)).toBe("SIGKILL");
+      expect(await payAndDie(point, setupId)).toBe("SIGKILL");
 
       await withDatabase(async (database) => {
         const before = await outcome(database, orderId);
@@ -108,4 +117,49 @@ describe("a payment process killed during a charge", () => {
     },
     60_000,
   );
+});
+
+describe("a payment process killed while it made the card step", () => {
+  it("leaves nothing stuck: after UNSTARTED_AFTER_MS the reconciler closes the attempt, the coupon's use comes back, the order can be paid", async () => {
+    const { orderId, userId } = await withDatabase(async (database) => {
+      const { checkout } = portalServices(database);
+      const [user] = await database.db
+        .insert(users)
+        .values({ email: `crash.${Math.random().toString(36).slice(2)}@example.it` })
+        .returning({ id: users.id });
+      const opened = await checkout.open(user!.id, "abbonamentoedu");
+      if (!opened.ok) throw new Error(opened.reason);
+      expect(await checkout.applyCoupon(user!.id, opened.orderId, "BENVENUTO10")).toBe(true);
+      return { orderId: opened.orderId, userId: user!.id };
+    });
+    expect(await payAndDie("after-setup", orderId, userId)).toBe("SIGKILL");
+
+    await withDatabase(async (database) => {
+      // The order waits for a payment whose card step the database never learnt of.
+      const [attempt] = await database.db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId));
+      expect(attempt).toMatchObject({ status: "created", setupId: null });
+      expect(await outcome(database, orderId)).toMatchObject({ status: "waitforpayment", payments: 0, succeededCharges: 0 });
+      expect(await database.db.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, orderId))).toHaveLength(1);
+
+      // Within the time a start may take, it is left alone; after it, closed.
+      const at = (ms: number) => () => new Date(attempt!.updatedAt.getTime() + ms);
+      await portalServices(database, at(UNSTARTED_AFTER_MS - 1000)).payments.reconcile();
+      expect((await outcome(database, orderId)).status).toBe("waitforpayment");
+      await portalServices(database, at(UNSTARTED_AFTER_MS)).payments.reconcile();
+      const [closed] = await database.db.select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId));
+      expect(closed!.status).toBe("canceled");
+      expect((await outcome(database, orderId)).status).toBe("new");
+      expect(await database.db.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, orderId))).toEqual([]);
+
+      // Buying it again leads to the same order, which now pays.
+      const later = at(UNSTARTED_AFTER_MS + 1000);
+      const { checkout, sandbox, payments: pay } = portalServices(database, later);
+      expect(await checkout.open(userId, "abbonamentoedu")).toEqual({ ok: true, orderId });
+      const started = await pay.start(userId, orderId, checkoutDetails());
+      if (!started.ok) throw new Error(started.reason);
+      await sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
+      expect(await pay.settleSetup(started.setupId)).toEqual({ state: "paid" });
+      expect(await outcome(database, orderId)).toMatchObject({ status: "payed", payments: 1, succeededCharges: 1 });
+    });
+  }, 60_000);
 });

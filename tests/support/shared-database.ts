@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { copyPgliteTemplate, createTestDatabase } from "./database.ts";
@@ -26,6 +27,7 @@ export async function createSharedDatabase(folderPrefix: string) {
       const handle = await openDatabase({ dataDir: pgliteDir });
       await handle.migrate(handle.db);
       await seedDatabase(handle.db, testConfig().links);
+      await seedDemoCoupons(handle.db);
       await handle.close();
     }
   }

@@ -36,6 +36,8 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
   const attempt = order.attempt;
   const waitsForCard = order.status === "waitforpayment" && attempt?.status === "awaiting_customer" && !loaded.cardStepDone;
   const verifying = order.status === "waitforpayment" && !waitsForCard;
+  // An attempt whose card step never began (its instance died) can be given up as one waiting for a card.
+  const canGiveUp = waitsForCard || (order.status === "waitforpayment" && attempt?.status === "created");
   const clientNotice = usePaymentVerification(loaded);
   const card = useCardStep(stripeKey, actionData);
   const cardNotice = card.problem && { title: M.errorTitle, text: card.problem.text, seq: card.problem.seq };
@@ -170,7 +172,7 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
         <CheckoutSummary order={order} editable={editable} />
       </div>
 
-      {waitsForCard && (
+      {canGiveUp && (
         <Form method="post" className="mt-4">
           <button type="submit" name="intent" value="reset" className="link text-sm">
             Annulla il pagamento e modifica i dati
