@@ -7,9 +7,13 @@
 //             it grants are written in one transaction. The return page's checks, the sandbox's
 //             card step and the reconciler all call it; whoever comes second finds it done.
 //   reset   — the customer gives up the attempt (spec: resetpaymenthub): the order is new again.
+//   reconcile — every instance, each minute: settles what nobody checked, and ends what was left
+//             (a card step abandoned, an attempt a dead instance never started).
 // An attempt moves only from the status its mover read (one conditional UPDATE each), so a reset
 // and a settlement racing never both win: an attempt already charging is never closed. A charge
-// that succeeds for an order that is no longer waiting for it is recorded and refunded.
+// that succeeds for an order that is no longer waiting for it is recorded and refunded. EDU is
+// sold once (decision 024): its rule is checked again, under the customer's lock, in the claim's
+// transaction (nothing is charged) and in the record's (the charge is refunded).
 // No transaction is ever held open across a call to the gateway (the embedded database has one
 // connection: it would stop every other request).
 import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
