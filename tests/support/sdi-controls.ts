@@ -12,8 +12,10 @@
 // Tolerances are SDI's: ±1 cent for a line's PrezzoTotale (00423) and a rate's Imposta (00421),
 // ±1 euro for a rate's ImponibileImporto against its lines (00422). Beside SDI's codes, one control
 // is the accountant's (art. 26 DPR 633/72): a credit note (TD04) names the invoice it corrects.
+// Not here: the checks against SDI's registers (00300–00306, the Partita IVA or Codice Fiscale
+// exists at the Anagrafe tributaria; 00311, the recipient code is active), which only SDI can
+// make; the checkout checks those ids' form (shared/italian-ids.ts).
 import { XMLParser } from "fast-xml-parser";
-import { isCodiceFiscale, isPartitaIva } from "../../shared/italian-ids.ts";
 import { fatturaPaSchemaErrors } from "./fatturapa-schema.ts";
 
 type Node = Record<string, unknown>;
@@ -162,24 +164,6 @@ export const SDI_CONTROLS: SdiControl[] = [
       return !at(buyer, "IdFiscaleIVA") && !text(buyer, "CodiceFiscale")
         ? ["the buyer has neither a VAT number nor a tax code"]
         : [];
-    },
-  },
-  {
-    code: "00305",
-    rule: "1.4.1.1.2 <IdCodice> del cessionario/committente non valido",
-    check: ({ header }) => {
-      const vat = at(header, "CessionarioCommittente", "DatiAnagrafici", "IdFiscaleIVA");
-      return text(vat, "IdPaese") === "IT" && !isPartitaIva(text(vat, "IdCodice") ?? "")
-        ? [`the buyer's Partita IVA ${text(vat, "IdCodice")} is not valid`]
-        : [];
-    },
-  },
-  {
-    code: "00306",
-    rule: "1.4.1.2 <CodiceFiscale> del cessionario/committente non valido",
-    check: ({ header }) => {
-      const code = text(header, "CessionarioCommittente", "DatiAnagrafici", "CodiceFiscale");
-      return code !== undefined && !isCodiceFiscale(code) ? [`the buyer's Codice Fiscale ${code} is not valid`] : [];
     },
   },
   {
