@@ -133,7 +133,10 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
     if (!payment) return null;
     const date = romeDay(payment.paidAt);
     const deadline = issueDeadline(date);
-    if (!late && romeDay(now()) > deadline) throw new LateInvoice({ ...payment, date, deadline });
+    if (!late && romeDay(now()) > deadline) {
+      const { id, paymentCode, orderCode } = payment;
+      throw new LateInvoice({ id, paymentCode, orderCode, date, deadline });
+    }
     return { payment, year: Number(date.slice(0, 4)) };
   }
 
