@@ -29,6 +29,7 @@ import {
 } from "../../shared/commerce-constants.ts";
 import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
+import { billingAddress } from "./billing-address.ts";
 import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
 
 export type PurchasesOptions = { db: Database; seller: Config["seller"] };
@@ -448,10 +449,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         lastname: order.customerLastname ?? order.accountLastname,
         email: order.customerEmail ?? order.accountEmail,
       },
-      billing: billing && {
-        ...billing,
-        address: billing.addressAsShipment ? (order.shipment ?? billing.address ?? null) : (billing.address ?? null),
-      },
+      billing: billing && { ...billing, address: billingAddress(billing, order.shipment) },
       shipment: order.hasShipment ? order.shipment : null,
       lines,
       subtotalCents,

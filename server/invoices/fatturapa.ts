@@ -11,6 +11,7 @@
 import type { InvoiceSeller } from "../config.ts";
 import { vatByRate, vatIncluded } from "../commerce/totals.ts";
 import { escapeMarkup } from "../lib/escape.ts";
+import { FATTURAPA_LIMITS, plainTypography } from "../../shared/fatturapa-text.ts";
 
 const NAMESPACE = "http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2";
 /** Prices that include VAT paid at source by the publisher (art. 74 DPR 633/72): "non soggette, altri casi". */
@@ -22,9 +23,6 @@ const NO_RECIPIENT_CODE = "0000000";
 const STAMP_DUTY_THRESHOLD_CENTS = 7747;
 /** The virtual stamp's amount, paid by the publisher each quarter (DM 17/06/2014). */
 export const STAMP_DUTY_CENTS = 200;
-
-/** FatturaPA's field lengths for the buyer's data (String…LatinType of the schema). */
-export const FATTURAPA_LIMITS = { street: 60, city: 60, firstname: 60, lastname: 60, name: 80 } as const;
 
 type InvoiceAddress = { street: string; postcode: string; city: string; province: string };
 
@@ -71,30 +69,15 @@ export type InvoiceDocument = {
   notes: string[];
 };
 
-/** Characters typed in names and titles that FatturaPA's Latin-1 strings have no place for. */
-const TYPOGRAPHIC: Readonly<Record<string, string>> = {
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201C": '"',
-  "\u201D": '"',
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2026": "...",
-  "\u20AC": "EUR",
-  "\u00A0": " ",
-};
-
 /**
- * Text as FatturaPA's String…LatinType takes it: Latin-1 only (typographic quotes and dashes
- * made plain, other letters without their accents, anything else "?"), one line, at most `max`
- * characters.
+ * Text as FatturaPA's String…LatinType takes it: Latin-1 only (typography made plain, other letters
+ * without their accents, anything else "?": the checkout refuses such text, so only data older
+ * than that check needs it), one line, at most `max` characters.
  */
 export function latin(text: string, max: number): string {
   let out = "";
-  for (const ch of text.normalize("NFC")) {
-    const replaced = TYPOGRAPHIC[ch];
-    if (replaced !== undefined) out += replaced;
-    else if (ch.codePointAt(0)! <= 0xff) out += ch;
+  for (const ch of plainTypography(text)) {
+    if (ch.codePointAt(0)! <= 0xff) out += ch;
     else {
       const stripped = ch.normalize("NFD").replace(/\p{M}/gu, "");
       out += stripped !== "" && [...stripped].every((c) => c.codePointAt(0)! <= 0xff) ? stripped : "?";

@@ -4,7 +4,8 @@
 // rate, with the month's dates. The split is the receipt's (orderParts, sharesOf): one rule.
 import { asc, eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { orderItems, orders, payments, subscriptionPeriods, type BillingDetails } from "../db/schema.ts";
+import { orderItems, orders, payments, subscriptionPeriods, type BillingDetails, type PostalAddress } from "../db/schema.ts";
+import { billingAddress } from "../commerce/billing-address.ts";
 import { orderParts, sharesOf } from "../commerce/totals.ts";
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { isBodyFiscalCode } from "../../shared/italian-ids.ts";
@@ -23,11 +24,11 @@ export type InvoiceData = {
 /**
  * The buyer as the checkout took it: a company (Partita IVA, name, SDI code or PEC); a body with a
  * Codice Fiscale of 11 digits (an association: its name); or a person (Codice Fiscale, and the
- * name typed for the invoice, never the shipping recipient's). The billing address holds the
- * shipping address's street when the customer chose it, with the billing name.
+ * name typed for the invoice, never the shipping recipient's), at the billing address or the
+ * shipping address's place (billingAddress).
  */
-function buyerOf(billing: BillingDetails): InvoiceBuyer {
-  const postal = billing.address;
+function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): InvoiceBuyer {
+  const postal = billingAddress(billing, shipment);
   if (!postal) throw new Error("The billing details lack an address");
   const address = { street: postal.address, postcode: postal.postcode, city: postal.city, province: postal.province };
   const delivery = { address, sdiCode: billing.sdi?.toUpperCase() || null, pec: billing.pec || null };
@@ -73,6 +74,7 @@ export async function invoiceDataOf(db: Queryable, paymentId: string): Promise<I
         shipmentPriceCents: orders.shipmentPriceCents,
         hasBilling: orders.hasBilling,
         billing: orders.billing,
+        shipment: orders.shipment,
       },
     })
     .from(payments)
@@ -141,7 +143,7 @@ export async function invoiceDataOf(db: Queryable, paymentId: string): Promise<I
     paymentId: payment.id,
     orderId: order.id,
     userId: order.userId,
-    buyer: buyerOf(order.billing),
+    buyer: buyerOf(order.billing, order.shipment),
     lines,
     notes,
   };
