@@ -149,7 +149,7 @@ describe("issuing", () => {
     expect(await services.invoices.issue(payment.id)).toBeNull();
   });
 
-  it("invoices a private customer by Codice Fiscale to their PEC, a paper book's VAT paid at source as N2.2", async () => {
+  it("invoices a private customer by Codice Fiscale to their PEC, by the billing name at the parcel's address, a paper book's VAT paid at source as N2.2", async () => {
     const [paper] = await database.db
       .select({ sku: products.sku })
       .from(products)
@@ -157,9 +157,11 @@ describe("issuing", () => {
       .where(and(eq(productTypes.code, "paper_flex"), eq(products.sellable, true)))
       .limit(1);
     const { user } = await customer();
+    // The parcel goes to Luca Bianchi's office; the invoice is Maria Rossi's, at that address.
+    const recipient = { ...SHIPMENT, firstname: "Luca", lastname: "Bianchi", address: "Corso Italia 10" };
     const { payment, order } = await paid(user.id, paper!.sku, {
-      shipment: SHIPMENT,
-      billing: { ...PERSON_BILLING, addressAsShipment: true },
+      shipment: recipient,
+      billing: { ...PERSON_BILLING, addressAsShipment: true, address: { ...recipient, firstname: "Maria", lastname: "Rossi" } },
     });
     await services.jobs.runDue();
     const { xml } = (await invoiceOf(payment.id))!;
@@ -170,11 +172,23 @@ describe("issuing", () => {
     expect([values(xml, "Nome"), values(xml, "Cognome"), values(xml, "Indirizzo")[1]]).toEqual([
       ["Maria"],
       ["Rossi"],
-      "Via Roma 1",
+      "Corso Italia 10",
     ]);
     expect(values(xml, "Natura")).toEqual(["N2.2", "N2.2"]);
     expect(values(xml, "Imposta")).toEqual(["0.00"]);
     expect(values(xml, "ImponibileImporto")).toEqual([(order.totalCents / 100).toFixed(2)]);
+  });
+
+  it("invoices an association by its Codice Fiscale of 11 digits and its Denominazione", async () => {
+    const { user } = await customer();
+    const billing = { ...PERSON_BILLING, ssn: "97735020584", name: "Associazione Giuristi Romani", pec: undefined };
+    const { payment } = await paid(user.id, EBOOK, { billing });
+    await services.jobs.runDue();
+    const { xml } = (await invoiceOf(payment.id))!;
+    expect(await refusals(xml)).toEqual([]);
+    expect(values(xml, "CodiceFiscale")).toEqual(["97735020584"]);
+    expect(values(xml, "Denominazione")).toEqual(["Novalex Editore S.r.l.", "Associazione Giuristi Romani"]);
+    expect(xml).not.toContain("<Nome>");
   });
 
   it("invoices each month of the EDU subscription as its own payment, with the month's dates", async () => {
