@@ -124,6 +124,8 @@ export type ReceiptPayment = PurchasePayment & {
   vatCents: number;
   /** Where the payment's e-invoice (FatturaPA XML) downloads from; null: none issued. */
   invoiceHref: string | null;
+  /** The e-invoice's number and date (YYYY-MM-DD, the payment's day); null: none issued. */
+  invoice: { number: string; date: string } | null;
 };
 
 export type Receipt = {
@@ -394,12 +396,13 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
-    const invoiced = new Set(
+    // Each payment's e-invoice: its number and date (the payment's day).
+    const invoiced = new Map(
       shown.length === 0
         ? []
         : (
             await db
-              .select({ paymentId: invoices.paymentId })
+              .select({ paymentId: invoices.paymentId, number: invoices.documentNumber, date: invoices.date })
               .from(invoices)
               .where(
                 inArray(
@@ -407,7 +410,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
                   shown.map((p) => p.id),
                 ),
               )
-          ).map((row) => row.paymentId),
+          ).map(({ paymentId, number, date }) => [paymentId, { number, date }]),
     );
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
@@ -435,6 +438,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       ...toPayment(row, order.orderCode),
       vatCents: vatOf(sharesOf(row.amountCents, parts)),
       invoiceHref: invoiced.has(row.id) ? invoicePath(order.orderCode, row.code) : null,
+      invoice: invoiced.get(row.id) ?? null,
     }));
 
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;

@@ -28,6 +28,7 @@ import { createInvoices, InvoicingNotConfigured, LateInvoice } from "../../serve
 import { outboxTransmitter } from "../../server/invoices/transmitter.ts";
 import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { Services } from "../../server/services.ts";
+import { formatEuro } from "../../shared/format.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { romeDay } from "../../shared/subscription.ts";
 import { invoicePath } from "../../shared/links.ts";
@@ -450,6 +451,39 @@ describe("the customer's download", () => {
     const html = await render(ReceiptPage, data, path);
     expect(decode(html)).toContain(M.downloadInvoice);
     expect(html).toContain(`href="${invoicePath(order.orderCode, payment.paymentCode)}"`);
+    // It names the invoice, number and date; a company is not sent to the consumers' area.
+    expect(data.receipt.payment!.invoice).toEqual({ number: invoice.documentNumber, date: "2026-11-23" });
+    expect(decode(html)).toContain(`Fattura elettronica n. ${invoice.documentNumber} del 23 novembre 2026`);
+    expect(decode(html)).not.toContain(M.invoiceOriginalInTaxArea);
+  });
+
+  it("tells a private buyer the original is in their area of the Agenzia delle Entrate's site, and states the seller's register entry", async () => {
+    const owner = await customer();
+    const { payment, order } = await paid(owner.user.id, EBOOK, { billing: PERSON_BILLING });
+    await services.jobs.runDue();
+    const invoice = (await invoiceOf(payment.id))!;
+    const path = `/ricevuta/${order.orderCode}/`;
+    const data = await receiptLoader({
+      ...loaderArgs(services, path, { ordercode: order.orderCode }),
+      request: new Request(new URL(path, "http://localhost:3000"), { headers: { cookie: owner.cookie } }),
+    });
+    const html = decode(await render(ReceiptPage, data, path));
+    expect(html).toContain(`Fattura elettronica n. ${invoice.documentNumber} del 23 novembre 2026`);
+    expect(html).toContain(M.invoiceOriginalInTaxArea);
+    expect(html).not.toContain("REA ");
+
+    // An S.r.l. configured with its register entry, capital and sole shareholder says so.
+    const rea = {
+      office: "RM",
+      number: "1234567",
+      shareCapitalCents: 1_000_000,
+      soleShareholder: "SU" as const,
+      inLiquidation: false,
+    };
+    const company = { ...data, receipt: { ...data.receipt, seller: { ...data.receipt.seller, rea } } };
+    expect(decode(await render(ReceiptPage, company, path))).toContain(
+      `REA RM-1234567 · Capitale sociale ${formatEuro(1_000_000)} · Socio unico`,
+    );
   });
 
   it("answers 404 for a payment with no invoice, and shows no link on its receipt", async () => {
