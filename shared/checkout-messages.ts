@@ -83,7 +83,7 @@ export const CHECKOUT_MESSAGES = {
  * The names, in the messages, of the fields an e-invoice carries, with the ending of "lungo" that
  * agrees with them (the spec's style: no apostrophes).
  */
-export const INVOICE_FIELD_NAMES = {
+const INVOICE_FIELD_NAMES = {
   billing_name: ["La Ragione Sociale", "a"],
   billing_denomination: ["La Denominazione", "a"],
   billingaddress_firstname: ["Il Nome nell indirizzo di fatturazione", "o"],

@@ -39,7 +39,7 @@ class IssuedMeanwhile extends Error {}
  * An immediate invoice is issued within 12 days of the payment (art. 21 c. 4 DPR 633/72), dated
  * the payment's day: after that it is a late invoice, which the accountant regularises.
  */
-export const IMMEDIATE_INVOICE_DAYS = 12;
+const IMMEDIATE_INVOICE_DAYS = 12;
 
 /** The payment is past the days an immediate invoice allows: issuing it now is the accountant's call. */
 export class LateInvoice extends Error {
@@ -52,7 +52,7 @@ export class LateInvoice extends Error {
 }
 
 /** The last day an immediate invoice of a payment made on `day` (YYYY-MM-DD) may be issued. */
-export function issueDeadline(day: string): string {
+function issueDeadline(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + IMMEDIATE_INVOICE_DAYS * DAY_MS).toISOString().slice(0, 10);
 }
 

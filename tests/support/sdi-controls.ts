@@ -42,10 +42,10 @@ const parser = new XMLParser({
   isArray: (name) => REPEATED.has(name),
 });
 
-export type Invoice = { header: Node; bodies: Node[] };
+type Invoice = { header: Node; bodies: Node[] };
 
 /** The file's header and bodies (one per invoice of a batch), every value as its text. */
-export function readInvoice(xml: string): Invoice {
+function readInvoice(xml: string): Invoice {
   const root = (parser.parse(xml) as Node).FatturaElettronica as Node | undefined;
   if (!root) throw new Error("Not a FatturaElettronica file");
   return { header: root.FatturaElettronicaHeader as Node, bodies: root.FatturaElettronicaBody as Node[] };
