@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
+import { ADDRESS, ASSOCIATION, COMPANY, PERSON, SELLER } from "../../tests/support/invoice-parties.ts";
 import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
-import type { InvoiceSeller } from "../config.ts";
 import {
   amount,
   fatturaPaXml,
@@ -10,41 +10,9 @@ import {
   latin,
   stampDutyDue,
   unitAmount,
-  type InvoiceBuyer,
   type InvoiceDocument,
   type InvoiceLine,
 } from "./fatturapa.ts";
-
-const SELLER: InvoiceSeller = {
-  name: "Novalex Editore S.r.l.",
-  vat: "06363391001",
-  fiscalCode: null,
-  taxRegime: "RF01",
-  street: "Via Nazionale 91",
-  postcode: "00184",
-  city: "Roma",
-  province: "RM",
-  rea: { office: "RM", number: "1234567", shareCapitalCents: null, soleShareholder: null, inLiquidation: false },
-  stampDuty: true,
-};
-const ADDRESS = { street: "Via Roma 1", postcode: "20121", city: "Milano", province: "MI" };
-const COMPANY: InvoiceBuyer = {
-  kind: "company",
-  vat: "00743110157",
-  name: "Studio Legale Conti",
-  address: ADDRESS,
-  sdiCode: "M5UXCR1",
-  pec: null,
-};
-const PERSON: InvoiceBuyer = {
-  kind: "person",
-  fiscalCode: "RSSMRA85T10A562S",
-  firstname: "Maria",
-  lastname: "Rossi",
-  address: ADDRESS,
-  sdiCode: null,
-  pec: null,
-};
 
 const doc = (overrides: Partial<InvoiceDocument> = {}): InvoiceDocument => ({
   type: "TD01",
@@ -150,18 +118,7 @@ describe("FatturaPA XML", () => {
   });
 
   it("names an association (a Codice Fiscale of 11 digits) by its Denominazione, not as a person", async () => {
-    const xml = fatturaPaXml(
-      doc({
-        buyer: {
-          kind: "body",
-          fiscalCode: "97735020584",
-          name: "Associazione Giuristi Romani",
-          address: ADDRESS,
-          sdiCode: null,
-          pec: null,
-        },
-      }),
-    );
+    const xml = fatturaPaXml(doc({ buyer: ASSOCIATION }));
     expect(await refusals(xml)).toEqual([]);
     expect(values(xml, "CodiceFiscale")).toEqual(["97735020584"]);
     expect(values(xml, "Denominazione")).toEqual(["Novalex Editore S.r.l.", "Associazione Giuristi Romani"]);

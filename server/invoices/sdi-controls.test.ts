@@ -5,40 +5,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FATTURAPA_DATA, fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
+import { ASSOCIATION, COMPANY, PERSON, SELLER } from "../../tests/support/invoice-parties.ts";
 import { SDI_CONTROLS, sdiControlErrors, sdiRefusals } from "../../tests/support/sdi-controls.ts";
-import type { InvoiceSeller } from "../config.ts";
 import { fatturaPaXml, type InvoiceBuyer, type InvoiceDocument } from "./fatturapa.ts";
 
-const SELLER: InvoiceSeller = {
-  name: "Novalex Editore S.r.l.",
-  vat: "06363391001",
-  fiscalCode: null,
-  taxRegime: "RF01",
-  street: "Via Nazionale 91",
-  postcode: "00184",
-  city: "Roma",
-  province: "RM",
-  rea: null,
-  stampDuty: true,
-};
-const ADDRESS = { street: "Via Roma 1", postcode: "20121", city: "Milano", province: "MI" };
-const COMPANY: InvoiceBuyer = {
-  kind: "company",
-  vat: "00743110157",
-  name: "Studio Legale Conti",
-  address: ADDRESS,
-  sdiCode: "M5UXCR1",
-  pec: null,
-};
-const PERSON: InvoiceBuyer = {
-  kind: "person",
-  fiscalCode: "RSSMRA85T10A562S",
-  firstname: "Maria",
-  lastname: "Rossi",
-  address: ADDRESS,
-  sdiCode: null,
-  pec: null,
-};
 const DAY = "2026-11-23";
 
 /** An invoice of an ebook at 4 % and a paper book whose VAT the publisher paid at source (N2.2). */
@@ -155,15 +125,7 @@ const codesOf = (errors: string[]) => [...new Set(errors.map((error) => error.sl
 
 describe("SDI's controls", () => {
   it("let through every kind of file the portal writes: a company's, a person's, an association's", async () => {
-    const body: InvoiceBuyer = {
-      kind: "body",
-      fiscalCode: "97735020584",
-      name: "Associazione Giuristi",
-      address: ADDRESS,
-      sdiCode: null,
-      pec: null,
-    };
-    for (const buyer of [COMPANY, PERSON, { ...PERSON, pec: "maria.rossi@pec.example.it" }, body])
+    for (const buyer of [COMPANY, PERSON, { ...PERSON, pec: "maria.rossi@pec.example.it" }, ASSOCIATION])
       expect(await sdiRefusals(invoice(buyer), DAY)).toEqual([]);
   });
 
