@@ -147,7 +147,7 @@ export function BillingFields({
             label="Denominazione"
             required={false}
             optionalNote="enti e associazioni"
-            hint="Se il Codice Fiscale è di 11 cifre: la fattura è intestata all ente o all associazione."
+            hint="Se il Codice Fiscale è di 11 cifre: la fattura è intestata all'ente o all'associazione."
             {...value("billing_denomination", billing && !billing.isCompany ? billing.name : undefined)}
           />
         </div>

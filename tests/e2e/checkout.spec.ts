@@ -124,6 +124,8 @@ test("the validation messages come in the spec's order, in the dialog 'Errore'",
     await complete(page);
     await expect(errorDialog(page)).toContainText(message);
   }
+  // The billing fields, the invoice's holder among them, pass axe too.
+  await expectAccessible(page);
 
   // Another method than the card cannot complete a purchase.
   await page.getByRole("radio", { name: "Bonifico bancario" }).check();
