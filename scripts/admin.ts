@@ -16,6 +16,7 @@ import { exportInvoices, issueMissingInvoices } from "../server/operators/invoic
 import { refundOrder, showOrder } from "../server/operators/orders.ts";
 import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
+import { STAMP_DUTY_CENTS } from "../server/invoices/fatturapa.ts";
 import { table, when, withOperatorServices } from "./operator-runtime.ts";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -412,19 +413,21 @@ const COMMANDS: Record<string, Command> = {
     args: [],
     options: { month: { type: "string" }, out: { type: "string" } },
     help: `invoices:export --month YYYY-MM [--out folder]
-    Lists the month's e-invoices (FatturaPA, by their date in Rome) and writes each one's XML,
-    named as SDI names it, into the folder (default ./fatture-YYYY-MM; made if missing; files
-    already there with the same content are left, other content stops the command).`,
+    Lists the month's e-invoices (FatturaPA, by their date: their payments' days in Rome) and
+    writes each one's XML, named as SDI names it, into the folder (default ./fatture-YYYY-MM; made
+    if missing; files already there with the same content are left, other content stops the
+    command). Ends with the quarter's count of invoices with the virtual stamp duty (2 € each).`,
     async run(op, _args, values) {
       const month = text(values.month);
       if (!month) throw new UsageError("--month is needed");
       const result = await exportInvoices(op, month, text(values.out) ?? `fatture-${month}`);
       table(
-        ["number", "date", "total", "order", "payment", "file", "sent to SDI"],
+        ["number", "date", "total", "stamp", "order", "payment", "file", "sent to SDI"],
         result.invoices.map((i) => [
           i.documentNumber,
-          formatDate(i.issuedAt),
+          formatDate(`${i.date}T12:00:00Z`),
           euro(i.totalCents),
+          i.stampDuty ? euro(STAMP_DUTY_CENTS) : "-",
           i.orderCode,
           i.paymentCode,
           i.fileName,
@@ -433,29 +436,51 @@ const COMMANDS: Record<string, Command> = {
         ["total"],
       );
       console.log(`${result.invoices.length} invoice(s) of ${result.month} in ${result.folder}.`);
+      const { quarter, count } = result.stamped;
+      console.log(
+        `Stamp duty, ${quarter} so far: ${count} invoice(s) with the virtual stamp, ${euro(count * STAMP_DUTY_CENTS)} ` +
+          "for the publisher to pay for the quarter (the Agenzia's Fatture e corrispettivi shows the same count).",
+      );
     },
   },
 
   "invoices:issue-missing": {
     args: [],
-    options: { month: { type: "string" } },
-    help: `invoices:issue-missing --month YYYY-MM
-    Issues, dated today, the e-invoices that payments of the month (whose orders asked for one)
-    still lack: after production was given the seller's data, or after an invoice's job gave up.
+    options: { month: { type: "string" }, late: { type: "boolean" } },
+    help: `invoices:issue-missing --month YYYY-MM [--late]
+    Issues the e-invoices that payments of the month (whose orders asked for one) still lack,
+    each dated its payment's day: after production was given the seller's data, or after an
+    invoice's job gave up. A payment more than 12 days old is refused and listed (an immediate
+    invoice is issued within 12 days, art. 21 c. 4 DPR 633/72): the accountant decides, and
+    --late then issues it as a late invoice, still with its payment's date.
     Safe to repeat: a payment gets one invoice.`,
     async run(op, _args, values) {
       const month = text(values.month);
       if (!month) throw new UsageError("--month is needed");
-      const result = await issueMissingInvoices(op, month);
+      const result = await issueMissingInvoices(op, month, { late: values.late === true });
       table(
-        ["number", "total", "file"],
-        result.issued.map((i) => [i.documentNumber, euro(i.totalCents), i.fileName]),
+        ["number", "date", "total", "file"],
+        result.issued.map((i) => [i.documentNumber, formatDate(`${i.date}T12:00:00Z`), euro(i.totalCents), i.fileName]),
         ["total"],
       );
       console.log(
         `${result.issued.length} invoice(s) issued for payments of ${result.month}` +
           (result.notDue ? `; ${result.notDue} payment(s) need none (refunded).` : "."),
       );
+      if (result.refused.length === 0) return;
+      console.error(
+        `${result.refused.length} payment(s) not invoiced: more than 12 days have passed since them, the time an ` +
+          "immediate invoice allows (art. 21 c. 4 DPR 633/72):",
+      );
+      for (const p of result.refused)
+        console.error(
+          `  ${p.paymentCode} (order ${p.orderCode}) paid on ${formatDate(`${p.date}T12:00:00Z`)}, due by ${formatDate(`${p.deadline}T12:00:00Z`)}`,
+        );
+      console.error(
+        "Ask the accountant: each is now a late invoice, dated its payment's day and regularised with " +
+          "the penalty (ravvedimento operoso). Once they agree, run this command again with --late.",
+      );
+      return 1;
     },
   },
 };

@@ -61,6 +61,7 @@ describe("loadConfig", () => {
       name: "Novalex Editore S.r.l.",
       address: "Via Nazionale 91, 00184 Roma (RM)",
       vat: "06363391001",
+      rea: null,
     });
     const configured = loadConfig({
       env: {
@@ -74,6 +75,7 @@ describe("loadConfig", () => {
       name: "Altro Editore S.p.A.",
       address: "Corso Italia 1, 20122 Milano (MI)",
       vat: "00743110157",
+      rea: null,
     });
     expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SELLER_VAT: "12345678903" } })).toThrow(/SELLER_VAT/);
   });
@@ -91,6 +93,7 @@ describe("loadConfig", () => {
         taxRegime: "RF01",
         fiscalCode: null,
         rea: null,
+        stampDuty: true,
       },
       missing: [],
       series: "WEB",
@@ -127,7 +130,8 @@ describe("loadConfig", () => {
         postcode: "20122",
         city: "Milano",
         province: "MI",
-        rea: { office: "MI", number: "1234567" },
+        rea: { office: "MI", number: "1234567", shareCapitalCents: null, soleShareholder: null, inLiquidation: false },
+        stampDuty: true,
       },
       missing: [],
       series: "P",
@@ -137,6 +141,27 @@ describe("loadConfig", () => {
     expect(full.seller.address).toBe("Corso Italia 1, 20122 Milano (MI)");
     expect(() => loadConfig({ env: { ...secrets, ...seller, SELLER_PROVINCE: "Milano" } })).toThrow(/SELLER_PROVINCE/);
     expect(() => loadConfig({ env: { ...secrets, ...seller, SELLER_TAX_REGIME: "RF99" } })).toThrow(/SELLER_TAX_REGIME/);
+  });
+
+  it("takes what an S.r.l. states beside its register entry, and the stamp duty as the accountant decides", () => {
+    const base = { DATA_DIR: tempDir(), SELLER_REA: "RM-1234567" };
+    const company = loadConfig({
+      env: { ...base, SELLER_SHARE_CAPITAL: "10000", SELLER_SOLE_SHAREHOLDER: "SU", SELLER_IN_LIQUIDATION: "true" },
+    });
+    const rea = { office: "RM", number: "1234567", shareCapitalCents: 1_000_000, soleShareholder: "SU", inLiquidation: true };
+    expect(company.invoicing.seller!.rea).toEqual(rea);
+    // The receipt states the same.
+    expect(company.seller.rea).toEqual(rea);
+    expect(loadConfig({ env: { ...base, SELLER_SHARE_CAPITAL: "12500.50" } }).seller.rea!.shareCapitalCents).toBe(1_250_050);
+    expect(() => loadConfig({ env: { ...base, SELLER_SHARE_CAPITAL: "10.000,00" } })).toThrow(/SELLER_SHARE_CAPITAL/);
+    expect(() => loadConfig({ env: { ...base, SELLER_SOLE_SHAREHOLDER: "yes" } })).toThrow(/SELLER_SOLE_SHAREHOLDER/);
+    // Without the register entry they have nowhere to go.
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SELLER_SOLE_SHAREHOLDER: "SU" } })).toThrow(/set SELLER_REA/);
+
+    // Stamp duty: on unless set to false; empty (as .env.example lists it) is unset.
+    expect(loadConfig({ env: { DATA_DIR: tempDir(), SELLER_STAMP_DUTY: "" } }).invoicing.seller!.stampDuty).toBe(true);
+    expect(loadConfig({ env: { DATA_DIR: tempDir(), SELLER_STAMP_DUTY: "false" } }).invoicing.seller!.stampDuty).toBe(false);
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SELLER_STAMP_DUTY: "no" } })).toThrow(/SELLER_STAMP_DUTY/);
   });
 
   describe("the card gateway", () => {

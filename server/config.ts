@@ -106,6 +106,22 @@ const envSchema = z.object({
       .trim()
       .regex(/^[A-Z]{2}-[A-Z0-9]{1,20}$/, "the office's sigla, a dash, the number (RM-1234567)"),
   ),
+  /** A company's share capital in euro (`10000` or `10000.00`), as its invoices and receipts state it (art. 2250 c.c.). */
+  SELLER_SHARE_CAPITAL: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,13}(\.\d{2})?$/, "euro, with a dot before the cents (10000 or 10000.00)"),
+  ),
+  /** A company's shareholders: `SU` one (socio unico), `SM` more than one; unset: not written. */
+  SELLER_SOLE_SHAREHOLDER: optional(z.enum(["SU", "SM"])),
+  /** `true` while the company is being wound up (in liquidazione): invoices and receipts say so. */
+  SELLER_IN_LIQUIDATION: boolean.default(false),
+  /**
+   * Virtual stamp duty (2 €, paid by the publisher each quarter) on invoices whose amounts outside
+   * VAT exceed 77,47 €: the accountant's decision, on unless set to `false`.
+   */
+  SELLER_STAMP_DUTY: optional(boolean),
   /** What e-invoice numbers are prefixed with: the portal's own series beside the publisher's other registers. */
   INVOICE_SERIES: z
     .string()
@@ -148,7 +164,17 @@ export type InvoiceSeller = {
   postcode: string;
   city: string;
   province: string;
-  rea: { office: string; number: string } | null;
+  /** The register of companies (IscrizioneREA): office, number and what a company states with them. */
+  rea: {
+    office: string;
+    number: string;
+    shareCapitalCents: number | null;
+    /** SU: one shareholder (socio unico); SM: more. */
+    soleShareholder: "SU" | "SM" | null;
+    inLiquidation: boolean;
+  } | null;
+  /** Whether invoices over 77,47 € outside VAT carry the virtual stamp duty (DatiBollo). */
+  stampDuty: boolean;
 };
 
 export type Config = {
@@ -182,8 +208,8 @@ export type Config = {
   mail: { smtpUrl: string | undefined; from: string };
   links: { mainSite: string; shop: string; coursePlatform: string; eduPlatform: string };
   salesEmail: string;
-  /** The seller named on receipts: company name, address, Partita IVA. */
-  seller: { name: string; address: string; vat: string };
+  /** The seller named on receipts: company name, address, Partita IVA and its register entry. */
+  seller: { name: string; address: string; vat: string; rea: InvoiceSeller["rea"] };
   invoicing: {
     /** null when production lacks a setting of the seller: e-invoices are then refused, naming `missing`. */
     seller: InvoiceSeller | null;
@@ -270,6 +296,22 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     province: sellerSetting("SELLER_PROVINCE") ?? DEMO_SELLER.SELLER_PROVINCE,
   };
   const [reaOffice, reaNumber] = e.SELLER_REA?.split("-") ?? [];
+  const companyDetails = ["SELLER_SHARE_CAPITAL", "SELLER_SOLE_SHAREHOLDER"] as const;
+  if (!e.SELLER_REA && (companyDetails.some((name) => e[name]) || e.SELLER_IN_LIQUIDATION)) {
+    throw new ConfigError(
+      "SELLER_SHARE_CAPITAL, SELLER_SOLE_SHAREHOLDER and SELLER_IN_LIQUIDATION go with the register entry: set SELLER_REA too.",
+    );
+  }
+  const rea =
+    reaOffice && reaNumber
+      ? {
+          office: reaOffice,
+          number: reaNumber,
+          shareCapitalCents: e.SELLER_SHARE_CAPITAL ? Math.round(Number(e.SELLER_SHARE_CAPITAL) * 100) : null,
+          soleShareholder: e.SELLER_SOLE_SHAREHOLDER ?? null,
+          inLiquidation: e.SELLER_IN_LIQUIDATION,
+        }
+      : null;
 
   return {
     env: e.NODE_ENV,
@@ -319,6 +361,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       name: seller.name,
       address: e.SELLER_ADDRESS ?? `${seller.street}, ${seller.postcode} ${seller.city} (${seller.province})`,
       vat: seller.vat,
+      rea,
     },
     invoicing: {
       seller:
@@ -328,7 +371,8 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
               ...seller,
               fiscalCode: e.SELLER_FISCAL_CODE ?? null,
               taxRegime: sellerSetting("SELLER_TAX_REGIME")!,
-              rea: reaOffice && reaNumber ? { office: reaOffice, number: reaNumber } : null,
+              rea,
+              stampDuty: e.SELLER_STAMP_DUTY ?? true,
             },
       missing: missingSeller,
       series: e.INVOICE_SERIES,

@@ -12,6 +12,7 @@ import { createHttpApp } from "./http/app.ts";
 import { createLogger } from "./logger.ts";
 import { createServices } from "./services.ts";
 import { createShiftableClock } from "./lib/clock.ts";
+import { checkTaxRegime } from "./invoices/tax-regime.ts";
 import { listenWithGracefulShutdown } from "./http/shutdown.ts";
 
 const dev = process.argv.includes("--dev");
@@ -38,6 +39,7 @@ async function main() {
       : { dataDir: config.database.pgliteDir, ownThread: true },
   );
   await prepareDatabase(database, config, log);
+  if (config.invoicing.seller) await checkTaxRegime(database.db, config.invoicing.seller);
   // Outside production the clock can be moved forward (/dev/orologio) to see renewals happen.
   const devClock = config.isProduction ? null : createShiftableClock(path.join(config.dataDir, "clock-offset.json"));
   if (devClock?.offsetMs())

@@ -119,6 +119,7 @@ export async function createServices({
     runner: jobs,
     transmitter: outboxTransmitter(config.invoicing.outboxDir),
     now,
+    log,
   });
   const payments = createPayments({
     db,

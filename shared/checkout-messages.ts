@@ -23,6 +23,7 @@ export const CHECKOUT_MESSAGES = {
   sdiInvalid: "Il Codice Univoco SDI non è valido: sono 7 lettere o cifre",
   ssnMissing: "Manca il Codice Fiscale",
   ssnInvalid: "Il Codice Fiscale non è valido: controlla i 16 caratteri (o le 11 cifre)",
+  denominationMissing: "Manca la Denominazione: il Codice Fiscale di 11 cifre è di un ente o di un associazione",
   pecInvalid: "La PEC non è un indirizzo email valido",
   billingFirstnameMissing: "Manca il Nome nell indirizzo di fatturazione",
   billingLastnameMissing: "Manca il Cognome nell indirizzo di fatturazione",
@@ -82,3 +83,34 @@ export const CHECKOUT_MESSAGES = {
   eduAlreadyActive: "Hai già un abbonamento EDU attivo: non serve acquistarlo di nuovo.",
   back: "Torna indietro",
 } as const;
+
+/**
+ * The names, in the messages, of the fields an e-invoice carries, with the ending of "lungo" that
+ * agrees with them (the spec's style: no apostrophes).
+ */
+const INVOICE_FIELD_NAMES = {
+  billing_name: ["La Ragione Sociale", "a"],
+  billing_denomination: ["La Denominazione", "a"],
+  billingaddress_firstname: ["Il Nome nell indirizzo di fatturazione", "o"],
+  billingaddress_lastname: ["Il Cognome nell indirizzo di fatturazione", "o"],
+  billingaddress_address: ["L Indirizzo nell indirizzo di fatturazione", "o"],
+  billingaddress_city: ["La Città nell indirizzo di fatturazione", "a"],
+  shipment_address: ["L indirizzo di spedizione, che va nella fattura,", "o"],
+  shipment_city: ["La città di spedizione, che va nella fattura,", "a"],
+} as const;
+export type InvoiceField = keyof typeof INVOICE_FIELD_NAMES;
+
+/** A field longer than the e-invoice's: "La Città nell indirizzo di fatturazione è troppo lunga per la fattura elettronica: al massimo 60 caratteri". */
+export function invoiceFieldTooLong(field: InvoiceField, max: number): string {
+  const [name, ending] = INVOICE_FIELD_NAMES[field];
+  return `${name} è troppo lung${ending} per la fattura elettronica: al massimo ${max} caratteri`;
+}
+
+/** A field with characters the e-invoice cannot hold, named: "… contiene caratteri che la fattura elettronica non accetta: Ł. …". */
+export function invoiceFieldCharacters(field: InvoiceField, characters: readonly string[]): string {
+  const [name] = INVOICE_FIELD_NAMES[field];
+  return (
+    `${name} contiene caratteri che la fattura elettronica non accetta: ${characters.join(" ")}. ` +
+    "Scrivili con lettere dell alfabeto latino (per esempio L al posto di Ł)"
+  );
+}

@@ -7,8 +7,9 @@
 import { z } from "zod";
 import type { CheckoutDetails } from "../server/commerce/checkout.ts";
 import type { PostalAddress } from "../server/db/schema.ts";
-import { isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId } from "./italian-ids.ts";
-import { CHECKOUT_MESSAGES as M } from "./checkout-messages.ts";
+import { isBodyFiscalCode, isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId } from "./italian-ids.ts";
+import { CHECKOUT_MESSAGES as M, invoiceFieldCharacters, invoiceFieldTooLong, type InvoiceField } from "./checkout-messages.ts";
+import { charactersOutsideFatturaPa, FATTURAPA_LIMITS } from "./fatturapa-text.ts";
 import { EMAIL_MAX_LENGTH, isEmail, isMobile, normalizeMobile } from "./contact-rules.ts";
 
 /** A field of text of at most `max` characters, trimmed. */
@@ -36,6 +37,8 @@ export const customerShape = {
   billing_sdi: text(40),
   billing_pec: text(EMAIL_MAX_LENGTH),
   billing_ssn: text(40),
+  /** The name of a body whose Codice Fiscale has 11 digits (an association): its invoice's Denominazione. */
+  billing_denomination: text(),
   billingaddress_asshipment: flag,
   ...addressFields("billingaddress"),
   terms_sales: flag,
@@ -65,9 +68,19 @@ const BILLING_MISSING: AddressMessages = {
   province: M.billingProvinceMissing,
 };
 
-function addressProblems(v: Record<string, string | undefined>, prefix: string, missing: AddressMessages): Problem[] {
+type AddressPart = keyof AddressMessages;
+const NAME_PARTS: AddressPart[] = ["firstname", "lastname"];
+const PLACE_PARTS: AddressPart[] = ["address", "postcode", "city", "province"];
+
+/** The address's `parts` (missing, or a CAP or province written wrong), and its mobile with its place. */
+function addressProblems(
+  v: Record<string, string | undefined>,
+  prefix: string,
+  missing: AddressMessages,
+  parts: AddressPart[] = [...NAME_PARTS, ...PLACE_PARTS],
+): Problem[] {
   const problems: Problem[] = [];
-  for (const part of Object.keys(missing) as (keyof AddressMessages)[]) {
+  for (const part of parts) {
     const value = v[`${prefix}_${part}`] ?? "";
     const field = `${prefix}_${part}`;
     if (value === "") problems.push({ field, message: missing[part] });
@@ -75,8 +88,22 @@ function addressProblems(v: Record<string, string | undefined>, prefix: string, 
     else if (part === "province" && !isProvince(value.toUpperCase())) problems.push({ field, message: M.provinceInvalid });
   }
   const mobile = v[`${prefix}_mobile`] ?? "";
-  if (mobile !== "" && !isMobile(mobile)) problems.push({ field: `${prefix}_mobile`, message: M.mobileInvalid });
+  if (parts.includes("address") && mobile !== "" && !isMobile(mobile))
+    problems.push({ field: `${prefix}_mobile`, message: M.mobileInvalid });
   return problems;
+}
+
+/**
+ * What of the data going into the e-invoice it cannot hold: longer than its field, or with
+ * characters outside its Latin-1 set. Refused, not changed: the invoice says what was typed.
+ */
+function invoiceTextProblems(v: Record<string, string | undefined>, fields: [InvoiceField, number][]): Problem[] {
+  return fields.flatMap(([field, max]): Problem[] => {
+    const value = v[field] ?? "";
+    const outside = charactersOutsideFatturaPa(value);
+    if (outside.length > 0) return [{ field, message: invoiceFieldCharacters(field, outside) }];
+    return [...value].length > max ? [{ field, message: invoiceFieldTooLong(field, max) }] : [];
+  });
 }
 
 /** Spec §5 from 'Manca il nome' to the payment method, in that order. */
@@ -93,6 +120,7 @@ export function customerProblems(v: CustomerValues, { needsShipment }: { needsSh
   if (v.hasbilling) {
     if (v.billing_iscompany === "1") {
       need("billing_name", M.companyNameMissing);
+      problems.push(...invoiceTextProblems(v, [["billing_name", FATTURAPA_LIMITS.name]]));
       need("billing_vat", M.vatMissing);
       if (v.billing_vat && !isPartitaIva(normalizeId(v.billing_vat)))
         problems.push({ field: "billing_vat", message: M.vatInvalid });
@@ -101,11 +129,35 @@ export function customerProblems(v: CustomerValues, { needsShipment }: { needsSh
         problems.push({ field: "billing_sdi", message: M.sdiInvalid });
     } else {
       need("billing_ssn", M.ssnMissing);
-      if (v.billing_ssn && !isCodiceFiscale(normalizeId(v.billing_ssn)))
-        problems.push({ field: "billing_ssn", message: M.ssnInvalid });
+      const ssn = normalizeId(v.billing_ssn ?? "");
+      if (ssn && !isCodiceFiscale(ssn)) problems.push({ field: "billing_ssn", message: M.ssnInvalid });
+      else if (isBodyFiscalCode(ssn)) {
+        // An association: its invoice is made out to its name.
+        need("billing_denomination", M.denominationMissing);
+        problems.push(...invoiceTextProblems(v, [["billing_denomination", FATTURAPA_LIMITS.name]]));
+      }
     }
     if (v.billing_pec && !isEmail(v.billing_pec)) problems.push({ field: "billing_pec", message: M.pecInvalid });
-    if (!(needsShipment && v.billingaddress_asshipment)) problems.push(...addressProblems(v, "billingaddress", BILLING_MISSING));
+    // The invoice's name is always the billing one; its place may be the shipping address.
+    const ownAddress = !(needsShipment && v.billingaddress_asshipment);
+    problems.push(
+      ...addressProblems(v, "billingaddress", BILLING_MISSING, ownAddress ? [...NAME_PARTS, ...PLACE_PARTS] : NAME_PARTS),
+    );
+    problems.push(
+      ...invoiceTextProblems(v, [
+        ["billingaddress_firstname", FATTURAPA_LIMITS.firstname],
+        ["billingaddress_lastname", FATTURAPA_LIMITS.lastname],
+        ...(ownAddress
+          ? ([
+              ["billingaddress_address", FATTURAPA_LIMITS.street],
+              ["billingaddress_city", FATTURAPA_LIMITS.city],
+            ] as [InvoiceField, number][])
+          : ([
+              ["shipment_address", FATTURAPA_LIMITS.street],
+              ["shipment_city", FATTURAPA_LIMITS.city],
+            ] as [InvoiceField, number][])),
+      ]),
+    );
   }
   need("terms_sales", M.termsSalesMissing);
   need("terms_cancel", M.termsCancelMissing);
@@ -144,15 +196,20 @@ export function customerSchema({ needsShipment }: { needsShipment: boolean }) {
 export function checkoutDetails(v: CustomerValues, { needsShipment }: { needsShipment: boolean }): CheckoutDetails {
   const shipment = needsShipment ? addressOf(v, "shipment") : null;
   const isCompany = v.billing_iscompany === "1";
+  const ssnOfBody = !isCompany && isBodyFiscalCode(normalizeId(v.billing_ssn ?? ""));
+  const addressAsShipment = shipment !== null && Boolean(v.billingaddress_asshipment);
   const billing = v.hasbilling
     ? {
         isCompany,
         ...(isCompany
           ? { name: v.billing_name, vat: normalizeId(v.billing_vat ?? ""), sdi: normalizeId(v.billing_sdi ?? "") }
-          : { ssn: normalizeId(v.billing_ssn ?? "") }),
+          : { ssn: normalizeId(v.billing_ssn ?? ""), ...(ssnOfBody ? { name: v.billing_denomination } : {}) }),
         ...(v.billing_pec ? { pec: v.billing_pec } : {}),
-        addressAsShipment: shipment !== null && Boolean(v.billingaddress_asshipment),
-        address: shipment !== null && v.billingaddress_asshipment ? shipment : addressOf(v, "billingaddress"),
+        addressAsShipment,
+        // The billing name, at the shipping address's place when so chosen.
+        address: addressAsShipment
+          ? { ...shipment, firstname: v.billingaddress_firstname ?? "", lastname: v.billingaddress_lastname ?? "" }
+          : addressOf(v, "billingaddress"),
       }
     : null;
   return {

@@ -43,9 +43,9 @@ export function formatLongDateTime(date: Date | string | number): string {
 /**
  * A date after its article or preposition, elided before a vowel sound as Italian writes it:
  * ("il", "12/02/2027") → "il 12/02/2027", ("il", "11/02/2027") → "l'11/02/2027", ("al", "8 agosto
- * 2026") → "all'8 agosto 2026".
+ * 2026") → "all'8 agosto 2026", ("del", "11 marzo 2026") → "dell'11 marzo 2026".
  */
-export function withArticle(article: "il" | "al" | "dal", date: string): string {
+export function withArticle(article: "il" | "al" | "dal" | "del", date: string): string {
   if (!/^(0?8|11)\b/.test(date)) return `${article} ${date}`;
-  return { il: "l'", al: "all'", dal: "dall'" }[article] + date;
+  return { il: "l'", al: "all'", dal: "dall'", del: "dell'" }[article] + date;
 }

@@ -47,6 +47,11 @@ export function isCodiceFiscale(code: string): boolean {
   return numericCheckDigitHolds(code) && !code.startsWith("0000000");
 }
 
+/** A Codice Fiscale of 11 digits: a body's (an association, a company), never a person's. Give it normalized. */
+export function isBodyFiscalCode(code: string): boolean {
+  return /^\d{11}$/.test(code);
+}
+
 /**
  * A Partita IVA: 11 digits with their check digit; the first seven (the taxpayer's number) not
  * all zero, and the next three a provincial office that exists (001–100, 120, 121), or 888 and

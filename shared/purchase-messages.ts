@@ -1,6 +1,8 @@
 // The Italian texts of /my-products/ and of the receipts (spec §2), in one place for the pages
 // and the tests that assert them.
 
+import { formatLongDate, withArticle } from "./format.ts";
+
 export const PURCHASE_MESSAGES = {
   title: "I miei acquisti",
   productsTitle: "I miei prodotti",
@@ -25,9 +27,16 @@ export const PURCHASE_MESSAGES = {
   paymentReceiptTitle: "Ricevuta di pagamento",
   vatPaidByPublisher: "IVA assolta dall'editore (art. 74 DPR 633/72)",
   downloadInvoice: "Scarica la fattura elettronica (XML)",
+  invoiceOriginalInTaxArea:
+    "L'originale della fattura è anche nella tua area riservata «Fatture e corrispettivi» del sito dell'Agenzia delle Entrate.",
   printHint: "Per stamparla o salvarla in PDF usa il comando Stampa del browser (Ctrl+P, o ⌘+P su Mac).",
   print: "Stampa",
   backToPurchases: "Torna ai miei acquisti",
   noPaymentForOrder: "Nessun pagamento: ordine completato senza addebito (prodotto attivato con un codice).",
   freeShipping: "Gratuita",
 } as const;
+
+/** The receipt's line naming a payment's e-invoice: "Fattura elettronica n. WEB/17 del 3 marzo 2026". */
+export function invoiceNamed(number: string, date: string): string {
+  return `Fattura elettronica n. ${number} ${withArticle("del", formatLongDate(`${date}T12:00:00Z`))}`;
+}

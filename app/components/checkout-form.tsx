@@ -11,25 +11,54 @@ import type { BillingDetails, PostalAddress } from "../../server/db/schema";
 type CheckoutField = string;
 type Reply = ReplyView<CheckoutField>;
 
-/** Street, CAP, city, province and the optional 'Presso' and mobile of an address. */
+/** The first and last name an address is for (the parcel's recipient, the invoice's holder). */
+function NameFields({
+  prefix,
+  section,
+  names,
+  reply,
+}: {
+  prefix: "shipment" | "billingaddress";
+  section: "shipping" | "billing";
+  names: { firstname?: string | null; lastname?: string | null } | null;
+  reply: Reply;
+}) {
+  return (
+    <>
+      <TextField
+        label="Nome"
+        autoComplete={`section-${section} ${section} given-name`}
+        {...reply.field(`${prefix}_firstname`, names?.firstname ?? undefined)}
+      />
+      <TextField
+        label="Cognome"
+        autoComplete={`section-${section} ${section} family-name`}
+        {...reply.field(`${prefix}_lastname`, names?.lastname ?? undefined)}
+      />
+    </>
+  );
+}
+
+/** Name, street, CAP, city, province and the optional 'Presso' and mobile of an address (without the name: `named` false). */
 export function AddressFields({
   prefix,
   section,
   address,
   reply,
+  named = true,
 }: {
   prefix: "shipment" | "billingaddress";
   /** The autocomplete section, so a browser keeps the two addresses apart. */
   section: "shipping" | "billing";
   address: PostalAddress | null;
   reply: Reply;
+  named?: boolean;
 }) {
   const field = (part: keyof PostalAddress, fallback?: string) =>
     reply.field(`${prefix}_${part}`, fallback ?? (address?.[part] as string | undefined));
   return (
     <div className="grid gap-4 sm:grid-cols-2">
-      <TextField label="Nome" autoComplete={`section-${section} ${section} given-name`} {...field("firstname")} />
-      <TextField label="Cognome" autoComplete={`section-${section} ${section} family-name`} {...field("lastname")} />
+      {named && <NameFields prefix={prefix} section={section} names={address} reply={reply} />}
       <div className="sm:col-span-2">
         <TextField
           label="Indirizzo (via e numero civico)"
@@ -65,16 +94,22 @@ export function AddressFields({
   );
 }
 
-/** Billing (optional): company or private, and an address of its own or the shipping one. */
+/**
+ * Billing (optional): company, private person or association (a Codice Fiscale of 11 digits, with
+ * its Denominazione), the name the invoice is made out to, and an address of its own or the
+ * shipping one's place. Without saved details the name is the customer's.
+ */
 export function BillingFields({
   billing,
   save,
   hasShipment,
+  customer,
   reply,
 }: {
   billing: BillingDetails | null;
   save: boolean;
   hasShipment: boolean;
+  customer: { firstname: string | null; lastname: string | null };
   reply: Reply;
 }) {
   const typed = reply.values !== undefined;
@@ -106,10 +141,23 @@ export function BillingFields({
           <TextField label="Partita IVA" inputMode="numeric" maxLength={13} {...value("billing_vat", billing?.vat)} />
           <TextField label="Codice Univoco SDI" maxLength={7} {...value("billing_sdi", billing?.sdi)} />
         </div>
-        <div className="checkout-private">
+        <div className="checkout-private grid gap-4 sm:grid-cols-2">
           <TextField label="Codice Fiscale" maxLength={16} {...value("billing_ssn", billing?.ssn)} />
+          <TextField
+            label="Denominazione"
+            required={false}
+            optionalNote="enti e associazioni"
+            hint="Se il Codice Fiscale è di 11 cifre: la fattura è intestata all'ente o all'associazione."
+            {...value("billing_denomination", billing && !billing.isCompany ? billing.name : undefined)}
+          />
         </div>
         <TextField label="PEC" type="email" required={false} optionalNote="facoltativa" {...value("billing_pec", billing?.pec)} />
+        <fieldset>
+          <legend className="text-sm font-semibold">Intestatario della fattura</legend>
+          <div className="mt-2 grid gap-4 sm:grid-cols-2">
+            <NameFields prefix="billingaddress" section="billing" names={billing?.address ?? customer} reply={reply} />
+          </div>
+        </fieldset>
         {hasShipment && (
           <CheckboxField
             name="billingaddress_asshipment"
@@ -120,7 +168,13 @@ export function BillingFields({
         )}
         <div className={hasShipment ? "checkout-billing-address space-y-2" : "space-y-2"}>
           <p className="text-sm font-semibold">Indirizzo di fatturazione</p>
-          <AddressFields prefix="billingaddress" section="billing" address={billing?.address ?? null} reply={reply} />
+          <AddressFields
+            prefix="billingaddress"
+            section="billing"
+            address={billing?.address ?? null}
+            reply={reply}
+            named={false}
+          />
         </div>
         <CheckboxField name="billing_save" defaultChecked={checked("billing_save", save)}>
           Salva i dati di fatturazione per i prossimi acquisti

@@ -18,7 +18,7 @@ import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
 import { RefundedBadge } from "../components/refunded-badge";
 import { customerOf } from "../lib/customer.server";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import { invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 // Made to be printed: no header and no footer.
@@ -80,6 +80,7 @@ export default function ReceiptPage({ loaderData }: Route.ComponentProps) {
             <p className="mt-3 font-semibold text-ink">{receipt.seller.name}</p>
             <p className="text-sm text-ink/85">{receipt.seller.address}</p>
             <p className="text-sm text-ink/85">P. IVA {receipt.seller.vat}</p>
+            {receipt.seller.rea && <CompanyRegister rea={receipt.seller.rea} />}
           </div>
           <div className="sm:text-right">
             <h1 id="titolo-ricevuta" className="font-serif text-3xl font-bold text-brand">
@@ -108,10 +109,28 @@ export default function ReceiptPage({ loaderData }: Route.ComponentProps) {
 
         <Parties receipt={receipt} />
         <Lines receipt={receipt} />
-        {receipt.payment ? <OnePayment payment={receipt.payment} /> : <OrderPayments receipt={receipt} />}
+        {receipt.payment ? (
+          <OnePayment payment={receipt.payment} privateBuyer={privateBuyer(receipt)} />
+        ) : (
+          <OrderPayments receipt={receipt} />
+        )}
       </article>
     </div>
   );
+}
+
+/** An invoice made out to a person or a body without a Partita IVA: its original is in their reserved area too. */
+const privateBuyer = (receipt: Receipt) => receipt.billing !== null && !receipt.billing.isCompany;
+
+/** What a company states of itself (art. 2250 c.c.): its register entry, share capital, sole shareholder, liquidation. */
+function CompanyRegister({ rea }: { rea: NonNullable<Receipt["seller"]["rea"]> }) {
+  const parts = [
+    `REA ${rea.office}-${rea.number}`,
+    rea.shareCapitalCents !== null && `Capitale sociale ${formatEuro(rea.shareCapitalCents)}`,
+    rea.soleShareholder === "SU" && "Socio unico",
+    rea.inLiquidation && "In liquidazione",
+  ];
+  return <p className="text-sm text-ink/85">{parts.filter(Boolean).join(" · ")}</p>;
 }
 
 function Address({ address }: { address: PostalAddress }) {
@@ -161,7 +180,11 @@ function Parties({ receipt }: { receipt: Receipt }) {
                 {billing.sdi && <span className="block">Codice SDI {billing.sdi}</span>}
               </>
             ) : (
-              billing.ssn && <span className="block">Codice Fiscale {billing.ssn}</span>
+              <>
+                {/* An association's Denominazione. */}
+                {billing.name && <span className="block font-medium">{billing.name}</span>}
+                {billing.ssn && <span className="block">Codice Fiscale {billing.ssn}</span>}
+              </>
             )}
             {billing.pec && (
               <span className="block">
@@ -328,22 +351,27 @@ function Lines({ receipt }: { receipt: Receipt }) {
 }
 
 /**
- * The payment's e-invoice, when one was issued: a plain link (a download changes nothing), so it
- * works without JavaScript too; not on paper.
+ * The payment's e-invoice, when one was issued: its number and date, for a private buyer where
+ * the original also is (the Agenzia delle Entrate's reserved area), and a plain link to the file
+ * (a download changes nothing), so it works without JavaScript too; the link is not on paper.
  */
-function InvoiceLink({ payment }: { payment: ReceiptPayment }) {
-  if (!payment.invoiceHref) return null;
+function PaymentInvoice({ payment, privateBuyer }: { payment: ReceiptPayment; privateBuyer: boolean }) {
+  if (!payment.invoice || !payment.invoiceHref) return null;
   return (
-    <p className="mt-3 w-full text-sm print:hidden">
-      <a href={payment.invoiceHref} download className="link">
-        {M.downloadInvoice}
-      </a>
-    </p>
+    <div className="mt-3 w-full space-y-1 text-sm">
+      <p className="text-ink">{invoiceNamed(payment.invoice.number, payment.invoice.date)}</p>
+      {privateBuyer && <p className="text-ink/85">{M.invoiceOriginalInTaxArea}</p>}
+      <p className="print:hidden">
+        <a href={payment.invoiceHref} download className="link">
+          {M.downloadInvoice}
+        </a>
+      </p>
+    </div>
   );
 }
 
 /** A payment's receipt: that payment's method, date and amount. */
-function OnePayment({ payment }: { payment: ReceiptPayment }) {
+function OnePayment({ payment, privateBuyer }: { payment: ReceiptPayment; privateBuyer: boolean }) {
   return (
     <section aria-labelledby="pagamento" className="pt-6">
       <h2 id="pagamento" className="font-serif text-xl font-bold text-brand">
@@ -368,7 +396,7 @@ function OnePayment({ payment }: { payment: ReceiptPayment }) {
           </>
         )}
       </dl>
-      <InvoiceLink payment={payment} />
+      <PaymentInvoice payment={payment} privateBuyer={privateBuyer} />
     </section>
   );
 }
@@ -401,7 +429,7 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
                   {formatEuro(payment.amountCents)}
                   <RefundedBadge payment={payment} />
                 </span>
-                <InvoiceLink payment={payment} />
+                <PaymentInvoice payment={payment} privateBuyer={privateBuyer(receipt)} />
               </li>
             ))}
           </ul>

@@ -302,7 +302,7 @@ describe("receipts", () => {
     const userId = await newCustomer();
     const order = await insertOrder(database.db, { userId, at: minutes(0), lines: [{ productId: ebook.id }] });
     const receipt = await purchases.receipt(userId, order.orderCode);
-    expect(receipt?.seller).toEqual({ name: "Novalex Editore S.r.l.", address: seller.address, vat: seller.vat });
+    expect(receipt?.seller).toEqual({ name: "Novalex Editore S.r.l.", address: seller.address, vat: seller.vat, rea: null });
     expect(isPartitaIva(receipt!.seller.vat)).toBe(true);
   });
 

@@ -29,6 +29,7 @@ import {
 } from "../../shared/commerce-constants.ts";
 import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
+import { billingAddress } from "./billing-address.ts";
 import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
 
 export type PurchasesOptions = { db: Database; seller: Config["seller"] };
@@ -123,6 +124,8 @@ export type ReceiptPayment = PurchasePayment & {
   vatCents: number;
   /** Where the payment's e-invoice (FatturaPA XML) downloads from; null: none issued. */
   invoiceHref: string | null;
+  /** The e-invoice's number and date (YYYY-MM-DD, the payment's day); null: none issued. */
+  invoice: { number: string; date: string } | null;
 };
 
 export type Receipt = {
@@ -393,12 +396,13 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
-    const invoiced = new Set(
+    // Each payment's e-invoice: its number and date (the payment's day).
+    const invoiced = new Map(
       shown.length === 0
         ? []
         : (
             await db
-              .select({ paymentId: invoices.paymentId })
+              .select({ paymentId: invoices.paymentId, number: invoices.documentNumber, date: invoices.date })
               .from(invoices)
               .where(
                 inArray(
@@ -406,7 +410,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
                   shown.map((p) => p.id),
                 ),
               )
-          ).map((row) => row.paymentId),
+          ).map(({ paymentId, number, date }) => [paymentId, { number, date }]),
     );
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
@@ -434,6 +438,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       ...toPayment(row, order.orderCode),
       vatCents: vatOf(sharesOf(row.amountCents, parts)),
       invoiceHref: invoiced.has(row.id) ? invoicePath(order.orderCode, row.code) : null,
+      invoice: invoiced.get(row.id) ?? null,
     }));
 
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
@@ -448,10 +453,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         lastname: order.customerLastname ?? order.accountLastname,
         email: order.customerEmail ?? order.accountEmail,
       },
-      billing: billing && {
-        ...billing,
-        address: billing.addressAsShipment ? (order.shipment ?? billing.address ?? null) : (billing.address ?? null),
-      },
+      billing: billing && { ...billing, address: billingAddress(billing, order.shipment) },
       shipment: order.hasShipment ? order.shipment : null,
       lines,
       subtotalCents,

@@ -6,6 +6,7 @@ import {
   bigserial,
   boolean,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -999,8 +1000,9 @@ export const invoiceTransmissionSeq = pgSequence("invoice_transmission_seq");
 
 /**
  * An e-invoice (README, "E-invoices (FatturaPA)"): one per payment of an order whose customer
- * asked for one (a checkout's payment, each month of the EDU subscription), numbered 1, 2, … per
- * year. The XML is kept as issued: it is the document.
+ * asked for one (a checkout's payment, each month of the EDU subscription), dated the payment's
+ * day in Rome and numbered 1, 2, … in that day's year (decision 021). The XML is kept as issued:
+ * it is the document.
  */
 export const invoices = pgTable(
   "invoices",
@@ -1020,8 +1022,13 @@ export const invoices = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id),
+    /** The document's date (Data): the day of the payment in Rome, in the year of `year`. */
+    date: date("date", { mode: "string" }).notNull(),
+    /** When the file was made (within 12 days of `date`, or later only as a late invoice). */
     issuedAt: timestamp("issued_at", { withTimezone: true }).notNull(),
     totalCents: integer("total_cents").notNull(),
+    /** Whether it carries the virtual stamp duty (DatiBollo, 2 €, borne by the publisher). */
+    stampDuty: boolean("stamp_duty").notNull().default(false),
     /** The SDI file name, IT<seller's Partita IVA>_<progressive>.xml. */
     fileName: text("file_name").notNull().unique(),
     xml: text("xml").notNull(),
@@ -1032,6 +1039,7 @@ export const invoices = pgTable(
   (t) => [
     uniqueIndex("invoices_year_number_uq").on(t.year, t.number),
     index("invoices_issued_idx").on(t.issuedAt),
+    index("invoices_date_idx").on(t.date),
     index("invoices_order_idx").on(t.orderId),
     check("invoices_number_positive", sql`${t.number} >= 1`),
   ],

@@ -1,40 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
-import type { InvoiceSeller } from "../config.ts";
-import { amount, fatturaPaXml, invoiceFigures, latin, unitAmount, type InvoiceBuyer, type InvoiceDocument } from "./fatturapa.ts";
-
-const SELLER: InvoiceSeller = {
-  name: "Novalex Editore S.r.l.",
-  vat: "06363391001",
-  fiscalCode: null,
-  taxRegime: "RF01",
-  street: "Via Nazionale 91",
-  postcode: "00184",
-  city: "Roma",
-  province: "RM",
-  rea: { office: "RM", number: "1234567" },
-};
-const ADDRESS = { street: "Via Roma 1", postcode: "20121", city: "Milano", province: "MI" };
-const COMPANY: InvoiceBuyer = {
-  kind: "company",
-  vat: "00743110157",
-  name: "Studio Legale Conti",
-  address: ADDRESS,
-  sdiCode: "M5UXCR1",
-  pec: null,
-};
-const PERSON: InvoiceBuyer = {
-  kind: "person",
-  fiscalCode: "RSSMRA85T10A562S",
-  firstname: "Maria",
-  lastname: "Rossi",
-  address: ADDRESS,
-  sdiCode: null,
-  pec: null,
-};
+import { ADDRESS, ASSOCIATION, COMPANY, PERSON, SELLER } from "../../tests/support/invoice-parties.ts";
+import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
+import {
+  amount,
+  fatturaPaXml,
+  invoiceFigures,
+  latin,
+  stampDutyDue,
+  unitAmount,
+  type InvoiceDocument,
+  type InvoiceLine,
+} from "./fatturapa.ts";
 
 const doc = (overrides: Partial<InvoiceDocument> = {}): InvoiceDocument => ({
+  type: "TD01",
   seller: SELLER,
   buyer: COMPANY,
   progressive: "0000A",
@@ -47,11 +28,13 @@ const doc = (overrides: Partial<InvoiceDocument> = {}): InvoiceDocument => ({
 
 /** The text of every element of that name, in document order. */
 const values = (xml: string, name: string) => [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, "g"))].map((m) => m[1]);
+/** What SDI would refuse the file for (schema, then its controls), received on the document's day. */
+const refusals = (xml: string) => sdiRefusals(xml, "2026-11-23");
 
 describe("FatturaPA XML", () => {
   it("makes a company's invoice that the official schema accepts, delivered by its SDI code", async () => {
     const xml = fatturaPaXml(doc());
-    expect(await fatturaPaSchemaErrors(xml)).toEqual([]);
+    expect(await refusals(xml)).toEqual([]);
     expect(xml).toContain('versione="FPR12"');
     expect(values(xml, "FormatoTrasmissione")).toEqual(["FPR12"]);
     expect(values(xml, "CodiceDestinatario")).toEqual(["M5UXCR1"]);
@@ -71,21 +54,21 @@ describe("FatturaPA XML", () => {
 
   it("makes a private customer's invoice by Codice Fiscale, to their PEC or else to their tax drawer", async () => {
     const byPec = fatturaPaXml(doc({ buyer: { ...PERSON, pec: "maria.rossi@pec.example.it" } }));
-    expect(await fatturaPaSchemaErrors(byPec)).toEqual([]);
+    expect(await refusals(byPec)).toEqual([]);
     expect(values(byPec, "CodiceDestinatario")).toEqual(["0000000"]);
     expect(values(byPec, "PECDestinatario")).toEqual(["maria.rossi@pec.example.it"]);
     expect(values(byPec, "CodiceFiscale")).toEqual(["RSSMRA85T10A562S"]);
     expect([values(byPec, "Nome"), values(byPec, "Cognome")]).toEqual([["Maria"], ["Rossi"]]);
 
     const drawer = fatturaPaXml(doc({ buyer: PERSON }));
-    expect(await fatturaPaSchemaErrors(drawer)).toEqual([]);
+    expect(await refusals(drawer)).toEqual([]);
     expect(values(drawer, "CodiceDestinatario")).toEqual(["0000000"]);
     expect(drawer).not.toContain("PECDestinatario");
   });
 
   it("sends a company's invoice to its PEC when its code is 0000000", async () => {
     const xml = fatturaPaXml(doc({ buyer: { ...COMPANY, sdiCode: "0000000", pec: "studio@pec.example.it" } }));
-    expect(await fatturaPaSchemaErrors(xml)).toEqual([]);
+    expect(await refusals(xml)).toEqual([]);
     expect(values(xml, "PECDestinatario")).toEqual(["studio@pec.example.it"]);
   });
 
@@ -100,7 +83,7 @@ describe("FatturaPA XML", () => {
         ],
       }),
     );
-    expect(await fatturaPaSchemaErrors(xml)).toEqual([]);
+    expect(await refusals(xml)).toEqual([]);
     // Each 10,01 € line holds 0,39 € of VAT (9,62 taxable); the two together hold 0,77 € (19,25).
     expect(values(xml, "PrezzoTotale")).toEqual(["9.62", "9.62", "40.16", "45.00"]);
     expect(values(xml, "PrezzoUnitario")).toEqual(["9.62", "9.62", "40.16", "15.00"]);
@@ -127,11 +110,71 @@ describe("FatturaPA XML", () => {
         ],
       }),
     );
-    expect(await fatturaPaSchemaErrors(xml)).toEqual([]);
+    expect(await refusals(xml)).toEqual([]);
     // Quotes made plain, ź without its accent, Ł (no Latin-1 letter inside) and the emoji as "?".
     expect(values(xml, "Denominazione")[1]).toBe("Dell&#39;Acqua &amp; Figli &lt;?ódz&gt; &quot;Studio&quot; ?");
     expect([values(xml, "DataInizioPeriodo"), values(xml, "DataFinePeriodo")]).toEqual([["2026-12-23"], ["2027-01-23"]]);
     expect([values(xml, "ImponibileImporto"), values(xml, "Imposta")]).toEqual([["3.69"], ["0.81"]]);
+  });
+
+  it("names an association (a Codice Fiscale of 11 digits) by its Denominazione, not as a person", async () => {
+    const xml = fatturaPaXml(doc({ buyer: ASSOCIATION }));
+    expect(await refusals(xml)).toEqual([]);
+    expect(values(xml, "CodiceFiscale")).toEqual(["97735020584"]);
+    expect(values(xml, "Denominazione")).toEqual(["Novalex Editore S.r.l.", "Associazione Giuristi Romani"]);
+    expect([values(xml, "Nome"), values(xml, "Cognome")]).toEqual([[], []]);
+  });
+
+  it("states the seller's register entry, share capital, sole shareholder and liquidation when configured", async () => {
+    const rea = {
+      office: "RM",
+      number: "1234567",
+      shareCapitalCents: 1_000_000,
+      soleShareholder: "SU" as const,
+      inLiquidation: true,
+    };
+    const xml = fatturaPaXml(doc({ seller: { ...SELLER, rea } }));
+    expect(await refusals(xml)).toEqual([]);
+    expect(xml).toContain(
+      "<IscrizioneREA><Ufficio>RM</Ufficio><NumeroREA>1234567</NumeroREA><CapitaleSociale>10000.00</CapitaleSociale>" +
+        "<SocioUnico>SU</SocioUnico><StatoLiquidazione>LS</StatoLiquidazione></IscrizioneREA>",
+    );
+    const plain = fatturaPaXml(doc());
+    expect(values(plain, "StatoLiquidazione")).toEqual(["LN"]);
+    expect(plain).not.toContain("CapitaleSociale");
+    expect(plain).not.toContain("SocioUnico");
+    expect(fatturaPaXml(doc({ seller: { ...SELLER, rea: null } }))).not.toContain("IscrizioneREA");
+  });
+
+  describe("stamp duty", () => {
+    const paper = (grossCents: number): InvoiceLine => ({
+      description: "Codice civile (carta)",
+      quantity: 1,
+      grossCents,
+      rateBps: null,
+    });
+    const ebook: InvoiceLine = { description: "eBook", quantity: 1, grossCents: 50_000, rateBps: 400 };
+
+    it("carries the virtual stamp when the amounts outside VAT exceed 77,47 €, the total still what was paid", async () => {
+      const xml = fatturaPaXml(doc({ lines: [paper(7748), ebook] }));
+      expect(await refusals(xml)).toEqual([]);
+      expect(xml).toContain(
+        "<Numero>WEB/1</Numero><DatiBollo><BolloVirtuale>SI</BolloVirtuale><ImportoBollo>2.00</ImportoBollo></DatiBollo>",
+      );
+      expect(values(xml, "ImportoTotaleDocumento")).toEqual(["577.48"]);
+      expect(values(xml, "ImportoPagamento")).toEqual(["577.48"]);
+      expect(stampDutyDue(SELLER, [paper(7748)])).toBe(true);
+    });
+
+    it("carries none at 77,47 € or less outside VAT, however much VAT the rest bears, nor when the setting is off", async () => {
+      expect(fatturaPaXml(doc({ lines: [paper(7747), ebook] }))).not.toContain("DatiBollo");
+      expect(stampDutyDue(SELLER, [paper(7747), ebook])).toBe(false);
+      expect(stampDutyDue(SELLER, [ebook, ebook])).toBe(false);
+      expect(stampDutyDue({ ...SELLER, stampDuty: false }, [paper(20_000)])).toBe(false);
+      expect(fatturaPaXml(doc({ seller: { ...SELLER, stampDuty: false }, lines: [paper(20_000)] }))).not.toContain("DatiBollo");
+      // Two paper lines count together.
+      expect(stampDutyDue(SELLER, [paper(4000), paper(3748)])).toBe(true);
+    });
   });
 
   it("is refused by the schema when it is wrong (the check can fail)", async () => {

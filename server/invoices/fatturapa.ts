@@ -3,10 +3,15 @@
 // text out. Amounts come in as integer cents that include their VAT (the portal's prices do); the
 // VAT is taken out here by the portal's one rule (server/commerce/totals.ts), per line for the
 // lines and per rate for the summary, any cent between the two written as the summary's
-// Arrotondamento, so that the file's figures agree exactly and add up to what was paid.
+// Arrotondamento, so that the file's figures agree exactly and add up to what was paid (the rate's
+// Imposta is then within SDI's cent of its ImponibileImporto × rate, not always equal to it).
+// The document is written in its sections (header, general data, lines and summaries, payment),
+// so that another kind of document (a credit note, TD04, naming the invoice it corrects in
+// DatiFattureCollegate) is a new TipoDocumento and one more section, not another writer.
 import type { InvoiceSeller } from "../config.ts";
 import { vatByRate, vatIncluded } from "../commerce/totals.ts";
 import { escapeMarkup } from "../lib/escape.ts";
+import { FATTURAPA_LIMITS, plainTypography } from "../../shared/fatturapa-text.ts";
 
 const NAMESPACE = "http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2";
 /** Prices that include VAT paid at source by the publisher (art. 74 DPR 633/72): "non soggette, altri casi". */
@@ -14,12 +19,22 @@ const VAT_AT_SOURCE_NATURE = "N2.2";
 const VAT_AT_SOURCE_LAW = "IVA assolta dall'editore, art. 74 c. 1 lett. c) DPR 633/72";
 /** The recipient's code when SDI delivers by PEC, or to a consumer's tax drawer. */
 const NO_RECIPIENT_CODE = "0000000";
+/** Stamp duty (imposta di bollo) is due on an invoice whose amounts outside VAT exceed 77,47 € (DPR 642/72). */
+const STAMP_DUTY_THRESHOLD_CENTS = 7747;
+/** The virtual stamp's amount, paid by the publisher each quarter (DM 17/06/2014). */
+export const STAMP_DUTY_CENTS = 200;
 
 type InvoiceAddress = { street: string; postcode: string; city: string; province: string };
 
-/** Who the invoice is made out to (CessionarioCommittente), and where SDI delivers it. */
+/**
+ * Who the invoice is made out to (CessionarioCommittente), and where SDI delivers it: a company by
+ * its Partita IVA and name; a body without one (an association, with a Codice Fiscale of 11
+ * digits) by its Codice Fiscale and name (Denominazione); a person by Codice Fiscale and name.
+ */
 export type InvoiceBuyer = (
-  { kind: "company"; vat: string; name: string } | { kind: "person"; fiscalCode: string; firstname: string; lastname: string }
+  | { kind: "company"; vat: string; name: string }
+  | { kind: "body"; fiscalCode: string; name: string }
+  | { kind: "person"; fiscalCode: string; firstname: string; lastname: string }
 ) & {
   address: InvoiceAddress;
   /** The Codice Univoco SDI (companies); null or "0000000" when the invoice goes by PEC. */
@@ -39,6 +54,8 @@ export type InvoiceLine = {
 };
 
 export type InvoiceDocument = {
+  /** TipoDocumento: TD01, the invoice (a credit note, TD04, would add the invoice it corrects). */
+  type: "TD01";
   seller: InvoiceSeller;
   buyer: InvoiceBuyer;
   /** ProgressivoInvio: up to 5 capitals or digits, unique among the seller's files (its file name's). */
@@ -52,30 +69,15 @@ export type InvoiceDocument = {
   notes: string[];
 };
 
-/** Characters typed in names and titles that FatturaPA's Latin-1 strings have no place for. */
-const TYPOGRAPHIC: Readonly<Record<string, string>> = {
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201C": '"',
-  "\u201D": '"',
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2026": "...",
-  "\u20AC": "EUR",
-  "\u00A0": " ",
-};
-
 /**
- * Text as FatturaPA's String…LatinType takes it: Latin-1 only (typographic quotes and dashes
- * made plain, other letters without their accents, anything else "?"), one line, at most `max`
- * characters.
+ * Text as FatturaPA's String…LatinType takes it: Latin-1 only (typography made plain, other letters
+ * without their accents, anything else "?": the checkout refuses such text, so only data older
+ * than that check needs it), one line, at most `max` characters.
  */
 export function latin(text: string, max: number): string {
   let out = "";
-  for (const ch of text.normalize("NFC")) {
-    const replaced = TYPOGRAPHIC[ch];
-    if (replaced !== undefined) out += replaced;
-    else if (ch.codePointAt(0)! <= 0xff) out += ch;
+  for (const ch of plainTypography(text)) {
+    if (ch.codePointAt(0)! <= 0xff) out += ch;
     else {
       const stripped = ch.normalize("NFD").replace(/\p{M}/gu, "");
       out += stripped !== "" && [...stripped].every((c) => c.codePointAt(0)! <= 0xff) ? stripped : "?";
@@ -107,14 +109,26 @@ const node = (name: string, ...children: (string | false | null)[]) => `<${name}
 const address = (a: InvoiceAddress) =>
   node(
     "Sede",
-    leaf("Indirizzo", latin(a.street, 60)),
+    leaf("Indirizzo", latin(a.street, FATTURAPA_LIMITS.street)),
     leaf("CAP", a.postcode),
-    leaf("Comune", latin(a.city, 60)),
+    leaf("Comune", latin(a.city, FATTURAPA_LIMITS.city)),
     leaf("Provincia", a.province),
     leaf("Nazione", "IT"),
   );
 
 const vatId = (vat: string) => node("IdFiscaleIVA", leaf("IdPaese", "IT"), leaf("IdCodice", vat));
+
+/** IscrizioneREA: what a company must state of its registration (art. 2250 c.c.), when configured. */
+function companyRegister(rea: NonNullable<InvoiceSeller["rea"]>) {
+  return node(
+    "IscrizioneREA",
+    leaf("Ufficio", rea.office),
+    leaf("NumeroREA", rea.number),
+    rea.shareCapitalCents !== null && leaf("CapitaleSociale", amount(rea.shareCapitalCents)),
+    rea.soleShareholder !== null && leaf("SocioUnico", rea.soleShareholder),
+    leaf("StatoLiquidazione", rea.inLiquidation ? "LS" : "LN"),
+  );
+}
 
 function seller(s: InvoiceSeller) {
   return node(
@@ -127,19 +141,25 @@ function seller(s: InvoiceSeller) {
       leaf("RegimeFiscale", s.taxRegime),
     ),
     address(s),
-    s.rea !== null &&
-      node("IscrizioneREA", leaf("Ufficio", s.rea.office), leaf("NumeroREA", s.rea.number), leaf("StatoLiquidazione", "LN")),
+    s.rea !== null && companyRegister(s.rea),
   );
 }
 
 function buyer(b: InvoiceBuyer) {
+  const named = (name: string) => node("Anagrafica", leaf("Denominazione", latin(name, FATTURAPA_LIMITS.name)));
   const identity =
     b.kind === "company"
-      ? [vatId(b.vat), node("Anagrafica", leaf("Denominazione", latin(b.name, 80)))]
-      : [
-          leaf("CodiceFiscale", b.fiscalCode),
-          node("Anagrafica", leaf("Nome", latin(b.firstname, 60)), leaf("Cognome", latin(b.lastname, 60))),
-        ];
+      ? [vatId(b.vat), named(b.name)]
+      : b.kind === "body"
+        ? [leaf("CodiceFiscale", b.fiscalCode), named(b.name)]
+        : [
+            leaf("CodiceFiscale", b.fiscalCode),
+            node(
+              "Anagrafica",
+              leaf("Nome", latin(b.firstname, FATTURAPA_LIMITS.firstname)),
+              leaf("Cognome", latin(b.lastname, FATTURAPA_LIMITS.lastname)),
+            ),
+          ];
   return node("CessionarioCommittente", node("DatiAnagrafici", ...identity), address(b.address));
 }
 
@@ -162,10 +182,23 @@ export function invoiceFigures(lines: readonly InvoiceLine[]) {
   return { lines: netLines, summary, totalCents: lines.reduce((sum, line) => sum + line.grossCents, 0) };
 }
 
-export function fatturaPaXml(doc: InvoiceDocument): string {
-  const figures = invoiceFigures(doc.lines);
+/**
+ * Whether the invoice carries the virtual stamp duty: the seller's setting says so (the
+ * accountant's decision) and its amounts outside VAT (the lines with a Natura) exceed 77,47 €.
+ * The publisher bears the 2 €: the document's total stays what the customer paid.
+ */
+export function stampDutyDue(seller: InvoiceSeller, lines: readonly InvoiceLine[]): boolean {
+  const outsideVat = invoiceFigures(lines)
+    .summary.filter((group) => group.rateBps === null)
+    .reduce((sum, group) => sum + group.taxableCents, 0);
+  return seller.stampDuty && outsideVat > STAMP_DUTY_THRESHOLD_CENTS;
+}
+
+type Figures = ReturnType<typeof invoiceFigures>;
+
+function header(doc: InvoiceDocument) {
   const recipient = recipientOf(doc.buyer);
-  const header = node(
+  return node(
     "FatturaElettronicaHeader",
     node(
       "DatiTrasmissione",
@@ -178,55 +211,69 @@ export function fatturaPaXml(doc: InvoiceDocument): string {
     seller(doc.seller),
     buyer(doc.buyer),
   );
-  const body = node(
-    "FatturaElettronicaBody",
+}
+
+/** DatiGenerali: the document's type, date, number, stamp duty, total and notes. */
+function generalData(doc: InvoiceDocument, figures: Figures) {
+  return node(
+    "DatiGenerali",
     node(
-      "DatiGenerali",
-      node(
-        "DatiGeneraliDocumento",
-        leaf("TipoDocumento", "TD01"),
-        leaf("Divisa", "EUR"),
-        leaf("Data", doc.date),
-        leaf("Numero", doc.number),
-        leaf("ImportoTotaleDocumento", amount(figures.totalCents)),
-        ...doc.notes.map((note) => leaf("Causale", latin(note, 200))),
-      ),
-    ),
-    node(
-      "DatiBeniServizi",
-      ...figures.lines.map((line, i) =>
-        node(
-          "DettaglioLinee",
-          leaf("NumeroLinea", String(i + 1)),
-          leaf("Descrizione", latin(line.description, 1000)),
-          leaf("Quantita", `${line.quantity}.00`),
-          line.period !== undefined && leaf("DataInizioPeriodo", line.period.from),
-          line.period !== undefined && leaf("DataFinePeriodo", line.period.to),
-          leaf("PrezzoUnitario", unitAmount(line.netCents, line.quantity)),
-          leaf("PrezzoTotale", amount(line.netCents)),
-          leaf("AliquotaIVA", rate(line.rateBps)),
-          line.rateBps === null && leaf("Natura", VAT_AT_SOURCE_NATURE),
-        ),
-      ),
-      ...figures.summary.map((group) =>
-        node(
-          "DatiRiepilogo",
-          leaf("AliquotaIVA", rate(group.rateBps)),
-          group.rateBps === null && leaf("Natura", VAT_AT_SOURCE_NATURE),
-          group.roundingCents !== 0 && leaf("Arrotondamento", amount(group.roundingCents)),
-          leaf("ImponibileImporto", amount(group.taxableCents)),
-          leaf("Imposta", amount(group.vatCents)),
-          group.rateBps !== null && leaf("EsigibilitaIVA", "I"),
-          group.rateBps === null && leaf("RiferimentoNormativo", VAT_AT_SOURCE_LAW),
-        ),
-      ),
-    ),
-    // Paid already, by card: "pagamento completo", "carta di pagamento".
-    node(
-      "DatiPagamento",
-      leaf("CondizioniPagamento", "TP02"),
-      node("DettaglioPagamento", leaf("ModalitaPagamento", "MP08"), leaf("ImportoPagamento", amount(figures.totalCents))),
+      "DatiGeneraliDocumento",
+      leaf("TipoDocumento", doc.type),
+      leaf("Divisa", "EUR"),
+      leaf("Data", doc.date),
+      leaf("Numero", doc.number),
+      stampDutyDue(doc.seller, doc.lines) &&
+        node("DatiBollo", leaf("BolloVirtuale", "SI"), leaf("ImportoBollo", amount(STAMP_DUTY_CENTS))),
+      leaf("ImportoTotaleDocumento", amount(figures.totalCents)),
+      ...doc.notes.map((note) => leaf("Causale", latin(note, 200))),
     ),
   );
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<p:FatturaElettronica xmlns:p="${NAMESPACE}" versione="FPR12">${header}${body}</p:FatturaElettronica>\n`;
+}
+
+/** DatiBeniServizi: each line's taxable amount, then per rate the document's VAT. */
+function goodsAndServices(figures: Figures) {
+  return node(
+    "DatiBeniServizi",
+    ...figures.lines.map((line, i) =>
+      node(
+        "DettaglioLinee",
+        leaf("NumeroLinea", String(i + 1)),
+        leaf("Descrizione", latin(line.description, 1000)),
+        leaf("Quantita", `${line.quantity}.00`),
+        line.period !== undefined && leaf("DataInizioPeriodo", line.period.from),
+        line.period !== undefined && leaf("DataFinePeriodo", line.period.to),
+        leaf("PrezzoUnitario", unitAmount(line.netCents, line.quantity)),
+        leaf("PrezzoTotale", amount(line.netCents)),
+        leaf("AliquotaIVA", rate(line.rateBps)),
+        line.rateBps === null && leaf("Natura", VAT_AT_SOURCE_NATURE),
+      ),
+    ),
+    ...figures.summary.map((group) =>
+      node(
+        "DatiRiepilogo",
+        leaf("AliquotaIVA", rate(group.rateBps)),
+        group.rateBps === null && leaf("Natura", VAT_AT_SOURCE_NATURE),
+        group.roundingCents !== 0 && leaf("Arrotondamento", amount(group.roundingCents)),
+        leaf("ImponibileImporto", amount(group.taxableCents)),
+        leaf("Imposta", amount(group.vatCents)),
+        group.rateBps !== null && leaf("EsigibilitaIVA", "I"),
+        group.rateBps === null && leaf("RiferimentoNormativo", VAT_AT_SOURCE_LAW),
+      ),
+    ),
+  );
+}
+
+/** Paid already, by card: "pagamento completo", "carta di pagamento". */
+const paidByCard = (figures: Figures) =>
+  node(
+    "DatiPagamento",
+    leaf("CondizioniPagamento", "TP02"),
+    node("DettaglioPagamento", leaf("ModalitaPagamento", "MP08"), leaf("ImportoPagamento", amount(figures.totalCents))),
+  );
+
+export function fatturaPaXml(doc: InvoiceDocument): string {
+  const figures = invoiceFigures(doc.lines);
+  const body = node("FatturaElettronicaBody", generalData(doc, figures), goodsAndServices(figures), paidByCard(figures));
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<p:FatturaElettronica xmlns:p="${NAMESPACE}" versione="FPR12">${header(doc)}${body}</p:FatturaElettronica>\n`;
 }

@@ -5,9 +5,11 @@
 import { asc, eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { orderItems, orders, payments, subscriptionPeriods, type BillingDetails, type PostalAddress } from "../db/schema.ts";
+import { billingAddress } from "../commerce/billing-address.ts";
 import { orderParts, sharesOf } from "../commerce/totals.ts";
 import { formatDate, withArticle } from "../../shared/format.ts";
-import { romeDay } from "../../shared/subscription.ts";
+import { isBodyFiscalCode } from "../../shared/italian-ids.ts";
+import { DAY_MS, romeDay } from "../../shared/subscription.ts";
 import type { InvoiceBuyer, InvoiceLine } from "./fatturapa.ts";
 
 export type InvoiceData = {
@@ -20,11 +22,13 @@ export type InvoiceData = {
 };
 
 /**
- * The buyer as the checkout took it: a company (Partita IVA, name, SDI code or PEC) or a person
- * (Codice Fiscale, named by the billing address); the address is the shipping one when so chosen.
+ * The buyer as the checkout took it: a company (Partita IVA, name, SDI code or PEC); a body with a
+ * Codice Fiscale of 11 digits (an association: its name); or a person (Codice Fiscale, and the
+ * name typed for the invoice, never the shipping recipient's), at the billing address or the
+ * shipping address's place (billingAddress).
  */
 function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): InvoiceBuyer {
-  const postal = billing.addressAsShipment && shipment ? shipment : billing.address;
+  const postal = billingAddress(billing, shipment);
   if (!postal) throw new Error("The billing details lack an address");
   const address = { street: postal.address, postcode: postal.postcode, city: postal.city, province: postal.province };
   const delivery = { address, sdiCode: billing.sdi?.toUpperCase() || null, pec: billing.pec || null };
@@ -33,13 +37,17 @@ function buyerOf(billing: BillingDetails, shipment: PostalAddress | null): Invoi
     return { kind: "company", vat: billing.vat, name: billing.name, ...delivery };
   }
   if (!billing.ssn) throw new Error("A person's billing details lack the Codice Fiscale");
-  return {
-    kind: "person",
-    fiscalCode: billing.ssn.toUpperCase(),
-    firstname: postal.firstname,
-    lastname: postal.lastname,
-    ...delivery,
-  };
+  const fiscalCode = billing.ssn.toUpperCase();
+  if (isBodyFiscalCode(fiscalCode)) {
+    if (!billing.name) throw new Error("A body's billing details lack its name");
+    return { kind: "body", fiscalCode, name: billing.name, ...delivery };
+  }
+  return { kind: "person", fiscalCode, firstname: postal.firstname, lastname: postal.lastname, ...delivery };
+}
+
+/** "2027-01-23" → "2027-01-22" */
+function dayBefore(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
 }
 
 /**
@@ -113,15 +121,16 @@ export async function invoiceDataOf(db: Queryable, paymentId: string): Promise<I
     }
     // A month of the subscription: the month, one of it.
     if (shares[i]!.cents === 0) return;
-    // Its dates as the subscription's page shows them (a month ends at the hour the next starts).
-    const from = withArticle("dal", formatDate(period.startsAt));
-    const to = withArticle("al", formatDate(period.endsAt));
+    // Its days: from the one it starts on to the day before the next month starts.
+    const days = { from: romeDay(period.startsAt), to: dayBefore(romeDay(period.endsAt)) };
+    const from = withArticle("dal", formatDate(`${days.from}T12:00:00Z`));
+    const to = withArticle("al", formatDate(`${days.to}T12:00:00Z`));
     lines.push({
       description: `${item.description}: mese ${period.number}, ${from} ${to}`,
       quantity: 1,
       grossCents: shares[i]!.cents,
       rateBps: item.vatRateBps,
-      period: { from: romeDay(period.startsAt), to: romeDay(period.endsAt) },
+      period: days,
     });
   });
   const shipping = shares[items.length]!;

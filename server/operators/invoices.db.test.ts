@@ -1,19 +1,21 @@
-// invoices:export: the month's e-invoices (by their date in Rome) listed and written as their SDI
-// files into a folder, safe to run again, with an audit entry; a month written wrong is refused.
-// invoices:issue-missing: the invoices a month's payments lack, issued now, once.
+// invoices:export: the month's e-invoices (by their date: their payments' days in Rome) listed and
+// written as their SDI files into a folder, safe to run again, with an audit entry and the
+// quarter's count of invoices with the virtual stamp duty; a month written wrong is refused.
+// invoices:issue-missing: the invoices a month's payments lack, issued once, with their payments'
+// dates within the 12 days of an immediate invoice, refused after them unless --late.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { COMPANY_BILLING, PERSON_BILLING } from "../../tests/support/checkout.ts";
-import { DAY, START } from "../../tests/support/clock.ts";
+import { COMPANY_BILLING, PERSON_BILLING, SHIPMENT } from "../../tests/support/checkout.ts";
+import { DAY, HOUR, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { invoices, jobs, payments } from "../db/schema.ts";
+import { invoices, jobs, payments, products, productTypes } from "../db/schema.ts";
 import { OperatorError } from "./context.ts";
 import { exportCustomer } from "./customers.ts";
 import { refundOrder } from "./orders.ts";
-import { exportInvoices, issueMissingInvoices, monthRange } from "./invoices.ts";
+import { exportInvoices, issueMissingInvoices, monthRange, quarterOf } from "./invoices.ts";
 
 const h = operatorHarness();
 const EBOOK = "EB-9788828813217";
@@ -59,6 +61,46 @@ describe("invoices:export", () => {
     expect((await exportInvoices(h.op, "2026-10", path.join(folder, "ottobre"))).invoices).toEqual([]);
   });
 
+  it("lists an invoice under its payment's month when its job ran the next one, and counts the quarter's stamped invoices", async () => {
+    // A paper book over 77,47 € (VAT paid at source: outside VAT), paid at 23:30 on 31 January 2027 in Rome.
+    const [paper] = await h.db
+      .select({ id: products.id, sku: products.sku })
+      .from(products)
+      .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+      .where(and(eq(productTypes.code, "paper_flex"), eq(products.sellable, true)))
+      .limit(1);
+    await h.db.update(products).set({ priceCents: 8000 }).where(eq(products.id, paper!.id));
+    h.advance(Date.parse("2027-01-31T22:30:00Z") - START.getTime());
+    const customer = await h.customer();
+    const stamped = await h.paidOrder(customer.id, paper!.sku, { shipment: SHIPMENT, billing: COMPANY_BILLING });
+    const plain = await h.paidOrder((await h.customer()).id, EBOOK, { billing: COMPANY_BILLING });
+    h.advance(HOUR); // its job runs on 1 February
+    await h.services.jobs.runDue();
+
+    const january = await exportInvoices(h.op, "2027-01", path.join(folder, "gennaio-2027"));
+    // Paid at the same instant: numbered in either order.
+    expect(january.invoices.map((i) => [i.orderCode, i.date, i.stampDuty]).sort()).toEqual(
+      [
+        [stamped.orderCode, "2027-01-31", true],
+        [plain.orderCode, "2027-01-31", false],
+      ].sort(),
+    );
+    expect(january.stamped).toEqual({ quarter: "2027-Q1", count: 1 });
+    const [xml] = readdirSync(path.join(folder, "gennaio-2027"))
+      .map((file) => readFileSync(path.join(folder, "gennaio-2027", file), "utf8"))
+      .filter((text) => text.includes(stamped.orderCode));
+    expect(xml).toContain("<DatiBollo><BolloVirtuale>SI</BolloVirtuale><ImportoBollo>2.00</ImportoBollo></DatiBollo>");
+    expect(xml).toContain(`<ImportoTotaleDocumento>${(stamped.totalCents / 100).toFixed(2)}</ImportoTotaleDocumento>`);
+    // February has none of them; the quarter's count is the same from any of its months.
+    const february = await exportInvoices(h.op, "2027-02", path.join(folder, "febbraio-2027"));
+    expect(february.invoices).toEqual([]);
+    expect(february.stamped).toEqual({ quarter: "2027-Q1", count: 1 });
+    expect((await exportInvoices(h.op, "2027-04", path.join(folder, "aprile-2027"))).stamped).toEqual({
+      quarter: "2027-Q2",
+      count: 0,
+    });
+  });
+
   it("stops, writing nothing, when a file of the same name holds something else", async () => {
     const { invoice } = await invoicedOrder();
     const out = mkdtempSync(path.join(folder, "altro-"));
@@ -72,36 +114,69 @@ describe("invoices:export", () => {
     await expect(exportInvoices(h.op, "2026-13", folder)).rejects.toThrow(/YYYY-MM/);
     // November in Rome: from 31 October 23:00 UTC to 30 November 23:00 UTC (winter time).
     expect(monthRange("2026-11")).toEqual({ from: new Date("2026-10-31T23:00:00Z"), to: new Date("2026-11-30T23:00:00Z") });
+    expect([quarterOf("2026-11"), quarterOf("2027-01"), quarterOf("2027-06")]).toEqual([
+      { name: "2026-Q4", from: "2026-10-01", to: "2027-01-01" },
+      { name: "2027-Q1", from: "2027-01-01", to: "2027-04-01" },
+      { name: "2027-Q2", from: "2027-04-01", to: "2027-07-01" },
+    ]);
   });
 });
 
-describe("invoices:issue-missing", () => {
-  it("issues, dated today, the invoices whose jobs gave up, once however often it runs", async () => {
-    const customer = await h.customer();
-    const order = await h.paidOrder(customer.id, EBOOK, { billing: COMPANY_BILLING });
-    const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
-    // The job gave up (production lacked the seller's data, say).
-    await h.db
-      .update(jobs)
-      .set({ status: "failed" })
-      .where(eq(jobs.key, `invoice:${payment!.id}`));
-    await h.services.jobs.runDue();
-    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id))).toEqual([]);
+/** A payment of an order that asked for an invoice, whose invoice job gave up (production lacked the seller's data, say). */
+async function paymentWithoutInvoice() {
+  const customer = await h.customer();
+  const order = await h.paidOrder(customer.id, EBOOK, { billing: COMPANY_BILLING });
+  const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
+  await h.db
+    .update(jobs)
+    .set({ status: "failed" })
+    .where(eq(jobs.key, `invoice:${payment!.id}`));
+  await h.services.jobs.runDue();
+  expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id))).toEqual([]);
+  return { order, payment: payment! };
+}
 
-    h.advance(2 * DAY);
+describe("invoices:issue-missing", () => {
+  it("issues, dated their payments' day, the invoices whose jobs gave up, once however often it runs", async () => {
+    const { order, payment } = await paymentWithoutInvoice();
+    h.advance(12 * DAY); // the last day an immediate invoice allows
     const result = await issueMissingInvoices(h.op, "2026-11");
-    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
+    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.paymentId, payment.id));
     expect(result.issued).toEqual([
-      { documentNumber: invoice!.documentNumber, fileName: invoice!.fileName, totalCents: order.totalCents },
+      { documentNumber: invoice!.documentNumber, date: "2026-11-23", fileName: invoice!.fileName, totalCents: order.totalCents },
     ]);
-    expect(invoice!.issuedAt).toEqual(new Date(START.getTime() + 2 * DAY));
+    expect(result.refused).toEqual([]);
+    expect([invoice!.date, invoice!.issuedAt]).toEqual(["2026-11-23", new Date(START.getTime() + 12 * DAY)]);
+    expect(invoice!.xml).toContain("<Data>2026-11-23</Data>");
     // Sent to SDI by the command's own run of the jobs.
     expect(invoice!.transmittedAt).not.toBeNull();
     const [audit] = await h.audited("invoices_issued");
     expect(audit!.details).toEqual({ month: "2026-11", count: 1, numbers: [invoice!.documentNumber] });
 
     expect((await issueMissingInvoices(h.op, "2026-11")).issued).toEqual([]);
-    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id))).toHaveLength(1);
+    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment.id))).toHaveLength(1);
+  });
+
+  it("refuses, naming them, the payments past the 12 days, and issues them with their dates only when told they are late", async () => {
+    const { payment, order } = await paymentWithoutInvoice();
+    h.advance(13 * DAY);
+    const refused = await issueMissingInvoices(h.op, "2026-11");
+    expect(refused.issued).toEqual([]);
+    expect(refused.refused).toContainEqual({
+      id: payment.id,
+      paymentCode: payment.paymentCode,
+      orderCode: order.orderCode,
+      date: "2026-11-23",
+      deadline: "2026-12-05",
+    });
+    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment.id))).toEqual([]);
+    const [audit] = (await h.audited("invoices_issued")).slice(-1);
+    expect(audit!.details).toMatchObject({ count: 0, refusedLate: expect.arrayContaining([payment.paymentCode]) });
+
+    const late = await issueMissingInvoices(h.op, "2026-11", { late: true });
+    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.paymentId, payment.id));
+    expect(late.issued).toContainEqual(expect.objectContaining({ documentNumber: invoice!.documentNumber, date: "2026-11-23" }));
+    expect(late.refused).toEqual([]);
   });
 });
 

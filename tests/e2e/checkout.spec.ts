@@ -7,6 +7,7 @@ import { giveEachTestItsOwnAddress } from "./identity-support";
 import { acceptTerms, complete, errorDialog, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
 import { euro, expectAccessible } from "./support";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
+import { invoiceFieldCharacters, invoiceFieldTooLong } from "../../shared/checkout-messages.ts";
 
 /** Two paper books of the demo catalogue (server/db/seed/catalog.ts: title numbers from 101). */
 const PAPER_BOOKS = [`LB-${novalexIsbn(101)}`, `LB-${novalexIsbn(102)}`];
@@ -82,9 +83,13 @@ test("the validation messages come in the spec's order, in the dialog 'Errore'",
   await complete(page);
   await expect(errorDialog(page)).toContainText("Manca il Codice Fiscale");
 
-  // A company's invoice, then its address, in §5's order; the card comes after them.
+  // A company's invoice, then its address, in §5's order; the card comes after them. The invoice's
+  // holder is prefilled with the customer's name as the order holds it: emptied here to see its messages.
   const billing = page.getByRole("group", { name: "Fatturazione" });
   await billing.getByLabel("Azienda o professionista").check();
+  await expect(billing.getByLabel("Nome", { exact: true })).toHaveValue("Mario"); // the account's name
+  await billing.getByLabel("Nome", { exact: true }).fill("");
+  await billing.getByLabel("Cognome", { exact: true }).fill("");
   const billingSteps: [() => Promise<void>, string][] = [
     [async () => {}, "Manca la Ragione Sociale"],
     [() => billing.getByLabel("Ragione Sociale").fill("Studio Legale Bianchi"), "Manca la Partita IVA"],
@@ -101,13 +106,26 @@ test("the validation messages come in the spec's order, in the dialog 'Errore'",
     [() => billing.getByLabel("CAP").fill("00184"), "Manca la Città nell indirizzo di fatturazione"],
     [() => billing.getByLabel("Città").fill("Roma"), "Manca la Provincia nell indirizzo di fatturazione"],
     [() => billing.getByLabel("Provincia (sigla)").fill("XX"), "La provincia non è valida"],
+    // What the e-invoice cannot hold is refused, not changed.
     [() => billing.getByLabel("Provincia (sigla)").fill("RM"), "Manca il titolare della carta"],
+    [
+      () => billing.getByLabel("Indirizzo (via e numero civico)").fill(`Via Roma ${"1".repeat(52)}`),
+      invoiceFieldTooLong("billingaddress_address", 60),
+    ],
+    [() => billing.getByLabel("Indirizzo (via e numero civico)").fill("Via Roma 1"), "Manca il titolare della carta"],
+    [
+      () => billing.getByLabel("Cognome", { exact: true }).fill("Łukasiewicz"),
+      invoiceFieldCharacters("billingaddress_lastname", ["Ł"]),
+    ],
+    [() => billing.getByLabel("Cognome", { exact: true }).fill("Bianchi"), "Manca il titolare della carta"],
   ];
   for (const [step, message] of billingSteps) {
     await step();
     await complete(page);
     await expect(errorDialog(page)).toContainText(message);
   }
+  // The billing fields, the invoice's holder among them, pass axe too.
+  await expectAccessible(page);
 
   // Another method than the card cannot complete a purchase.
   await page.getByRole("radio", { name: "Bonifico bancario" }).check();

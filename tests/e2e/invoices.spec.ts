@@ -1,10 +1,12 @@
-// The e-invoice from the receipt, with and without JavaScript: the payment's receipt links its
-// FatturaPA XML, which downloads as that payment's invoice under its SDI file name; another
-// customer gets 404 for it. axe checks the receipt with the link.
+// The e-invoice from the receipt, with and without JavaScript: the payment's receipt names its
+// e-invoice (number and date) and links its FatturaPA XML, which downloads as that payment's
+// invoice under its SDI file name, dated the payment's day; a private buyer's receipt also says
+// the original is in their area of the Agenzia delle Entrate's site; another customer gets 404
+// for it. axe checks both receipts.
 import { readFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
 import { invoicePath } from "../../shared/links.ts";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import { invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
 import { expectAccessible } from "./support";
@@ -25,6 +27,9 @@ test("a payment's receipt downloads its e-invoice as FatturaPA XML", async ({ pa
   await expect(page.getByRole("heading", { level: 1, name: "Ricevuta di pagamento" })).toBeVisible();
   const link = page.getByRole("link", { name: M.downloadInvoice });
   await expect(link).toHaveAttribute("href", invoicePath(receipt.orderCode, receipt.paymentCode));
+  // Its number and date; a company's invoice is not sent to the consumers' reserved area.
+  await expect(page.getByText(invoiceNamed(receipt.invoice.documentNumber, receipt.invoice.date))).toBeVisible();
+  await expect(page.getByText(M.invoiceOriginalInTaxArea)).toHaveCount(0);
   await expectAccessible(page);
 
   const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
@@ -32,9 +37,26 @@ test("a payment's receipt downloads its e-invoice as FatturaPA XML", async ({ pa
   const xml = await readFile(await download.path(), "utf8");
   expect(xml).toContain('versione="FPR12"');
   expect(xml).toContain(`<Numero>${receipt.invoice.documentNumber}</Numero>`);
+  expect(xml).toContain(`<Data>${receipt.invoice.date}</Data>`);
   expect(xml).toContain(`Ordine ${receipt.orderCode}, pagamento ${receipt.paymentCode}`);
   expect(xml).toContain("<Denominazione>Studio Legale Associato Neri</Denominazione>");
   expect(xml).toContain(`<ImportoTotaleDocumento>${(receipt.amountCents / 100).toFixed(2)}</ImportoTotaleDocumento>`);
+});
+
+test("a private buyer's receipt names the e-invoice and says the original is in their area of the Agenzia's site", async ({
+  page,
+}) => {
+  const { privateReceipt } = fixtures().purchases;
+  const receiptPath = `/ricevuta/${privateReceipt.orderCode}/${privateReceipt.paymentCode}/`;
+  await signIn(page, privateReceipt.email, E2E_PASSWORD, `/login/?redirect=${encodeURIComponent(receiptPath)}`);
+  await expect(page.getByRole("heading", { level: 1, name: "Ricevuta di pagamento" })).toBeVisible();
+  await expect(page.getByText(invoiceNamed(privateReceipt.invoice.documentNumber, privateReceipt.invoice.date))).toBeVisible();
+  await expect(page.getByText(M.invoiceOriginalInTaxArea)).toBeVisible();
+  await expect(page.getByRole("link", { name: M.downloadInvoice })).toHaveAttribute(
+    "href",
+    invoicePath(privateReceipt.orderCode, privateReceipt.paymentCode),
+  );
+  await expectAccessible(page);
 });
 
 test("another customer gets no invoice of that payment", async ({ page }) => {

@@ -32,13 +32,17 @@ export type PurchasesFixtures = {
     discountCents: number;
     email: string;
     pec: string;
-    /** The e-invoice of its payment (its order asked for one). */
-    invoice: { documentNumber: string; fileName: string };
+    /** The e-invoice of its payment (its order asked for one, a company's). */
+    invoice: IssuedInvoice;
   };
+  /** Another customer's order invoiced to a private person (Codice Fiscale), for the receipt's lines for them. */
+  privateReceipt: { email: string; orderCode: string; paymentCode: string; invoice: IssuedInvoice };
 };
 
+type IssuedInvoice = { documentNumber: string; date: string; fileName: string };
+
 /** Issues the e-invoice of a payment, as the portal's job runner would (prepare-server.ts). */
-export type IssueInvoice = (paymentId: string) => Promise<{ documentNumber: string; fileName: string } | null>;
+export type IssueInvoice = (paymentId: string) => Promise<IssuedInvoice | null>;
 
 const DAY = 24 * 3600_000;
 
@@ -123,6 +127,32 @@ export async function createPurchasesFixtures(
   });
   const invoice = await issueInvoice(receiptOrder.payments[0]!.id);
   if (!invoice) throw new Error("e2e fixtures: the receipt's payment got no invoice");
+
+  // A private person's invoice, another customer's (their history stays apart).
+  const privateEmail = "giulia.verdi.privata@example.it";
+  const privateOrder = await insertOrder(db, {
+    userId: await registerStudent(db, privateEmail, password),
+    at: daysAgo(2),
+    lines: [{ productId: secondEbook.id }],
+    payments: [{ paidAt: daysAgo(2), cardBrand: "visa", cardLast4: "4242" }],
+    customer: { firstname: "Giulia", lastname: "Verdi", email: privateEmail },
+    billing: {
+      isCompany: false,
+      ssn: "VRDGLI90A41H501U",
+      addressAsShipment: false,
+      address: {
+        firstname: "Giulia",
+        lastname: "Verdi",
+        address: "Via Appia 3",
+        postcode: "00179",
+        city: "Roma",
+        province: "RM",
+        country: "IT",
+      },
+    },
+  });
+  const privateInvoice = await issueInvoice(privateOrder.payments[0]!.id);
+  if (!privateInvoice) throw new Error("e2e fixtures: the private receipt's payment got no invoice");
   await insertOrder(db, {
     userId,
     at: daysAgo(20),
@@ -169,7 +199,13 @@ export async function createPurchasesFixtures(
       discountCents: receiptDiscountCents,
       email: receiptEmail,
       pec: receiptPec,
-      invoice: { documentNumber: invoice.documentNumber, fileName: invoice.fileName },
+      invoice: { documentNumber: invoice.documentNumber, date: invoice.date, fileName: invoice.fileName },
+    },
+    privateReceipt: {
+      email: privateEmail,
+      orderCode: privateOrder.orderCode,
+      paymentCode: privateOrder.payments[0]!.code,
+      invoice: { documentNumber: privateInvoice.documentNumber, date: privateInvoice.date, fileName: privateInvoice.fileName },
     },
   };
 }

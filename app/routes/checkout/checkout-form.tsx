@@ -114,7 +114,13 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
                 </fieldset>
               )}
 
-              <BillingFields billing={order.billing} save={order.billingSave} hasShipment={order.hasShipment} reply={reply} />
+              <BillingFields
+                billing={order.billing}
+                save={order.billingSave}
+                hasShipment={order.hasShipment}
+                customer={order.customer}
+                reply={reply}
+              />
             </Fragment>
 
             <PaymentMethods
