@@ -7,7 +7,7 @@
 // the loser rolls back, its number with it. The same transaction queues `invoices.transmit`,
 // which hands the file to the SDI transmitter until it takes it.
 import { and, asc, eq, gte, isNull, lt, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
+import type { Config, InvoiceSeller } from "../config.ts";
 import type { Database, Queryable } from "../db/client.ts";
 import { invoiceCounters, invoiceTransmissionSeq, invoices, orders, payments } from "../db/schema.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
@@ -15,11 +15,19 @@ import type { Clock } from "../lib/clock.ts";
 import { isOrderCode } from "../lib/ids.ts";
 import { romeDay } from "../../shared/subscription.ts";
 import { fatturaPaXml } from "./fatturapa.ts";
-import { invoiceDataOf } from "./invoice-data.ts";
+import { invoiceDataOf, type InvoiceData } from "./invoice-data.ts";
+import { markSent, transmissionOf } from "./transmissions.ts";
 import type { InvoiceTransmitter } from "./transmitter.ts";
 
 const ISSUE_QUEUE = "invoices.issue";
 const TRANSMIT_QUEUE = "invoices.transmit";
+
+/** The job that hands an invoice's latest file to SDI: one per invoice, queued again for a file sent again. */
+export const transmitJob = (invoiceId: string) => ({
+  queue: TRANSMIT_QUEUE,
+  key: `invoice-transmit:${invoiceId}`,
+  payload: { invoiceId },
+});
 
 /** Production lacks the seller's data: no invoice is made up. */
 export class InvoicingNotConfigured extends Error {
@@ -39,8 +47,28 @@ export async function enqueueInvoice(tx: Queryable, { paymentId, orderId }: { pa
   await enqueueJob(tx, { queue: ISSUE_QUEUE, key: `invoice:${paymentId}`, payload: { paymentId }, runAt: at }, at);
 }
 
-/** The SDI file name's progressive: 5 capitals or digits (base 36), unique among the seller's files. */
-const progressiveOf = (seq: number) => seq.toString(36).toUpperCase().padStart(5, "0");
+/** The next SDI file name's progressive: 5 capitals or digits (base 36), unique among the seller's files. */
+export async function nextProgressive(tx: Queryable): Promise<string> {
+  const next = (await tx.execute(sql`select nextval(${invoiceTransmissionSeq.seqName}) as seq`)) as unknown as {
+    rows: [{ seq: string | number }];
+  };
+  return Number(next.rows[0].seq).toString(36).toUpperCase().padStart(5, "0");
+}
+
+/**
+ * An invoice's file for SDI: its name and its XML. What `issue` writes, and what a corrected
+ * invoice is written again with (server/invoices/sdi-outcomes.ts: the same number and date, a new progressive).
+ */
+export function invoiceFile(
+  seller: InvoiceSeller,
+  data: InvoiceData,
+  { progressive, number, date }: { progressive: string; number: string; date: string },
+) {
+  return {
+    fileName: `IT${seller.vat}_${progressive}.xml`,
+    xml: fatturaPaXml({ seller, buyer: data.buyer, progressive, number, date, lines: data.lines, notes: data.notes }),
+  };
+}
 
 export type InvoicesOptions = {
   db: Database;
@@ -77,19 +105,11 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
         const at = now();
         const date = romeDay(at);
         if (!date.startsWith(`${year}-`)) throw new Error("The year turned while the invoice was being numbered: try again");
-        const next = (await tx.execute(sql`select nextval(${invoiceTransmissionSeq.seqName}) as seq`)) as unknown as {
-          rows: [{ seq: string | number }];
-        };
-        const progressive = progressiveOf(Number(next.rows[0].seq));
         const documentNumber = `${invoicing.series}/${number}`;
-        const xml = fatturaPaXml({
-          seller,
-          buyer: data.buyer,
-          progressive,
+        const { fileName, xml } = invoiceFile(seller, data, {
+          progressive: await nextProgressive(tx),
           number: documentNumber,
           date,
-          lines: data.lines,
-          notes: data.notes,
         });
         const [row] = await tx
           .insert(invoices)
@@ -102,18 +122,14 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
             userId: data.userId,
             issuedAt: at,
             totalCents: data.lines.reduce((sum, line) => sum + line.grossCents, 0),
-            fileName: `IT${seller.vat}_${progressive}.xml`,
+            fileName,
             xml,
             createdAt: at,
           })
           .onConflictDoNothing({ target: invoices.paymentId })
           .returning();
         if (!row) throw new IssuedMeanwhile();
-        await enqueueJob(
-          tx,
-          { queue: TRANSMIT_QUEUE, key: `invoice-transmit:${row.id}`, payload: { invoiceId: row.id }, runAt: at },
-          at,
-        );
+        await enqueueJob(tx, { ...transmitJob(row.id), runAt: at }, at);
         return row;
       });
     } catch (error) {
@@ -122,18 +138,19 @@ export function createInvoices({ db, invoicing, runner, transmitter, now }: Invo
     }
   }
 
-  /** Hands an invoice's file to the transmitter, once it takes it (the job retries a failure). */
+  /**
+   * Hands an invoice's latest file to the transmitter, once it takes it (the job retries a
+   * failure), and records it among the invoice's files (server/invoices/transmissions.ts).
+   */
   async function transmit(invoiceId: string) {
     const [row] = await db
       .select({ fileName: invoices.fileName, xml: invoices.xml, transmittedAt: invoices.transmittedAt })
       .from(invoices)
       .where(eq(invoices.id, invoiceId));
     if (!row || row.transmittedAt) return;
+    await transmissionOf(db, row.fileName);
     await transmitter.send({ fileName: row.fileName, xml: row.xml });
-    await db
-      .update(invoices)
-      .set({ transmittedAt: now() })
-      .where(and(eq(invoices.id, invoiceId), isNull(invoices.transmittedAt)));
+    await db.transaction((tx) => markSent(tx, invoiceId, row.fileName, now()));
   }
 
   runner.handle(ISSUE_QUEUE, async ({ paymentId }: { paymentId: string }) => {
