@@ -329,16 +329,19 @@ function Lines({ receipt }: { receipt: Receipt }) {
 
 /**
  * The payment's e-invoice, when one was issued: a plain link (a download changes nothing), so it
- * works without JavaScript too; not on paper.
+ * works without JavaScript too; not on paper. When SDI could not deliver it, where it is.
  */
 function InvoiceLink({ payment }: { payment: ReceiptPayment }) {
   if (!payment.invoiceHref) return null;
   return (
-    <p className="mt-3 w-full text-sm print:hidden">
-      <a href={payment.invoiceHref} download className="link">
-        {M.downloadInvoice}
-      </a>
-    </p>
+    <>
+      <p className="mt-3 w-full text-sm print:hidden">
+        <a href={payment.invoiceHref} download className="link">
+          {M.downloadInvoice}
+        </a>
+      </p>
+      {payment.invoiceNotDelivered && <p className="mt-1 w-full text-sm text-ink/85">{M.invoiceNotDelivered}</p>}
+    </>
   );
 }
 

@@ -8,6 +8,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import {
   invoices,
+  invoiceTransmissions,
   orderItems,
   orders,
   type PAYMENT_METHOD_CODES,
@@ -123,6 +124,8 @@ export type ReceiptPayment = PurchasePayment & {
   vatCents: number;
   /** Where the payment's e-invoice (FatturaPA XML) downloads from; null: none issued. */
   invoiceHref: string | null;
+  /** SDI could not deliver the e-invoice (MC): it is in the buyer's tax drawer. */
+  invoiceNotDelivered: boolean;
 };
 
 export type Receipt = {
@@ -393,20 +396,22 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
-    const invoiced = new Set(
+    // Each payment's invoice, and whether SDI could not deliver its latest file.
+    const invoiced = new Map(
       shown.length === 0
         ? []
         : (
             await db
-              .select({ paymentId: invoices.paymentId })
+              .select({ paymentId: invoices.paymentId, outcome: invoiceTransmissions.outcome })
               .from(invoices)
+              .leftJoin(invoiceTransmissions, eq(invoiceTransmissions.fileName, invoices.fileName))
               .where(
                 inArray(
                   invoices.paymentId,
                   shown.map((p) => p.id),
                 ),
               )
-          ).map((row) => row.paymentId),
+          ).map((row) => [row.paymentId, row.outcome]),
     );
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
@@ -434,6 +439,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       ...toPayment(row, order.orderCode),
       vatCents: vatOf(sharesOf(row.amountCents, parts)),
       invoiceHref: invoiced.has(row.id) ? invoicePath(order.orderCode, row.code) : null,
+      invoiceNotDelivered: invoiced.get(row.id) === "not_delivered",
     }));
 
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
