@@ -1,10 +1,19 @@
 // Operators' commands for e-invoices: the invoices of a month (by their date, on Rome's calendar),
-// listed and written as their XML files into a folder, for the accountant or to send by hand; and
-// the invoices a month's payments lack, issued now (after production was given the seller's data,
-// or after a job gave up).
+// listed and written as their XML files into a folder, for the accountant or to send by hand; the
+// invoices a month's payments lack, issued now (after production was given the seller's data, or
+// after a job gave up); and what SDI said of each invoice, and sending one again (decision 023).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { formatDate } from "../../shared/format.ts";
 import { fromRomeWallClock } from "../../shared/subscription.ts";
+import {
+  INVOICE_STATES,
+  RESEND_DAYS,
+  type BuyerCorrection,
+  type InvoiceState,
+  type ResendResult,
+} from "../invoices/sdi-outcomes.ts";
+import { InvoicingNotConfigured } from "../invoices/service.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 
 /** `2026-11` → the first instant of that month in Rome, and of the next. */
@@ -69,3 +78,117 @@ export async function issueMissingInvoices(op: Operator, month: string) {
   await op.services.jobs.runDue();
   return { month, issued, notDue };
 }
+
+// ---------------------------------------------------------------- SDI's outcomes (decision 023)
+
+/** An invoice as an operator names it: its file name, or its number (`WEB/17`, `17`) and, when several years have it, the year. */
+async function invoiceNamed(op: Operator, ref: string, year?: number): Promise<{ id: string }> {
+  const wanted = ref.trim();
+  let ids: string[];
+  if (/^[A-Za-z0-9]+_[A-Za-z0-9]{1,5}\.xml$/.test(wanted)) ids = await op.services.sdiOutcomes.find({ fileName: wanted });
+  else if (/^([A-Z0-9]{1,8}\/)?\d{1,9}$/.test(wanted)) ids = await op.services.sdiOutcomes.find({ number: wanted, year });
+  else throw new OperatorError(`"${ref}" is neither an invoice number (WEB/17) nor an SDI file name (IT…_00001.xml)`);
+  if (ids.length === 0) throw new OperatorError(`No invoice ${wanted}${year ? ` of ${year}` : ""}`);
+  if (ids.length > 1) {
+    const years = (await Promise.all(ids.map((id) => op.services.sdiOutcomes.status(id)))).map((s) => s!.year);
+    throw new OperatorError(`${wanted} is the number of invoices of ${years.join(" and ")}: say which with --year`);
+  }
+  return { id: ids[0]! };
+}
+
+/** What to correct for SDI's errors the operator can mend, by code ("Rappresentazione tabellare", its error list). */
+export const CORRECTION_HINTS: Readonly<Record<string, string>> = {
+  "00311": "the buyer's SDI code (not valid): --sdi-code, or --sdi-code 0000000 --pec <address>",
+  "00312": "the buyer's SDI code (not active): --sdi-code, or --sdi-code 0000000 --pec <address>",
+  "00305": "the buyer's Partita IVA (not valid): --vat",
+  "00306": "the buyer's Codice Fiscale (not valid): --fiscal-code",
+  "00324": "the buyer's Partita IVA and Codice Fiscale disagree: --vat or --fiscal-code",
+  "00300": "the sender's Partita IVA: the seller's settings (SELLER_VAT), then invoices:resend",
+  "00301": "the seller's Partita IVA: the seller's settings (SELLER_VAT), then invoices:resend",
+};
+
+/** `invoices:status`: an invoice's state, each file it was sent as with SDI's outcome and errors, and its hand-over. */
+export async function invoiceStatus(op: Operator, ref: string, year?: number) {
+  const { id } = await invoiceNamed(op, ref, year);
+  const status = (await op.services.sdiOutcomes.status(id))!;
+  await recordOperation(op.db, op, "invoice_viewed", { details: { number: status.documentNumber, year: status.year } });
+  return status;
+}
+
+/** `invoices:list`: the invoices in a state, of a month when given (by their date in Rome). */
+export async function listInvoices(op: Operator, { state, month }: { state?: string; month?: string }) {
+  if (state !== undefined && !(INVOICE_STATES as readonly string[]).includes(state)) {
+    throw new OperatorError(`"${state}" is not a state: ${INVOICE_STATES.join(", ")}`);
+  }
+  const range = month === undefined ? {} : monthRange(month);
+  const rows = await op.services.sdiOutcomes.list({ state: state as InvoiceState | undefined, ...range });
+  await recordOperation(op.db, op, "invoices_listed", { details: { state: state ?? null, month: month ?? null, count: rows.length } });
+  return rows;
+}
+
+/**
+ * `invoices:resend`: a rejected invoice sent again, its buyer's data corrected as given (the
+ * checkout's checks), under a new file name with the same number and date; or a file whose
+ * hand-over gave up, sent again as it is. Then handed over at once, as the job runner would.
+ */
+export async function resendInvoice(op: Operator, ref: string, { year, ...correction }: BuyerCorrection & { year?: number }) {
+  const { id } = await invoiceNamed(op, ref, year);
+  const before = (await op.services.sdiOutcomes.status(id))!;
+  const number = before.documentNumber;
+  let result;
+  try {
+    result = await op.services.sdiOutcomes.resend(id, correction);
+  } catch (error) {
+    if (error instanceof InvoicingNotConfigured) throw new OperatorError(error.message);
+    throw error;
+  }
+  if (!result.ok) throw new OperatorError(refusalMessage(number, before, result));
+  await recordOperation(op.db, op, "invoice_resent", {
+    userId: null,
+    // Which of the buyer's details were corrected, never their values.
+    details: { number, year: before.year, kind: result.kind, fileName: result.fileName, corrected: result.kind === "corrected" ? result.corrected : [] },
+  });
+  await op.services.jobs.runDue();
+  return { result, status: (await op.services.sdiOutcomes.status(id))! };
+}
+
+function refusalMessage(number: string, status: SdiStatus, refusal: Extract<ResendResult, { ok: false }>): string {
+  switch (refusal.reason) {
+    case "nothing_to_resend":
+      if (refusal.state === "unsent") {
+        const next = status.job?.runAt ? `, next ${formatDate(status.job.runAt)}` : "";
+        return `${number} is still being handed over (try ${status.job?.attempts ?? 0} of 8${next}): nothing to send again yet`;
+      }
+      if (refusal.state === "delivered") return `${number} was delivered (RC): nothing to send again`;
+      if (refusal.state === "not_delivered") {
+        return `${number} could not be delivered (MC) and is in the buyer's tax drawer: that counts as issued, nothing to send again`;
+      }
+      return `${number} was sent and SDI has not answered yet: nothing to send again`;
+    case "too_late":
+      return (
+        `SDI rejected ${number} on ${formatDate(refusal.rejectedAt)}: its corrected file could go with the same number and date ` +
+        `through ${formatDate(new Date(`${refusal.lastDay}T12:00:00Z`))} (${RESEND_DAYS} days). Now the accountant issues a new ` +
+        `invoice for the payment with a new number and date, referring to the rejected ${number} (Circolare 13/E of 2 July 2018: ` +
+        `a rejected file counts as never issued), and checks the VAT of the period it belonged to; the portal keeps ${number} as rejected.`
+      );
+    case "invalid_correction":
+      return `${CORRECTION_OPTION[refusal.field]}: ${refusal.message}. Nothing was changed.`;
+    case "not_invoiceable":
+      return `${number}'s payment was refunded (or its order is no longer paid): no invoice is due; the rejected file counts as never issued.`;
+    case "being_sent":
+      return `${number} is being handed over right now: try again in a minute.`;
+    case "correction_not_rejected":
+      return `${number}'s file never reached SDI: it is sent again as it is, without corrections (they are for a file SDI rejected).`;
+  }
+}
+
+/** The command line's option of each correction. */
+export const CORRECTION_OPTION: Readonly<Record<keyof BuyerCorrection, string>> = {
+  sdiCode: "--sdi-code",
+  pec: "--pec",
+  vat: "--vat",
+  fiscalCode: "--fiscal-code",
+  name: "--name",
+};
+
+type SdiStatus = NonNullable<Awaited<ReturnType<Operator["services"]["sdiOutcomes"]["status"]>>>;

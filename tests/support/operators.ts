@@ -18,14 +18,15 @@ import { sessionCookieHeader } from "./requests.ts";
 import { START } from "./clock.ts";
 import { createTestServices } from "./services.ts";
 
-export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) {
+/** `env`: settings of the test's own (its SDI folders); `stripe`: Stripe's local stand-in instead of the sandbox. */
+export function operatorHarness({ stripe, env = {} }: { stripe?: () => FakeStripe; env?: Record<string, string> } = {}) {
   let database!: TestDatabase;
   let services!: Services;
   let clock = START;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    services = await createTestServices(database, testConfig(stripe ? stripe().env : {}), { now: () => clock });
+    services = await createTestServices(database, testConfig({ ...env, ...(stripe ? stripe().env : {}) }), { now: () => clock });
   });
   afterAll(async () => {
     await services?.close();
