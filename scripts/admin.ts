@@ -477,7 +477,9 @@ const COMMANDS: Record<string, Command> = {
     several years have it) or by any of its files' names (IT…_0000A.xml).`,
     async run(op, [ref], values) {
       const s = await invoiceStatus(op, ref!, integer(values.year, "--year"));
-      console.log(`Invoice ${s.documentNumber} of ${formatDate(s.issuedAt)}, ${euro(s.totalCents)}: order ${s.orderCode}, payment ${s.paymentCode}`);
+      console.log(
+        `Invoice ${s.documentNumber} of ${formatDate(s.issuedAt)}, ${euro(s.totalCents)}: order ${s.orderCode}, payment ${s.paymentCode}`,
+      );
       console.log(`State: ${s.state}. ${stateNote(s)}`);
       console.log("\nFiles:");
       table(
@@ -522,7 +524,9 @@ const COMMANDS: Record<string, Command> = {
         ]),
         ["total"],
       );
-      console.log(`${rows.length} invoice(s)${values.state ? ` ${String(values.state)}` : ""}${values.month ? ` of ${String(values.month)}` : ""}.`);
+      console.log(
+        `${rows.length} invoice(s)${values.state ? ` ${String(values.state)}` : ""}${values.month ? ` of ${String(values.month)}` : ""}.`,
+      );
     },
   },
 

@@ -97,8 +97,10 @@ export function createSdiInbox({ db, inbox, runner, log, now }: SdiInboxOptions)
         const read = readNotification(file.name, file.content);
         if (!read.ok) {
           const folder = read.kind === "unreadable" ? "rejected" : "unknown";
-          if (read.kind === "unreadable") log.error({ file: file.name, reason: read.reason }, "an SDI inbox file is unreadable: set aside");
-          else log.warn({ file: file.name, reason: read.reason }, "an SDI inbox file is not about the portal's invoices: set aside");
+          if (read.kind === "unreadable")
+            log.error({ file: file.name, reason: read.reason }, "an SDI inbox file is unreadable: set aside");
+          else
+            log.warn({ file: file.name, reason: read.reason }, "an SDI inbox file is not about the portal's invoices: set aside");
           await inbox.setAside(file.name, folder);
         } else {
           const n = read.notification;

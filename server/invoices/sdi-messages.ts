@@ -129,7 +129,8 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})?$/;
 
 /** xsd:dateTime; one without a zone is Italy's time, as SDI writes it. */
 function instantOf(value: string): Date | null {
-  const match = DATE_TIME.exec(value) ?? (DATE.test(value) ? DATE_TIME.exec(`${value.slice(0, 10)}T00:00:00${value.slice(10)}`) : null);
+  const match =
+    DATE_TIME.exec(value) ?? (DATE.test(value) ? DATE_TIME.exec(`${value.slice(0, 10)}T00:00:00${value.slice(10)}`) : null);
   if (!match) return null;
   const [, y, mo, d, h, mi, s, fraction = "", zone] = match;
   const wall = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${fraction.slice(0, 4)}Z`);
@@ -182,7 +183,8 @@ export function readNotification(fileName: string, content: Buffer | null): Read
   if (!["RC", "MC", "NS"].includes(nameType)) {
     return { ok: false, kind: "not_ours", reason: NOT_OURS[nameType] ?? `an unknown notification type (${nameType})` };
   }
-  if (content === null || content.length > MAX_NOTIFICATION_BYTES) return refuse(`it is larger than ${MAX_NOTIFICATION_BYTES} bytes`);
+  if (content === null || content.length > MAX_NOTIFICATION_BYTES)
+    return refuse(`it is larger than ${MAX_NOTIFICATION_BYTES} bytes`);
 
   const xml = content.toString("utf8");
   if (xml.includes("\uFFFD")) return refuse("it is not UTF-8 text");

@@ -77,7 +77,8 @@ const stateSql: SQL<InvoiceState> = sql`case
   else 'unsent' end`;
 
 /** `2026-11-23` plus `days` on the calendar. */
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /** The date the invoice's file carries (DatiGeneraliDocumento's Data): a file sent again keeps it. */
 function documentDateOf(xml: string): string {
@@ -91,7 +92,12 @@ function corrected(
   billing: BillingDetails,
   c: BuyerCorrection,
 ): { ok: true; billing: BillingDetails } | Extract<Refusal, { reason: "invalid_correction" }> {
-  const invalid = (field: keyof BuyerCorrection, message: string) => ({ ok: false as const, reason: "invalid_correction" as const, field, message });
+  const invalid = (field: keyof BuyerCorrection, message: string) => ({
+    ok: false as const,
+    reason: "invalid_correction" as const,
+    field,
+    message,
+  });
   const next = { ...billing };
   if (c.sdiCode !== undefined) {
     const code = normalizeId(c.sdiCode);
@@ -104,7 +110,8 @@ function corrected(
     next.pec = pec;
   }
   if (c.vat !== undefined) {
-    if (!billing.isCompany) return invalid("vat", "the invoice is made out to a private customer (Codice Fiscale), not a company");
+    if (!billing.isCompany)
+      return invalid("vat", "the invoice is made out to a private customer (Codice Fiscale), not a company");
     const vat = normalizeId(c.vat);
     if (!isPartitaIva(vat)) return invalid("vat", `"${c.vat}" is not a valid Partita IVA`);
     next.vat = vat;
@@ -116,7 +123,8 @@ function corrected(
     next.name = name;
   }
   if (c.fiscalCode !== undefined) {
-    if (billing.isCompany) return invalid("fiscalCode", "the invoice is made out to a company (Partita IVA), not a private customer");
+    if (billing.isCompany)
+      return invalid("fiscalCode", "the invoice is made out to a company (Partita IVA), not a private customer");
     const code = normalizeId(c.fiscalCode);
     if (!isCodiceFiscale(code)) return invalid("fiscalCode", `"${c.fiscalCode}" is not a valid Codice Fiscale`);
     next.ssn = code;
@@ -213,8 +221,7 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
       return {
         ...invoice,
         /** A rejected invoice: the last day its corrected file may go with the same number and date. */
-        lastResendDay:
-          invoice.state === "rejected" && latest?.outcomeAt ? addDays(romeDay(latest.outcomeAt), RESEND_DAYS) : null,
+        lastResendDay: invoice.state === "rejected" && latest?.outcomeAt ? addDays(romeDay(latest.outcomeAt), RESEND_DAYS) : null,
         files: files.map(({ xml: _, invoiceId: __, ...file }) => ({
           ...file,
           notifications: notifications.filter((n) => n.transmissionId === file.id).map(({ transmissionId: _, ...n }) => n),
@@ -323,5 +330,3 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
     },
   };
 }
-
-export type SdiOutcomes = ReturnType<typeof createSdiOutcomes>;

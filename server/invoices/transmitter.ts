@@ -34,7 +34,7 @@ export function outboxTransmitter(dir: string): InvoiceTransmitter {
 // the notifications an intermediary drops into a folder (SDI_INBOX_DIR) under SDI's file names.
 
 /** A file waiting in SDI's inbox: its name, and its bytes (null when larger than the limit: not read). */
-export type InboxFile = { name: string; content: Buffer | null };
+type InboxFile = { name: string; content: Buffer | null };
 
 export type SdiInbox = {
   /** Up to `limit` files waiting, in name order (SDI numbers a file's notifications in order), but not those `skip` names. */

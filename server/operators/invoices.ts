@@ -122,7 +122,9 @@ export async function listInvoices(op: Operator, { state, month }: { state?: str
   }
   const range = month === undefined ? {} : monthRange(month);
   const rows = await op.services.sdiOutcomes.list({ state: state as InvoiceState | undefined, ...range });
-  await recordOperation(op.db, op, "invoices_listed", { details: { state: state ?? null, month: month ?? null, count: rows.length } });
+  await recordOperation(op.db, op, "invoices_listed", {
+    details: { state: state ?? null, month: month ?? null, count: rows.length },
+  });
   return rows;
 }
 
@@ -146,7 +148,13 @@ export async function resendInvoice(op: Operator, ref: string, { year, ...correc
   await recordOperation(op.db, op, "invoice_resent", {
     userId: null,
     // Which of the buyer's details were corrected, never their values.
-    details: { number, year: before.year, kind: result.kind, fileName: result.fileName, corrected: result.kind === "corrected" ? result.corrected : [] },
+    details: {
+      number,
+      year: before.year,
+      kind: result.kind,
+      fileName: result.fileName,
+      corrected: result.kind === "corrected" ? result.corrected : [],
+    },
   });
   await op.services.jobs.runDue();
   return { result, status: (await op.services.sdiOutcomes.status(id))! };

@@ -8,7 +8,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPANY_BILLING, PERSON_BILLING } from "../../tests/support/checkout.ts";
-import { DAY, HOUR, START } from "../../tests/support/clock.ts";
+import { DAY, HOUR } from "../../tests/support/clock.ts";
 import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
 import { BUYER_ERRORS, deliveryReceipt, drop, rejectionNotice } from "../../tests/support/sdi-notifications.ts";
@@ -39,8 +39,16 @@ async function sentInvoice(billing = COMPANY_BILLING) {
 
 /** SDI's answer about a file, read by the portal's runner: NS with the buyer's two errors, or RC. */
 async function sdiSays(fileName: string, type: "NS" | "RC") {
-  const ids = { invoiceFileName: fileName, sdiId: String(++sdiIds), messageId: String(sdiIds).slice(-7), receivedAt: h.services.clock() };
-  drop(inbox, type === "NS" ? rejectionNotice({ ...ids, errors: BUYER_ERRORS }) : deliveryReceipt({ ...ids, deliveredAt: ids.receivedAt }));
+  const ids = {
+    invoiceFileName: fileName,
+    sdiId: String(++sdiIds),
+    messageId: String(sdiIds).slice(-7),
+    receivedAt: h.services.clock(),
+  };
+  drop(
+    inbox,
+    type === "NS" ? rejectionNotice({ ...ids, errors: BUYER_ERRORS }) : deliveryReceipt({ ...ids, deliveredAt: ids.receivedAt }),
+  );
   await h.services.jobs.runDue();
 }
 
@@ -67,7 +75,11 @@ describe("invoices:status and invoices:list", () => {
     expect(rejected.every((i) => i.state === "rejected")).toBe(true);
     expect(await listInvoices(h.op, { state: "rejected", month: "2026-10" })).toEqual([]);
     expect((await listInvoices(h.op, { state: "sent" })).map((i) => i.fileName)).not.toContain(invoice.fileName);
-    expect((await h.audited("invoices_listed")).at(-1)!.details).toEqual({ state: "sent", month: null, count: expect.any(Number) });
+    expect((await h.audited("invoices_listed")).at(-1)!.details).toEqual({
+      state: "sent",
+      month: null,
+      count: expect.any(Number),
+    });
     await expect(listInvoices(h.op, { state: "scartata" })).rejects.toThrow(/not a state: unsent, send_failed/);
   });
 
@@ -91,14 +103,24 @@ describe("invoices:resend after SDI's rejection", () => {
     h.advance(2 * DAY);
 
     const { result, status } = await resendInvoice(h.op, invoice.documentNumber, { sdiCode: "kr  mtx 6a", vat: "12345670017" });
-    expect(result).toMatchObject({ ok: true, kind: "corrected", rejectedFileName: invoice.fileName, corrected: ["sdiCode", "vat"] });
+    expect(result).toMatchObject({
+      ok: true,
+      kind: "corrected",
+      rejectedFileName: invoice.fileName,
+      corrected: ["sdiCode", "vat"],
+    });
     const fileName = (result as { fileName: string }).fileName;
     expect(fileName).toMatch(/^IT06363391001_[0-9A-Z]{5}\.xml$/);
     expect(fileName).not.toBe(invoice.fileName);
 
     // The invoice now is the corrected file, with the same number and date, sent at once.
     const [now] = await h.db.select().from(invoices).where(eq(invoices.id, invoice.id));
-    expect(now).toMatchObject({ fileName, documentNumber: invoice.documentNumber, number: invoice.number, transmittedAt: h.services.clock() });
+    expect(now).toMatchObject({
+      fileName,
+      documentNumber: invoice.documentNumber,
+      number: invoice.number,
+      transmittedAt: h.services.clock(),
+    });
     expect(await fatturaPaSchemaErrors(now!.xml)).toEqual([]);
     expect(values(now!.xml, "Numero")).toEqual([invoice.documentNumber]);
     expect(values(now!.xml, "Data")).toEqual(values(invoice.xml, "Data"));

@@ -51,7 +51,13 @@ const inboxFiles = (sub = "") => (existsSync(path.join(inbox(), sub)) ? readdirS
 let logged: Record<string, unknown>[] = [];
 const logStream = new Writable({
   write(chunk: Buffer, _encoding, done) {
-    logged.push(...chunk.toString().trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>));
+    logged.push(
+      ...chunk
+        .toString()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    );
     done();
   },
 });
@@ -74,7 +80,11 @@ beforeEach(() => {
 
 let sdiIds = 4216513000;
 /** SDI's number and message id for a file, new each time. */
-const sdi = () => ({ sdiId: String(++sdiIds), messageId: String(sdiIds).slice(-7), receivedAt: new Date(clock.getTime() + MINUTE) });
+const sdi = () => ({
+  sdiId: String(++sdiIds),
+  messageId: String(sdiIds).slice(-7),
+  receivedAt: new Date(clock.getTime() + MINUTE),
+});
 
 /** A paid order that asked for an invoice, its invoice issued and handed to the outbox by the job runner. */
 async function sentInvoice(billing = COMPANY_BILLING, details: Partial<CheckoutDetails> = {}) {
@@ -106,7 +116,11 @@ describe("reading SDI's notifications", () => {
     const { invoice } = await sentInvoice();
     expect((await statusOf(invoice.id)).state).toBe("sent");
     const ids = sdi();
-    const rc = deliveryReceipt({ invoiceFileName: invoice.fileName, ...ids, deliveredAt: new Date(clock.getTime() + 3 * MINUTE) });
+    const rc = deliveryReceipt({
+      invoiceFileName: invoice.fileName,
+      ...ids,
+      deliveredAt: new Date(clock.getTime() + 3 * MINUTE),
+    });
     await deliver(rc);
 
     const status = await statusOf(invoice.id);
@@ -285,7 +299,12 @@ describe("once, whatever happens", () => {
     beforeAll(async () => {
       // On PostgreSQL the other instance has its own pool; PGlite is one process's.
       if (database.url) otherPool = await openDatabase({ url: database.url, poolMax: 5 });
-      other = await createServices({ config: config(), database: otherPool ?? database, log: createLogger("silent"), now: () => clock });
+      other = await createServices({
+        config: config(),
+        database: otherPool ?? database,
+        log: createLogger("silent"),
+        now: () => clock,
+      });
     });
     afterAll(async () => {
       await other?.close();
@@ -308,7 +327,14 @@ describe("once, whatever happens", () => {
       for (let round = 0; round < 3; round++) await Promise.all([services.jobs.runDue(), other.jobs.runDue()]);
 
       const states = await Promise.all(sent.map(({ invoice }) => statusOf(invoice.id)));
-      expect(states.map((s) => s.state)).toEqual(["delivered", "not_delivered", "rejected", "delivered", "not_delivered", "rejected"]);
+      expect(states.map((s) => s.state)).toEqual([
+        "delivered",
+        "not_delivered",
+        "rejected",
+        "delivered",
+        "not_delivered",
+        "rejected",
+      ]);
       for (const { invoice } of sent) expect(await notificationsAbout(invoice.fileName)).toHaveLength(1);
       for (const file of files) {
         expect(inboxFiles("done").filter((name) => name.startsWith(file.fileName))).toEqual([file.fileName]);

@@ -14,7 +14,8 @@ let files: { schema: string; xmldsig: string } | undefined;
 function schemaFiles() {
   if (files) return files;
   const schema = readFileSync(new URL("./sdi/MessaggiTypes_v1.1.xsd", import.meta.url), "utf8");
-  if (!schema.includes(`schemaLocation="${XMLDSIG_FILE}"`)) throw new Error("SDI's schema is not the one this check was written for");
+  if (!schema.includes(`schemaLocation="${XMLDSIG_FILE}"`))
+    throw new Error("SDI's schema is not the one this check was written for");
   const xmldsig = readFileSync(require.resolve("@authenio/samlify-xmllint-wasm/schemas/xmldsig-core-schema.xsd"), "utf8");
   return (files = { schema, xmldsig });
 }
