@@ -1,6 +1,7 @@
 // The e-invoice from the receipt, with and without JavaScript: the payment's receipt links its
 // FatturaPA XML, which downloads as that payment's invoice under its SDI file name; another
-// customer gets 404 for it. axe checks the receipt with the link.
+// customer gets 404 for it; the receipt of an invoice SDI could not deliver (MC) says where it is.
+// axe checks the receipts.
 import { readFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
 import { invoicePath } from "../../shared/links.ts";
@@ -25,6 +26,8 @@ test("a payment's receipt downloads its e-invoice as FatturaPA XML", async ({ pa
   await expect(page.getByRole("heading", { level: 1, name: "Ricevuta di pagamento" })).toBeVisible();
   const link = page.getByRole("link", { name: M.downloadInvoice });
   await expect(link).toHaveAttribute("href", invoicePath(receipt.orderCode, receipt.paymentCode));
+  // SDI has said nothing of this one: no line about the tax drawer.
+  await expect(page.getByText(M.invoiceNotDelivered)).toHaveCount(0);
   await expectAccessible(page);
 
   const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
@@ -44,4 +47,14 @@ test("another customer gets no invoice of that payment", async ({ page }) => {
   const response = await page.request.get(invoicePath(receipt.orderCode, receipt.paymentCode));
   expect(response.status()).toBe(404);
   expect(await response.text()).not.toContain("FatturaElettronica");
+});
+
+test("a receipt whose e-invoice SDI could not deliver says where the customer finds it", async ({ page }) => {
+  const { email, orderCode, paymentCode } = fixtures().undeliveredInvoice;
+  const receiptPath = `/ricevuta/${orderCode}/${paymentCode}/`;
+  await signIn(page, email, E2E_PASSWORD, `/login/?redirect=${encodeURIComponent(receiptPath)}`);
+  await expect(page.getByRole("heading", { level: 1, name: "Ricevuta di pagamento" })).toBeVisible();
+  await expect(page.getByRole("link", { name: M.downloadInvoice })).toHaveAttribute("href", invoicePath(orderCode, paymentCode));
+  await expect(page.getByText(M.invoiceNotDelivered)).toBeVisible();
+  await expectAccessible(page);
 });
