@@ -12,7 +12,7 @@ import { DAY, HOUR } from "../../tests/support/clock.ts";
 import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
 import { BUYER_ERRORS, deliveryReceipt, drop, rejectionNotice } from "../../tests/support/sdi-notifications.ts";
-import { invoices, invoiceTransmissions, orders, payments } from "../db/schema.ts";
+import { invoices, invoiceTransmissions, orders } from "../db/schema.ts";
 import { OperatorError } from "./context.ts";
 import { invoiceStatus, listInvoices, resendInvoice } from "./invoices.ts";
 
@@ -21,21 +21,12 @@ const inbox = path.join(folder, "sdi-inbox");
 const outbox = path.join(folder, "sdi-outbox");
 const h = operatorHarness({ env: { SDI_INBOX_DIR: inbox, SDI_OUTBOX_DIR: outbox } });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
-const EBOOK = "EB-9788828813217";
 
 /** The text of every element of that name, in document order. */
 const values = (xml: string, name: string) => [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, "g"))].map((m) => m[1]);
 
 let sdiIds = 5100000000;
-/** A paid order that asked for an invoice, its invoice issued and sent at the harness's clock. */
-async function sentInvoice(billing = COMPANY_BILLING) {
-  const customer = await h.customer();
-  const order = await h.paidOrder(customer.id, EBOOK, { billing });
-  await h.services.jobs.runDue();
-  const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
-  const [invoice] = await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
-  return { order, invoice: invoice! };
-}
+const sentInvoice = (billing = COMPANY_BILLING) => h.invoicedOrder(billing);
 
 /** SDI's answer about a file, read by the portal's runner: NS with the buyer's two errors, or RC. */
 async function sdiSays(fileName: string, type: "NS" | "RC") {
