@@ -23,6 +23,7 @@ import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createInvoices } from "../../server/invoices/service.ts";
 import { createSdiInbox } from "../../server/invoices/inbox.ts";
+import { MAX_NOTIFICATION_BYTES } from "../../server/invoices/sdi-messages.ts";
 import { inboxFolder, outboxTransmitter } from "../../server/invoices/transmitter.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import { systemClock } from "../../server/lib/clock.ts";
@@ -180,7 +181,7 @@ function invoiceIssuer(db: Database) {
   const runner = createJobRunner({ db, log });
   const transmitter = outboxTransmitter(config.invoicing.outboxDir);
   const invoices = createInvoices({ db, invoicing: config.invoicing, runner, transmitter, now: systemClock });
-  const inbox = createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, 0), runner, log, now: systemClock });
+  const inbox = createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES), runner, log, now: systemClock });
   return {
     issue: (paymentId: string) => invoices.issue(paymentId),
     async issueAndSend(paymentId: string) {
