@@ -1013,10 +1013,13 @@ export const invoices = pgTable(
       .references(() => users.id),
     issuedAt: timestamp("issued_at", { withTimezone: true }).notNull(),
     totalCents: integer("total_cents").notNull(),
-    /** The SDI file name, IT<seller's Partita IVA>_<progressive>.xml. */
+    /**
+     * The SDI file name, IT<seller's Partita IVA>_<progressive>.xml, and the XML: the invoice's latest
+     * file (one SDI rejected is written again under a new name; invoice_transmissions keeps them all).
+     */
     fileName: text("file_name").notNull().unique(),
     xml: text("xml").notNull(),
-    /** When the transmitter took the file (null: still to send; the `invoices.transmit` job retries). */
+    /** When the transmitter took the latest file (null: still to send; the `invoices.transmit` job retries). */
     transmittedAt: timestamp("transmitted_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
