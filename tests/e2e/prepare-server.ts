@@ -181,7 +181,13 @@ function invoiceIssuer(db: Database) {
   const runner = createJobRunner({ db, log });
   const transmitter = outboxTransmitter(config.invoicing.outboxDir);
   const invoices = createInvoices({ db, invoicing: config.invoicing, runner, transmitter, now: systemClock });
-  const inbox = createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES), runner, log, now: systemClock });
+  const inbox = createSdiInbox({
+    db,
+    inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES),
+    runner,
+    log,
+    now: systemClock,
+  });
   return {
     issue: (paymentId: string) => invoices.issue(paymentId),
     async issueAndSend(paymentId: string) {
