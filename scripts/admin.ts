@@ -12,7 +12,16 @@ import { codesCsv, createCodes, disableBatch, listBatches } from "../server/oper
 import { operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
-import { exportInvoices, issueMissingInvoices } from "../server/operators/invoices.ts";
+import {
+  CORRECTION_HINTS,
+  CORRECTION_OPTION,
+  exportInvoices,
+  invoiceStatus,
+  issueMissingInvoices,
+  listInvoices,
+  resendInvoice,
+} from "../server/operators/invoices.ts";
+import { INVOICE_STATES, RESEND_DAYS } from "../server/invoices/sdi-outcomes.ts";
 import { refundOrder, showOrder } from "../server/operators/orders.ts";
 import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
@@ -483,7 +492,128 @@ const COMMANDS: Record<string, Command> = {
       return 1;
     },
   },
+
+  "invoices:status": {
+    args: ["invoice"],
+    options: { year: { type: "string" } },
+    help: `invoices:status <number | file name> [--year YYYY]
+    An e-invoice's state at SDI (${INVOICE_STATES.join(", ")}), each file it was sent as with SDI's
+    outcome, errors and notifications, and its hand-over. By number (WEB/17, or 17; --year when
+    several years have it) or by any of its files' names (IT…_0000A.xml).`,
+    async run(op, [ref], values) {
+      const s = await invoiceStatus(op, ref!, integer(values.year, "--year"));
+      console.log(
+        `Invoice ${s.documentNumber} of ${formatDate(s.issuedAt)}, ${euro(s.totalCents)}: order ${s.orderCode}, payment ${s.paymentCode}`,
+      );
+      console.log(`State: ${s.state}. ${stateNote(s)}`);
+      console.log("\nFiles:");
+      table(
+        ["file", "made", "sent", "SDI id", "outcome", "on"],
+        s.files.map((f) => [f.fileName, when(f.createdAt), when(f.sentAt), f.sdiId ?? "-", f.outcome ?? "-", when(f.outcomeAt)]),
+      );
+      for (const f of s.files.filter((file) => file.errors?.length)) {
+        console.log(`\nSDI's errors for ${f.fileName}:`);
+        for (const e of f.errors!) {
+          console.log(`  ${e.code}  ${e.description}${e.hint ? ` (${e.hint})` : ""}`);
+          if (f.fileName === s.fileName && CORRECTION_HINTS[e.code]) console.log(`         correct ${CORRECTION_HINTS[e.code]}`);
+        }
+      }
+      console.log("\nSDI's notifications:");
+      table(
+        ["notification", "type", "read", "applied"],
+        s.files.flatMap((f) => f.notifications.map((n) => [n.fileName, n.type, when(n.readAt), n.status])),
+      );
+    },
+  },
+
+  "invoices:list": {
+    args: [],
+    options: { state: { type: "string" }, month: { type: "string" } },
+    help: `invoices:list [--state ${INVOICE_STATES.join("|")}] [--month YYYY-MM]
+    The e-invoices in that state (all without --state), of that month when given, with their
+    latest file, when it was sent and what SDI said of it.`,
+    async run(op, _args, values) {
+      const rows = await listInvoices(op, { state: text(values.state), month: text(values.month) });
+      table(
+        ["number", "date", "total", "order", "file", "state", "sent", "SDI's answer", "errors"],
+        rows.map((i) => [
+          i.documentNumber,
+          formatDate(`${i.date}T12:00:00Z`),
+          euro(i.totalCents),
+          i.orderCode,
+          i.fileName,
+          i.state,
+          when(i.sentAt),
+          when(i.outcomeAt),
+          i.errors?.map((e) => e.code).join(" ") || "-",
+        ]),
+        ["total"],
+      );
+      console.log(
+        `${rows.length} invoice(s)${values.state ? ` ${String(values.state)}` : ""}${values.month ? ` of ${String(values.month)}` : ""}.`,
+      );
+    },
+  },
+
+  "invoices:resend": {
+    args: ["invoice"],
+    options: {
+      year: { type: "string" },
+      "sdi-code": { type: "string" },
+      pec: { type: "string" },
+      vat: { type: "string" },
+      "fiscal-code": { type: "string" },
+      name: { type: "string" },
+    },
+    help: `invoices:resend <number | file name> [--year YYYY]
+               [--sdi-code X] [--pec address] [--vat P.IVA] [--fiscal-code CF] [--name "Ragione sociale"]
+    Sends an e-invoice again. One SDI rejected (NS), within ${RESEND_DAYS} days of the rejection: the
+    order's billing details corrected as given (checked as the checkout checks them), a new file
+    under a new file name with the same number and date. One whose hand-over gave up after its
+    tries: the same file again. Either way handed over at once.`,
+    async run(op, [ref], values) {
+      const { result, status } = await resendInvoice(op, ref!, {
+        year: integer(values.year, "--year"),
+        sdiCode: text(values["sdi-code"]),
+        pec: text(values.pec),
+        vat: text(values.vat),
+        fiscalCode: text(values["fiscal-code"]),
+        name: text(values.name),
+      });
+      if (result.kind === "corrected") {
+        const fixed = result.corrected.map((field) => CORRECTION_OPTION[field]).join(", ") || "nothing in the order";
+        console.log(
+          `${status.documentNumber} of ${formatDate(status.issuedAt)} written again as ${result.fileName} (corrected: ${fixed}), ` +
+            `the same number and date; the rejected ${result.rejectedFileName} stays among its files.`,
+        );
+      } else console.log(`${status.documentNumber}'s file ${result.fileName} queued again, its tries counted anew.`);
+      if (status.state === "sent") return void console.log(`Handed over for SDI on ${when(status.transmittedAt)}.`);
+      console.error(`Not handed over yet (${status.job?.lastError ?? "no error"}): the portal's job runner keeps trying.`);
+      return 1;
+    },
+  },
 };
+
+/** What an invoice's state means for the operator, and what to do. */
+function stateNote(s: Awaited<ReturnType<typeof invoiceStatus>>): string {
+  switch (s.state) {
+    case "unsent":
+      return `Being handed over for SDI (try ${s.job?.attempts ?? 0} of 8${s.job?.lastError ? `, last error: ${s.job.lastError}` : ""}).`;
+    case "send_failed":
+      return `The hand-over gave up after its tries (last error: ${s.job?.lastError ?? "-"}): invoices:resend ${s.documentNumber} sends it again.`;
+    case "sent":
+      return `Handed over on ${when(s.transmittedAt)}; SDI has not answered yet.`;
+    case "delivered":
+      return "SDI delivered it to the buyer (RC).";
+    case "not_delivered":
+      return "SDI could not deliver it (MC): it is in the buyer's tax drawer (their area of the Agenzia delle Entrate's site), and the receipt says so.";
+    case "rejected":
+      return (
+        `SDI rejected it (NS): it counts as not issued. Correct what the errors name, then invoices:resend ${s.documentNumber} ` +
+        `through ${formatDate(new Date(`${s.lastResendDay}T12:00:00Z`))} (the same number and date).`
+      );
+  }
+}
 
 const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
   yes: { type: "boolean" },

@@ -19,8 +19,14 @@ const productionEnv = () => ({
 
 describe("loadConfig", () => {
   it("defaults the public origin to localhost on the configured port", () => {
-    const config = loadConfig({ env: { PORT: "4123", DATA_DIR: tempDir() } });
+    const dataDir = tempDir();
+    const config = loadConfig({ env: { PORT: "4123", DATA_DIR: dataDir } });
     expect(config.publicOrigin).toBe("http://localhost:4123");
+    // SDI's folders sit in the data folder unless given.
+    expect([config.invoicing.outboxDir, config.invoicing.inboxDir]).toEqual([
+      path.join(dataDir, "sdi-outbox"),
+      path.join(dataDir, "sdi-inbox"),
+    ]);
     expect(config.isHttps).toBe(false);
     expect(config.database.url).toBeUndefined();
   });
@@ -118,6 +124,7 @@ describe("loadConfig", () => {
       SELLER_REA: "MI-1234567",
       INVOICE_SERIES: "P",
       SDI_OUTBOX_DIR: "/srv/sdi",
+      SDI_INBOX_DIR: "/srv/sdi-notifiche",
     };
     const full = loadConfig({ env: { ...secrets, ...seller } });
     expect(full.invoicing).toEqual({
@@ -136,6 +143,7 @@ describe("loadConfig", () => {
       missing: [],
       series: "P",
       outboxDir: "/srv/sdi",
+      inboxDir: "/srv/sdi-notifiche",
     });
     // The receipt's address, unless given, is the invoice's.
     expect(full.seller.address).toBe("Corso Italia 1, 20122 Milano (MI)");

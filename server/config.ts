@@ -130,6 +130,8 @@ const envSchema = z.object({
     .default("WEB"),
   /** Where the default SDI transmitter writes each e-invoice for the publisher's intermediary; unset: DATA_DIR/sdi-outbox. */
   SDI_OUTBOX_DIR: optional(z.string().min(1)),
+  /** Where SDI's notifications (RC, MC, NS) are dropped for the portal to read; unset: DATA_DIR/sdi-inbox. */
+  SDI_INBOX_DIR: optional(z.string().min(1)),
 });
 
 /** The e-invoice's seller settings production must be given (README, "E-invoices (FatturaPA)"). */
@@ -218,6 +220,8 @@ export type Config = {
     series: string;
     /** The default SDI transmitter's folder. */
     outboxDir: string;
+    /** The folder SDI's notifications are read from (server/invoices/inbox.ts). */
+    inboxDir: string;
   };
   /** Stripe when its keys are set (and PAYMENTS is not `sandbox`); null: the embedded sandbox gateway. */
   stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiBase: string | null } | null;
@@ -377,6 +381,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       missing: missingSeller,
       series: e.INVOICE_SERIES,
       outboxDir: path.resolve(e.SDI_OUTBOX_DIR ?? path.join(dataDir, "sdi-outbox")),
+      inboxDir: path.resolve(e.SDI_INBOX_DIR ?? path.join(dataDir, "sdi-inbox")),
     },
     stripe:
       payments === "stripe" && e.STRIPE_SECRET_KEY && e.STRIPE_PUBLISHABLE_KEY && e.STRIPE_WEBHOOK_SECRET

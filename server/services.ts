@@ -40,7 +40,10 @@ import { createCustomerOrders } from "./commerce/customer-orders.ts";
 import { createSubscriptions } from "./commerce/subscriptions.ts";
 import { createJobRunner } from "./jobs/runner.ts";
 import { createInvoices } from "./invoices/service.ts";
-import { outboxTransmitter } from "./invoices/transmitter.ts";
+import { createSdiInbox } from "./invoices/inbox.ts";
+import { MAX_NOTIFICATION_BYTES } from "./invoices/sdi-messages.ts";
+import { createSdiOutcomes } from "./invoices/sdi-outcomes.ts";
+import { inboxFolder, outboxTransmitter } from "./invoices/transmitter.ts";
 import { createMailService } from "./mail/service.ts";
 import { createCardStep } from "./payments/card-step.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
@@ -121,6 +124,8 @@ export async function createServices({
     now,
     log,
   });
+  // SDI's notifications, read by every instance's job runner (README, "E-invoices (FatturaPA)").
+  createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES), runner: jobs, log, now });
   const payments = createPayments({
     db,
     gateway,
@@ -246,6 +251,8 @@ export async function createServices({
     subscriptions,
     /** E-invoices (FatturaPA): issued and sent to SDI by the job runner; the customer's download, the operators' export. */
     invoices,
+    /** What became of each e-invoice at SDI (its state, its files), and sending one again: the operators' commands. */
+    sdiOutcomes: createSdiOutcomes({ db, invoicing: config.invoicing, now }),
     /** The background job runner: `runDue()` runs what is due now (operators, tests, the development clock). */
     jobs,
     /** The sandbox gateway's card step and 3-D Secure page; null when Stripe is configured. */

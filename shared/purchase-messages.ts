@@ -29,6 +29,9 @@ export const PURCHASE_MESSAGES = {
   downloadInvoice: "Scarica la fattura elettronica (XML)",
   invoiceOriginalInTaxArea:
     "L'originale della fattura è anche nella tua area riservata «Fatture e corrispettivi» del sito dell'Agenzia delle Entrate.",
+  /** SDI could not deliver the invoice (its MC): it is in the buyer's area of the Agenzia delle Entrate's site. */
+  invoiceNotDelivered:
+    "La fattura elettronica non è stata recapitata al tuo indirizzo: la trovi nella tua area riservata del sito dell'Agenzia delle Entrate.",
   printHint: "Per stamparla o salvarla in PDF usa il comando Stampa del browser (Ctrl+P, o ⌘+P su Mac).",
   print: "Stampa",
   backToPurchases: "Torna ai miei acquisti",

@@ -352,15 +352,17 @@ function Lines({ receipt }: { receipt: Receipt }) {
 
 /**
  * The payment's e-invoice, when one was issued: its number and date, for a private buyer where
- * the original also is (the Agenzia delle Entrate's reserved area), and a plain link to the file
- * (a download changes nothing), so it works without JavaScript too; the link is not on paper.
+ * the original also is (the Agenzia delle Entrate's reserved area), when SDI could not deliver it
+ * where it is, and a plain link to the file (a download changes nothing), so it works without
+ * JavaScript too; the link is not on paper.
  */
 function PaymentInvoice({ payment, privateBuyer }: { payment: ReceiptPayment; privateBuyer: boolean }) {
   if (!payment.invoice || !payment.invoiceHref) return null;
   return (
     <div className="mt-3 w-full space-y-1 text-sm">
       <p className="text-ink">{invoiceNamed(payment.invoice.number, payment.invoice.date)}</p>
-      {privateBuyer && <p className="text-ink/85">{M.invoiceOriginalInTaxArea}</p>}
+      {payment.invoiceNotDelivered && <p className="text-ink/85">{M.invoiceNotDelivered}</p>}
+      {privateBuyer && !payment.invoiceNotDelivered && <p className="text-ink/85">{M.invoiceOriginalInTaxArea}</p>}
       <p className="print:hidden">
         <a href={payment.invoiceHref} download className="link">
           {M.downloadInvoice}

@@ -8,6 +8,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import {
   invoices,
+  invoiceTransmissions,
   orderItems,
   orders,
   type PAYMENT_METHOD_CODES,
@@ -126,6 +127,8 @@ export type ReceiptPayment = PurchasePayment & {
   invoiceHref: string | null;
   /** The e-invoice's number and date (YYYY-MM-DD, the payment's day); null: none issued. */
   invoice: { number: string; date: string } | null;
+  /** SDI could not deliver the e-invoice (MC): it is in the buyer's tax drawer. */
+  invoiceNotDelivered: boolean;
 };
 
 export type Receipt = {
@@ -396,21 +399,31 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
-    // Each payment's e-invoice: its number and date (the payment's day).
+    // Each payment's e-invoice: its number and date (the payment's day), and whether SDI could not
+    // deliver its latest file.
     const invoiced = new Map(
       shown.length === 0
         ? []
         : (
             await db
-              .select({ paymentId: invoices.paymentId, number: invoices.documentNumber, date: invoices.date })
+              .select({
+                paymentId: invoices.paymentId,
+                number: invoices.documentNumber,
+                date: invoices.date,
+                outcome: invoiceTransmissions.outcome,
+              })
               .from(invoices)
+              .leftJoin(invoiceTransmissions, eq(invoiceTransmissions.fileName, invoices.fileName))
               .where(
                 inArray(
                   invoices.paymentId,
                   shown.map((p) => p.id),
                 ),
               )
-          ).map(({ paymentId, number, date }) => [paymentId, { number, date }]),
+          ).map(({ paymentId, number, date, outcome }) => [
+            paymentId,
+            { number, date, notDelivered: outcome === "not_delivered" },
+          ]),
     );
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
@@ -434,12 +447,16 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
 
     // A payment's VAT: that of its share of each part of the order (all of it for a checkout's
     // payment, a month's price for a month of the subscription), as its e-invoice has it.
-    const receiptPayments: ReceiptPayment[] = shown.map((row) => ({
-      ...toPayment(row, order.orderCode),
-      vatCents: vatOf(sharesOf(row.amountCents, parts)),
-      invoiceHref: invoiced.has(row.id) ? invoicePath(order.orderCode, row.code) : null,
-      invoice: invoiced.get(row.id) ?? null,
-    }));
+    const receiptPayments: ReceiptPayment[] = shown.map((row) => {
+      const invoice = invoiced.get(row.id);
+      return {
+        ...toPayment(row, order.orderCode),
+        vatCents: vatOf(sharesOf(row.amountCents, parts)),
+        invoiceHref: invoice ? invoicePath(order.orderCode, row.code) : null,
+        invoice: invoice ? { number: invoice.number, date: invoice.date } : null,
+        invoiceNotDelivered: invoice?.notDelivered ?? false,
+      };
+    });
 
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
     return {

@@ -447,6 +447,9 @@ export const AUDIT_EVENTS = [
   "order_refunded",
   "invoices_exported",
   "invoices_issued",
+  "invoice_viewed",
+  "invoices_listed",
+  "invoice_resent",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -1029,10 +1032,13 @@ export const invoices = pgTable(
     totalCents: integer("total_cents").notNull(),
     /** Whether it carries the virtual stamp duty (DatiBollo, 2 €, borne by the publisher). */
     stampDuty: boolean("stamp_duty").notNull().default(false),
-    /** The SDI file name, IT<seller's Partita IVA>_<progressive>.xml. */
+    /**
+     * The SDI file name, IT<seller's Partita IVA>_<progressive>.xml, and the XML: the invoice's latest
+     * file (one SDI rejected is written again under a new name; invoice_transmissions keeps them all).
+     */
     fileName: text("file_name").notNull().unique(),
     xml: text("xml").notNull(),
-    /** When the transmitter took the file (null: still to send; the `invoices.transmit` job retries). */
+    /** When the transmitter took the latest file (null: still to send; the `invoices.transmit` job retries). */
     transmittedAt: timestamp("transmitted_at", { withTimezone: true }),
     createdAt: createdAt(),
   },
@@ -1042,6 +1048,78 @@ export const invoices = pgTable(
     index("invoices_date_idx").on(t.date),
     index("invoices_order_idx").on(t.orderId),
     check("invoices_number_positive", sql`${t.number} >= 1`),
+  ],
+);
+
+/** What SDI said of a file it was sent (README, "E-invoices (FatturaPA)"): RC, MC, NS. */
+export const SDI_OUTCOMES = ["delivered", "not_delivered", "rejected"] as const;
+export type SdiOutcome = (typeof SDI_OUTCOMES)[number];
+
+/** An error SDI gave for a rejected file (NotificaScarto's ListaErrori). */
+export type SdiError = { code: string; description: string; hint?: string };
+
+/**
+ * Each file an invoice was sent to SDI as (server/invoices/sdi-outcomes.ts): the one it was issued
+ * with, and each corrected one sent again after SDI rejected it (a new file name, the same number
+ * and date). The invoice's row holds its latest file; this keeps every file and what SDI said of it.
+ */
+export const invoiceTransmissions = pgTable(
+  "invoice_transmissions",
+  {
+    id: id(),
+    invoiceId: uuid("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    /** IT<seller's Partita IVA>_<progressive>.xml, as SDI's notifications name it. */
+    fileName: text("file_name").notNull().unique(),
+    xml: text("xml").notNull(),
+    /** When the file was made; and when the transmitter took it (null: not yet). */
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    sentAt: timestamp("sent_at", { withTimezone: true }),
+    /** SDI's number of the file (IdentificativoSdI), from its first notification. */
+    sdiId: text("sdi_id"),
+    outcome: text("outcome", { enum: SDI_OUTCOMES }),
+    /** When SDI delivered, failed to deliver or rejected the file (its notification's own time). */
+    outcomeAt: timestamp("outcome_at", { withTimezone: true }),
+    /** A rejected file's errors, as SDI listed them. */
+    errors: jsonb("errors").$type<SdiError[]>(),
+  },
+  (t) => [index("invoice_transmissions_invoice_idx").on(t.invoiceId, t.createdAt)],
+);
+
+/** SDI's notifications read (README, "E-invoices (FatturaPA)"): RC delivered, MC not delivered, NS rejected. */
+export const SDI_NOTIFICATION_TYPES = ["RC", "MC", "NS"] as const;
+export type SdiNotificationType = (typeof SDI_NOTIFICATION_TYPES)[number];
+
+/**
+ * Every notification read from SDI, kept whole: the row is written in the transaction that applies
+ * it, and its key (SDI's file number, the notification's type and message id) is unique, so a
+ * notification read twice, or by two instances at once, is applied once. `status` says what it did:
+ * `applied` (the file's outcome set), `stale` (the file had an outcome it cannot move from, e.g. an
+ * NS after an RC: kept, logged, nothing changed) or `unknown_file` (no file of the portal's has that name).
+ */
+export const sdiNotifications = pgTable(
+  "sdi_notifications",
+  {
+    id: id(),
+    type: text("type", { enum: SDI_NOTIFICATION_TYPES }).notNull(),
+    sdiId: text("sdi_id").notNull(),
+    messageId: text("message_id").notNull(),
+    /** The notification's own file name (IT…_<progressive>_RC_001.xml). */
+    fileName: text("file_name").notNull(),
+    /** The name of the file it is about (NomeFile). */
+    invoiceFileName: text("invoice_file_name").notNull(),
+    transmissionId: uuid("transmission_id").references(() => invoiceTransmissions.id),
+    status: text("status", { enum: ["applied", "stale", "unknown_file"] }).notNull(),
+    /** DataOraRicezione: when SDI received the file. */
+    receivedAt: timestamp("received_at", { withTimezone: true }).notNull(),
+    xml: text("xml").notNull(),
+    /** When the portal read it (the services' clock). */
+    readAt: timestamp("read_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("sdi_notifications_key_uq").on(t.sdiId, t.type, t.messageId),
+    index("sdi_notifications_transmission_idx").on(t.transmissionId),
   ],
 );
 

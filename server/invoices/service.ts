@@ -7,9 +7,9 @@
 // invoices are still due from their jobs are issued first, so numbers follow the payments' order
 // (and dates) however the jobs run. A payment invoiced twice at once ends with one invoice
 // (unique payment). The same transaction queues `invoices.transmit`, which hands the file to the
-// SDI transmitter until it takes it.
+// SDI transmitter until it takes it; what SDI then says of it is server/invoices/sdi-outcomes.ts's.
 import { and, asc, count, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
+import type { Config, InvoiceSeller } from "../config.ts";
 import type { Database, Queryable, Transaction } from "../db/client.ts";
 import { invoiceCounters, invoiceTransmissionSeq, invoices, jobs, orders, payments } from "../db/schema.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
@@ -18,11 +18,19 @@ import { isOrderCode } from "../lib/ids.ts";
 import type { Logger } from "../logger.ts";
 import { DAY_MS, fromRomeWallClock, romeDay } from "../../shared/subscription.ts";
 import { fatturaPaXml, stampDutyDue } from "./fatturapa.ts";
-import { invoiceDataOf } from "./invoice-data.ts";
+import { invoiceDataOf, type InvoiceData } from "./invoice-data.ts";
+import { markSent, transmissionOf } from "./transmissions.ts";
 import type { InvoiceTransmitter } from "./transmitter.ts";
 
 const ISSUE_QUEUE = "invoices.issue";
 const TRANSMIT_QUEUE = "invoices.transmit";
+
+/** The job that hands an invoice's latest file to SDI: one per invoice, queued again for a file sent again. */
+export const transmitJob = (invoiceId: string) => ({
+  queue: TRANSMIT_QUEUE,
+  key: `invoice-transmit:${invoiceId}`,
+  payload: { invoiceId },
+});
 
 /** Production lacks the seller's data: no invoice is made up. */
 export class InvoicingNotConfigured extends Error {
@@ -105,8 +113,37 @@ export async function enqueueInvoice(tx: Queryable, { paymentId, orderId }: { pa
   await enqueueJob(tx, { queue: ISSUE_QUEUE, key: `invoice:${paymentId}`, payload: { paymentId }, runAt: at }, at);
 }
 
-/** The SDI file name's progressive: 5 capitals or digits (base 36), unique among the seller's files. */
-const progressiveOf = (seq: number) => seq.toString(36).toUpperCase().padStart(5, "0");
+/** The next SDI file name's progressive: 5 capitals or digits (base 36), unique among the seller's files. */
+export async function nextProgressive(tx: Queryable): Promise<string> {
+  const next = (await tx.execute(sql`select nextval(${invoiceTransmissionSeq.seqName}) as seq`)) as unknown as {
+    rows: [{ seq: string | number }];
+  };
+  return Number(next.rows[0].seq).toString(36).toUpperCase().padStart(5, "0");
+}
+
+/**
+ * An invoice's file for SDI: its name and its XML. What `issue` writes, and what a corrected
+ * invoice is written again with (server/invoices/sdi-outcomes.ts: the same number and date, a new progressive).
+ */
+export function invoiceFile(
+  seller: InvoiceSeller,
+  data: InvoiceData,
+  { progressive, number, date }: { progressive: string; number: string; date: string },
+) {
+  return {
+    fileName: `IT${seller.vat}_${progressive}.xml`,
+    xml: fatturaPaXml({
+      type: "TD01",
+      seller,
+      buyer: data.buyer,
+      progressive,
+      number,
+      date,
+      lines: data.lines,
+      notes: data.notes,
+    }),
+  };
+}
 
 export type InvoicesOptions = {
   db: Database;
@@ -151,22 +188,9 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
     if (!data) return null;
     const date = romeDay(payment.paidAt);
     const number = last + 1;
-    const next = (await tx.execute(sql`select nextval(${invoiceTransmissionSeq.seqName}) as seq`)) as unknown as {
-      rows: [{ seq: string | number }];
-    };
-    const progressive = progressiveOf(Number(next.rows[0].seq));
     const documentNumber = `${invoicing.series}/${number}`;
     const at = now();
-    const xml = fatturaPaXml({
-      type: "TD01",
-      seller,
-      buyer: data.buyer,
-      progressive,
-      number: documentNumber,
-      date,
-      lines: data.lines,
-      notes: data.notes,
-    });
+    const { fileName, xml } = invoiceFile(seller, data, { progressive: await nextProgressive(tx), number: documentNumber, date });
     const [row] = await tx
       .insert(invoices)
       .values({
@@ -180,18 +204,14 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
         issuedAt: at,
         totalCents: data.lines.reduce((sum, line) => sum + line.grossCents, 0),
         stampDuty: stampDutyDue(seller, data.lines),
-        fileName: `IT${seller.vat}_${progressive}.xml`,
+        fileName,
         xml,
         createdAt: at,
       })
       .onConflictDoNothing({ target: invoices.paymentId })
       .returning();
     if (!row) throw new IssuedMeanwhile();
-    await enqueueJob(
-      tx,
-      { queue: TRANSMIT_QUEUE, key: `invoice-transmit:${row.id}`, payload: { invoiceId: row.id }, runAt: at },
-      at,
-    );
+    await enqueueJob(tx, { ...transmitJob(row.id), runAt: at }, at);
     return row;
   }
 
@@ -228,18 +248,19 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
     }
   }
 
-  /** Hands an invoice's file to the transmitter, once it takes it (the job retries a failure). */
+  /**
+   * Hands an invoice's latest file to the transmitter, once it takes it (the job retries a
+   * failure), and records it among the invoice's files (server/invoices/transmissions.ts).
+   */
   async function transmit(invoiceId: string) {
     const [row] = await db
       .select({ fileName: invoices.fileName, xml: invoices.xml, transmittedAt: invoices.transmittedAt })
       .from(invoices)
       .where(eq(invoices.id, invoiceId));
     if (!row || row.transmittedAt) return;
+    await transmissionOf(db, row.fileName);
     await transmitter.send({ fileName: row.fileName, xml: row.xml });
-    await db
-      .update(invoices)
-      .set({ transmittedAt: now() })
-      .where(and(eq(invoices.id, invoiceId), isNull(invoices.transmittedAt)));
+    await db.transaction((tx) => markSent(tx, invoiceId, row.fileName, now()));
   }
 
   runner.handle(ISSUE_QUEUE, async ({ paymentId }: { paymentId: string }) => {

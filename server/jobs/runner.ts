@@ -53,6 +53,26 @@ export async function enqueueJob(db: Queryable, job: NewJob, at: Date): Promise<
     .onConflictDoNothing({ target: jobs.key });
 }
 
+/**
+ * Queues a job to run (again) from `at`, its tries counted anew: made when there is none, run
+ * again when it is done or was given up (an operator's 'send again'). A job queued or running is
+ * left as it is: the answer says which, so the caller knows whether it will see the change.
+ */
+export async function requeueJob(db: Queryable, job: NewJob, at: Date): Promise<"queued" | "running"> {
+  const [requeued] = await db
+    .insert(jobs)
+    .values({ ...job, createdAt: at, updatedAt: at })
+    .onConflictDoUpdate({
+      target: jobs.key,
+      set: { status: "queued", attempts: 0, runAt: job.runAt, leaseUntil: null, lastError: null, updatedAt: at },
+      setWhere: inArray(jobs.status, ["done", "failed"]),
+    })
+    .returning({ id: jobs.id });
+  if (requeued) return "queued";
+  const [current] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.key, job.key));
+  return current?.status === "running" ? "running" : "queued";
+}
+
 export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions) {
   const handlers = new Map<string, Handler>();
   const sweeps = new Map<string, Sweep>();

@@ -22,15 +22,7 @@ const EBOOK = "EB-9788828813217";
 const folder = mkdtempSync(path.join(tmpdir(), "portal-invoices-export-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-/** A paid order that asked for an invoice, invoiced by the job runner at the harness's clock. */
-async function invoicedOrder(billing = COMPANY_BILLING) {
-  const customer = await h.customer();
-  const order = await h.paidOrder(customer.id, EBOOK, { billing });
-  await h.services.jobs.runDue();
-  const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
-  const [invoice] = await h.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
-  return { order, invoice: invoice! };
-}
+const invoicedOrder = (billing = COMPANY_BILLING) => h.invoicedOrder(billing);
 
 describe("invoices:export", () => {
   it("lists and writes the month's invoices, and only those, as their SDI files", async () => {

@@ -1,12 +1,21 @@
 // Operators' commands for e-invoices: the invoices of a month (by their date, the payments' days in
 // Rome), listed and written as their XML files into a folder, for the accountant or to send by
-// hand, with the quarter's count of invoices carrying the virtual stamp duty; and the invoices a
+// hand, with the quarter's count of invoices carrying the virtual stamp duty; the invoices a
 // month's payments lack, issued with their payments' dates while the 12 days of an immediate
-// invoice last, and refused, naming the payments, after (decision 021).
+// invoice last, and refused, naming the payments, after (decision 021); and what SDI said of each
+// invoice, and sending one again (decision 023).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { formatDate } from "../../shared/format.ts";
 import { fromRomeWallClock } from "../../shared/subscription.ts";
-import { LateInvoice } from "../invoices/service.ts";
+import {
+  INVOICE_STATES,
+  RESEND_DAYS,
+  type BuyerCorrection,
+  type InvoiceState,
+  type ResendResult,
+} from "../invoices/sdi-outcomes.ts";
+import { InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 
 /** `2026-11` → its year and month (0–11), or an OperatorError. */
@@ -18,6 +27,12 @@ function parseMonth(month: string) {
 
 /** The first day of a month, `index` counted from January of `year` (it may run past December), as YYYY-MM-DD. */
 const firstDay = (year: number, index: number) => new Date(Date.UTC(year, index, 1)).toISOString().slice(0, 10);
+
+/** `2026-11` → its first day and the first day of the next month, as YYYY-MM-DD (invoices are listed by their date). */
+function monthDays(month: string): { from: string; to: string } {
+  const { year, index } = parseMonth(month);
+  return { from: firstDay(year, index), to: firstDay(year, index + 1) };
+}
 
 /** `2026-11` → the first instant of that month in Rome, and of the next. */
 export function monthRange(month: string): { from: Date; to: Date } {
@@ -54,8 +69,8 @@ type ExportedInvoice = {
  * with other content stops the command before anything is written.
  */
 export async function exportInvoices(op: Operator, month: string, dir: string) {
-  const { year, index } = parseMonth(month);
-  const rows = await op.services.invoices.between(firstDay(year, index), firstDay(year, index + 1));
+  const { from, to } = monthDays(month);
+  const rows = await op.services.invoices.between(from, to);
   const quarter = quarterOf(month);
   const stamped = { quarter: quarter.name, count: await op.services.invoices.stampedBetween(quarter.from, quarter.to) };
   const folder = path.resolve(dir);
@@ -109,3 +124,125 @@ export async function issueMissingInvoices(op: Operator, month: string, { late =
   await op.services.jobs.runDue();
   return { month, issued, refused, notDue };
 }
+
+// ---------------------------------------------------------------- SDI's outcomes (decision 023)
+
+/** An invoice as an operator names it: its file name, or its number (`WEB/17`, `17`) and, when several years have it, the year. */
+async function invoiceNamed(op: Operator, ref: string, year?: number): Promise<{ id: string }> {
+  const wanted = ref.trim();
+  let ids: string[];
+  if (/^[A-Za-z0-9]+_[A-Za-z0-9]{1,5}\.xml$/.test(wanted)) ids = await op.services.sdiOutcomes.find({ fileName: wanted });
+  else if (/^([A-Z0-9]{1,8}\/)?\d{1,9}$/.test(wanted)) ids = await op.services.sdiOutcomes.find({ number: wanted, year });
+  else throw new OperatorError(`"${ref}" is neither an invoice number (WEB/17) nor an SDI file name (IT…_00001.xml)`);
+  if (ids.length === 0) throw new OperatorError(`No invoice ${wanted}${year ? ` of ${year}` : ""}`);
+  if (ids.length > 1) {
+    const years = (await Promise.all(ids.map((id) => op.services.sdiOutcomes.status(id)))).map((s) => s!.year);
+    throw new OperatorError(`${wanted} is the number of invoices of ${years.join(" and ")}: say which with --year`);
+  }
+  return { id: ids[0]! };
+}
+
+/** What to correct for SDI's errors the operator can mend, by code ("Rappresentazione tabellare", its error list). */
+export const CORRECTION_HINTS: Readonly<Record<string, string>> = {
+  "00311": "the buyer's SDI code (not valid): --sdi-code, or --sdi-code 0000000 --pec <address>",
+  "00312": "the buyer's SDI code (not active): --sdi-code, or --sdi-code 0000000 --pec <address>",
+  "00305": "the buyer's Partita IVA (not valid): --vat",
+  "00306": "the buyer's Codice Fiscale (not valid): --fiscal-code",
+  "00324": "the buyer's Partita IVA and Codice Fiscale disagree: --vat or --fiscal-code",
+  "00300": "the sender's Partita IVA: the seller's settings (SELLER_VAT), then invoices:resend",
+  "00301": "the seller's Partita IVA: the seller's settings (SELLER_VAT), then invoices:resend",
+};
+
+/** `invoices:status`: an invoice's state, each file it was sent as with SDI's outcome and errors, and its hand-over. */
+export async function invoiceStatus(op: Operator, ref: string, year?: number) {
+  const { id } = await invoiceNamed(op, ref, year);
+  const status = (await op.services.sdiOutcomes.status(id))!;
+  await recordOperation(op.db, op, "invoice_viewed", { details: { number: status.documentNumber, year: status.year } });
+  return status;
+}
+
+/** `invoices:list`: the invoices in a state, of a month when given (by their date in Rome). */
+export async function listInvoices(op: Operator, { state, month }: { state?: string; month?: string }) {
+  if (state !== undefined && !(INVOICE_STATES as readonly string[]).includes(state)) {
+    throw new OperatorError(`"${state}" is not a state: ${INVOICE_STATES.join(", ")}`);
+  }
+  const range = month === undefined ? {} : monthDays(month);
+  const rows = await op.services.sdiOutcomes.list({ state: state as InvoiceState | undefined, ...range });
+  await recordOperation(op.db, op, "invoices_listed", {
+    details: { state: state ?? null, month: month ?? null, count: rows.length },
+  });
+  return rows;
+}
+
+/**
+ * `invoices:resend`: a rejected invoice sent again, its buyer's data corrected as given (the
+ * checkout's checks), under a new file name with the same number and date; or a file whose
+ * hand-over gave up, sent again as it is. Then handed over at once, as the job runner would.
+ */
+export async function resendInvoice(op: Operator, ref: string, { year, ...correction }: BuyerCorrection & { year?: number }) {
+  const { id } = await invoiceNamed(op, ref, year);
+  const before = (await op.services.sdiOutcomes.status(id))!;
+  const number = before.documentNumber;
+  let result;
+  try {
+    result = await op.services.sdiOutcomes.resend(id, correction);
+  } catch (error) {
+    if (error instanceof InvoicingNotConfigured) throw new OperatorError(error.message);
+    throw error;
+  }
+  if (!result.ok) throw new OperatorError(refusalMessage(number, before, result));
+  await recordOperation(op.db, op, "invoice_resent", {
+    userId: null,
+    // Which of the buyer's details were corrected, never their values.
+    details: {
+      number,
+      year: before.year,
+      kind: result.kind,
+      fileName: result.fileName,
+      corrected: result.kind === "corrected" ? result.corrected : [],
+    },
+  });
+  await op.services.jobs.runDue();
+  return { result, status: (await op.services.sdiOutcomes.status(id))! };
+}
+
+function refusalMessage(number: string, status: SdiStatus, refusal: Extract<ResendResult, { ok: false }>): string {
+  switch (refusal.reason) {
+    case "nothing_to_resend":
+      if (refusal.state === "unsent") {
+        const next = status.job?.runAt ? `, next ${formatDate(status.job.runAt)}` : "";
+        return `${number} is still being handed over (try ${status.job?.attempts ?? 0} of 8${next}): nothing to send again yet`;
+      }
+      if (refusal.state === "delivered") return `${number} was delivered (RC): nothing to send again`;
+      if (refusal.state === "not_delivered") {
+        return `${number} could not be delivered (MC) and is in the buyer's tax drawer: that counts as issued, nothing to send again`;
+      }
+      return `${number} was sent and SDI has not answered yet: nothing to send again`;
+    case "too_late":
+      return (
+        `SDI rejected ${number} on ${formatDate(refusal.rejectedAt)}: its corrected file could go with the same number and date ` +
+        `through ${formatDate(new Date(`${refusal.lastDay}T12:00:00Z`))} (${RESEND_DAYS} days). Now the accountant issues a new ` +
+        `invoice for the payment with a new number and date, referring to the rejected ${number} (Circolare 13/E of 2 July 2018: ` +
+        `a rejected file counts as never issued), and checks the VAT of the period it belonged to; the portal keeps ${number} as rejected.`
+      );
+    case "invalid_correction":
+      return `${CORRECTION_OPTION[refusal.field]}: ${refusal.message}. Nothing was changed.`;
+    case "not_invoiceable":
+      return `${number}'s payment was refunded (or its order is no longer paid): no invoice is due; the rejected file counts as never issued.`;
+    case "being_sent":
+      return `${number} is being handed over right now: try again in a minute.`;
+    case "correction_not_rejected":
+      return `${number}'s file never reached SDI: it is sent again as it is, without corrections (they are for a file SDI rejected).`;
+  }
+}
+
+/** The command line's option of each correction. */
+export const CORRECTION_OPTION: Readonly<Record<keyof BuyerCorrection, string>> = {
+  sdiCode: "--sdi-code",
+  pec: "--pec",
+  vat: "--vat",
+  fiscalCode: "--fiscal-code",
+  name: "--name",
+};
+
+type SdiStatus = NonNullable<Awaited<ReturnType<Operator["services"]["sdiOutcomes"]["status"]>>>;

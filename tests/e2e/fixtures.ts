@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { PurchasesFixtures } from "./purchases-fixtures.ts";
 import type { ProvenanceFixtures } from "./provenance-fixtures.ts";
+import type { UndeliveredInvoiceFixtures } from "./sdi-fixtures.ts";
 
 export const E2E_PASSWORD = "Segreta1!";
 
@@ -16,6 +17,8 @@ export type E2eFixtures = {
   professional: { email: string };
   purchases: PurchasesFixtures;
   provenance: ProvenanceFixtures;
+  /** An order whose e-invoice SDI could not deliver (MC). */
+  undeliveredInvoice: UndeliveredInvoiceFixtures;
   /** Customers for one test each (tests/e2e/customers.ts), by kind: their e-mails; the password is E2E_PASSWORD. */
   pool: Record<PoolKind, string[]>;
 };

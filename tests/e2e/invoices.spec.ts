@@ -2,7 +2,8 @@
 // e-invoice (number and date) and links its FatturaPA XML, which downloads as that payment's
 // invoice under its SDI file name, dated the payment's day; a private buyer's receipt also says
 // the original is in their area of the Agenzia delle Entrate's site; another customer gets 404
-// for it. axe checks both receipts.
+// for it; the receipt of an invoice SDI could not deliver (MC) says where it is. axe checks the
+// receipts.
 import { readFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
 import { invoicePath } from "../../shared/links.ts";
@@ -30,6 +31,8 @@ test("a payment's receipt downloads its e-invoice as FatturaPA XML", async ({ pa
   // Its number and date; a company's invoice is not sent to the consumers' reserved area.
   await expect(page.getByText(invoiceNamed(receipt.invoice.documentNumber, receipt.invoice.date))).toBeVisible();
   await expect(page.getByText(M.invoiceOriginalInTaxArea)).toHaveCount(0);
+  // SDI has said nothing of this one: no line about the tax drawer.
+  await expect(page.getByText(M.invoiceNotDelivered)).toHaveCount(0);
   await expectAccessible(page);
 
   const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
@@ -66,4 +69,14 @@ test("another customer gets no invoice of that payment", async ({ page }) => {
   const response = await page.request.get(invoicePath(receipt.orderCode, receipt.paymentCode));
   expect(response.status()).toBe(404);
   expect(await response.text()).not.toContain("FatturaElettronica");
+});
+
+test("a receipt whose e-invoice SDI could not deliver says where the customer finds it", async ({ page }) => {
+  const { email, orderCode, paymentCode } = fixtures().undeliveredInvoice;
+  const receiptPath = `/ricevuta/${orderCode}/${paymentCode}/`;
+  await signIn(page, email, E2E_PASSWORD, `/login/?redirect=${encodeURIComponent(receiptPath)}`);
+  await expect(page.getByRole("heading", { level: 1, name: "Ricevuta di pagamento" })).toBeVisible();
+  await expect(page.getByRole("link", { name: M.downloadInvoice })).toHaveAttribute("href", invoicePath(orderCode, paymentCode));
+  await expect(page.getByText(M.invoiceNotDelivered)).toBeVisible();
+  await expectAccessible(page);
 });

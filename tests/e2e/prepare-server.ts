@@ -22,13 +22,16 @@ import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createInvoices } from "../../server/invoices/service.ts";
-import { outboxTransmitter } from "../../server/invoices/transmitter.ts";
+import { createSdiInbox } from "../../server/invoices/inbox.ts";
+import { MAX_NOTIFICATION_BYTES } from "../../server/invoices/sdi-messages.ts";
+import { inboxFolder, outboxTransmitter } from "../../server/invoices/transmitter.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import { systemClock } from "../../server/lib/clock.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { CLAIMS_FOLDER, E2E_PASSWORD, type E2eFixtures, type PoolKind } from "./fixtures.ts";
 import { createPurchasesFixtures } from "./purchases-fixtures.ts";
 import { createProvenanceFixtures } from "./provenance-fixtures.ts";
+import { createUndeliveredInvoiceFixtures } from "./sdi-fixtures.ts";
 
 const DAY = 24 * 3600_000;
 /** How many customers of each kind the pool holds: more than the tests of all projects claim. */
@@ -156,7 +159,8 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     },
     professor: { email: "e2e.docente@example.it", journal: professorJournal.name },
     professional: { email: "e2e.professionista@example.it" },
-    purchases: await createPurchasesFixtures(db, E2E_PASSWORD, invoiceIssuer(db)),
+    purchases: await createPurchasesFixtures(db, E2E_PASSWORD, invoiceIssuer(db).issue),
+    undeliveredInvoice: await createUndeliveredInvoiceFixtures(db, E2E_PASSWORD, pick(ebooks, 10).id, invoiceIssuer(db)),
     provenance: await createProvenanceFixtures(db, {
       password: E2E_PASSWORD,
       activation,
@@ -168,12 +172,32 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
   };
 }
 
-/** Issues an e-invoice now, as the server's job runner would (it sends the file to SDI later). */
+/**
+ * Issues an e-invoice now, as the server's job runner would (it sends the file to SDI later); or
+ * issues and sends it, and applies SDI's notifications about it as the inbox reader would.
+ */
 function invoiceIssuer(db: Database) {
-  const runner = createJobRunner({ db, log: createLogger("warn") });
+  const log = createLogger("warn");
+  const runner = createJobRunner({ db, log });
   const transmitter = outboxTransmitter(config.invoicing.outboxDir);
   const invoices = createInvoices({ db, invoicing: config.invoicing, runner, transmitter, now: systemClock });
-  return (paymentId: string) => invoices.issue(paymentId);
+  const inbox = createSdiInbox({
+    db,
+    inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES),
+    runner,
+    log,
+    now: systemClock,
+  });
+  return {
+    issue: (paymentId: string) => invoices.issue(paymentId),
+    async issueAndSend(paymentId: string) {
+      const invoice = await invoices.issue(paymentId);
+      if (!invoice) throw new Error("e2e fixtures: a payment got no invoice");
+      await invoices.transmit(invoice.id);
+      return invoice;
+    },
+    apply: inbox.apply,
+  };
 }
 
 /**

@@ -4,9 +4,15 @@ import path from "node:path";
 import { passwordHasher } from "../../server/accounts/passwords.ts";
 import { loadConfig, type Config } from "../../server/config.ts";
 
-/** Where the tests' portals write their e-invoices for SDI: a folder of this run's, never the project's ./data. */
+/**
+ * Where the tests' portals write their e-invoices for SDI and read its notifications: folders of
+ * this run's, never the project's ./data. A test that drops notifications gives its own inbox
+ * (every portal's job runner reads its inbox, and would set aside another test's files as unknown).
+ */
 let sdiOutbox: string | undefined;
+let sdiInbox: string | undefined;
 const testSdiOutbox = () => (sdiOutbox ??= mkdtempSync(path.join(tmpdir(), "portal-sdi-outbox-")));
+const testSdiInbox = () => (sdiInbox ??= mkdtempSync(path.join(tmpdir(), "portal-sdi-inbox-")));
 
 /**
  * Configuration as a test sees it: defaults, with a fixed secret so nothing is written to disk, and
@@ -22,6 +28,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
       ACTIVATION_CODE_KEY: "test-activation-code-key-long-enough-0123456789",
       PASSWORD_HASH_COST: overrides.NODE_ENV === "production" ? "standard" : "minimal",
       SDI_OUTBOX_DIR: testSdiOutbox(),
+      SDI_INBOX_DIR: testSdiInbox(),
       ...overrides,
     },
   });

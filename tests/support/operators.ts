@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { auditLog, orders, type AuditEvent } from "../../server/db/schema.ts";
+import { auditLog, invoices, orders, payments, type AuditEvent, type BillingDetails } from "../../server/db/schema.ts";
 import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { Operator } from "../../server/operators/context.ts";
 import type { Services } from "../../server/services.ts";
@@ -18,14 +18,15 @@ import { sessionCookieHeader } from "./requests.ts";
 import { START } from "./clock.ts";
 import { createTestServices } from "./services.ts";
 
-export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) {
+/** `env`: settings of the test's own (its SDI folders); `stripe`: Stripe's local stand-in instead of the sandbox. */
+export function operatorHarness({ stripe, env = {} }: { stripe?: () => FakeStripe; env?: Record<string, string> } = {}) {
   let database!: TestDatabase;
   let services!: Services;
   let clock = START;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    services = await createTestServices(database, testConfig(stripe ? stripe().env : {}), { now: () => clock });
+    services = await createTestServices(database, testConfig({ ...env, ...(stripe ? stripe().env : {}) }), { now: () => clock });
   });
   afterAll(async () => {
     await services?.close();
@@ -80,6 +81,16 @@ export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) 
       if (settled.state !== "paid") throw new Error(`setup: payment ${settled.state}`);
       const [order] = await database.db.select().from(orders).where(eq(orders.id, opened.orderId));
       return order!;
+    },
+
+    /** A paid order that asked for an invoice (an eBook), invoiced and sent by the job runner at the harness's clock. */
+    async invoicedOrder(billing: BillingDetails) {
+      const customer = await harness.customer();
+      const order = await harness.paidOrder(customer.id, "EB-9788828813217", { billing });
+      await services.jobs.runDue();
+      const [payment] = await database.db.select().from(payments).where(eq(payments.orderId, order.id));
+      const [invoice] = await database.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
+      return { order, invoice: invoice! };
     },
 
     /** The audit entries of an event written by the test's operator (about a customer, when given). */
