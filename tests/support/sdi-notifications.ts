@@ -1,6 +1,6 @@
 // SDI's notifications as an intermediary drops them into the portal's inbox, written by hand in
-// the official format (SDI's message schema MessaggiTypes 1.1, tests/support/sdi/, which the tests
-// check them against): RC delivered, MC not delivered, NS rejected with its errors. Named as SDI
+// the official format (SDI's message schema MessaggiTypes 1.1, as the Specifiche tecniche give it):
+// RC delivered, MC not delivered, NS rejected with its errors. Named as SDI
 // names them: the file's name without .xml, the type, a progressive (IT06363391001_0000A_NS_001.xml).
 // SDI signs its messages (XAdES); the portal does not check the signature (decision 023), so these
 // carry a signature element of the schema's shape whose values sign nothing.
