@@ -81,6 +81,22 @@ export type PaymentsOptions = {
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
 
+/**
+ * Gives back the coupon use an order held (its payment failed or was given up, or the order was
+ * refunded): the customer's redemption and the use counted against the code's cap.
+ */
+export async function releaseCoupon(tx: Transaction, orderId: string) {
+  const [released] = await tx
+    .delete(couponRedemptions)
+    .where(eq(couponRedemptions.orderId, orderId))
+    .returning({ couponId: couponRedemptions.couponId });
+  if (!released) return;
+  await tx
+    .update(coupons)
+    .set({ redemptions: sql`${coupons.redemptions} - 1` })
+    .where(and(eq(coupons.id, released.couponId), sql`${coupons.redemptions} > 0`));
+}
+
 export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, log, now = systemClock }: PaymentsOptions) {
   const key = (purpose: string, attemptId: string) => `portal:${purpose}:${attemptId}`;
 
@@ -165,19 +181,6 @@ export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, lo
       .update(orders)
       .set({ ...totalsOf(lines, null), couponId: null, couponCode: null, updatedAt: now() })
       .where(and(eq(orders.id, orderId), eq(orders.status, "new"), eq(orders.couponId, couponId)));
-  }
-
-  /** Gives back the coupon use an order's payment held (the payment failed or was given up). */
-  async function releaseCoupon(tx: Transaction, orderId: string) {
-    const [released] = await tx
-      .delete(couponRedemptions)
-      .where(eq(couponRedemptions.orderId, orderId))
-      .returning({ couponId: couponRedemptions.couponId });
-    if (!released) return;
-    await tx
-      .update(coupons)
-      .set({ redemptions: sql`${coupons.redemptions} - 1` })
-      .where(and(eq(coupons.id, released.couponId), sql`${coupons.redemptions} > 0`));
   }
 
   /**
