@@ -16,7 +16,7 @@ import { formatDate, formatEuro } from "../../shared/format.ts";
 import { EmailAddress } from "../components/email-address";
 import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
-import { RefundedBadge } from "../components/refunded-badge";
+import { PaymentRefunds } from "../components/payment-refunds";
 import { customerOf } from "../lib/customer.server";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
@@ -359,8 +359,15 @@ function OnePayment({ payment }: { payment: ReceiptPayment }) {
         <dt className="font-semibold text-ink">Importo pagato</dt>
         <dd className="font-semibold text-ink">
           {formatEuro(payment.amountCents)}
-          <RefundedBadge payment={payment} />
         </dd>
+        {payment.refunds.length > 0 && (
+          <>
+            <dt className="text-muted">{M.refundsLabel}</dt>
+            <dd>
+              <PaymentRefunds refunds={payment.refunds} className="" />
+            </dd>
+          </>
+        )}
         {payment.vatCents > 0 && (
           <>
             <dt className="text-muted">di cui IVA</dt>
@@ -399,8 +406,8 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
                 </span>
                 <span className="font-semibold text-ink">
                   {formatEuro(payment.amountCents)}
-                  <RefundedBadge payment={payment} />
                 </span>
+                <PaymentRefunds refunds={payment.refunds} className="w-full justify-end" />
                 <InvoiceLink payment={payment} />
               </li>
             ))}

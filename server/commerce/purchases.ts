@@ -9,6 +9,7 @@ import type { Database } from "../db/client.ts";
 import {
   invoices,
   orderItems,
+  paymentRefunds,
   orders,
   type PAYMENT_METHOD_CODES,
   type PAYMENT_STATUS_CODES,
@@ -30,6 +31,14 @@ import {
 import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
 import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
+import {
+  customerRefundColumns,
+  customerRefundsOf,
+  refundsOfPayments,
+  type CustomerRefund,
+} from "../payments/refunds.ts";
+
+type RefundRow = Awaited<ReturnType<typeof refundsOfPayments>>[number];
 
 export type PurchasesOptions = { db: Database; seller: Config["seller"] };
 
@@ -44,9 +53,10 @@ export type PurchasePayment = {
   cardBrand: string | null;
   cardLast4: string | null;
   amountCents: number;
+  /** `refunded`: all of it went back (its refunds say when). */
   status: "payed" | "refunded";
-  /** When the payment was given back (status `refunded`). */
-  refundedAt: Date | null;
+  /** Money given back from it, or on its way, oldest first. */
+  refunds: CustomerRefund[];
   /** /ricevuta/<order>/<payment>/ */
   receiptHref: string;
 };
@@ -149,9 +159,9 @@ export type Receipt = {
   payments: ReceiptPayment[];
   /** The payment of a payment's receipt; null on the order's receipt. */
   payment: ReceiptPayment | null;
-  /** What the order's payments (or the one payment) brought in, refunds excluded. */
+  /** What the order's payments (or the one payment) brought in, less what went back. */
   paidCents: number;
-  /** What of them was given back. */
+  /** What of them went back (refunds that succeeded). */
   refundedCents: number;
 };
 
@@ -165,7 +175,6 @@ type PaymentRow = {
   cardLast4: string | null;
   amountCents: number;
   status: (typeof PAYMENT_STATUS_CODES)[number];
-  refundedAt: Date | null;
 };
 
 const itemType = alias(productTypes, "item_type");
@@ -188,10 +197,9 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     cardLast4: payments.cardLast4,
     amountCents: payments.amountCents,
     status: payments.status,
-    refundedAt: payments.refundedAt,
   };
 
-  const toPayment = (row: PaymentRow, orderCode: string): PurchasePayment => ({
+  const toPayment = (row: PaymentRow, orderCode: string, refunds: readonly RefundRow[]): PurchasePayment => ({
     code: row.code,
     paidAt: row.paidAt,
     methodCode: row.methodCode,
@@ -200,7 +208,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     cardLast4: row.cardLast4,
     amountCents: row.amountCents,
     status: row.status,
-    refundedAt: row.refundedAt,
+    refunds: customerRefundsOf(refunds, row.id),
     receiptHref: receiptPath(orderCode, row.code),
   });
 
@@ -258,11 +266,20 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     .orderBy(...newestFirst)
     .prepare("purchases_payments");
 
+  /** The refunds of the customer's payments (prepared once): each payment lists its own. */
+  const ownRefunds = db
+    .select(customerRefundColumns)
+    .from(paymentRefunds)
+    .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
+    .where(eq(payments.userId, sql.placeholder("userId")))
+    .orderBy(asc(paymentRefunds.requestedAt), asc(paymentRefunds.id))
+    .prepare("purchases_refunds");
+
   async function myProducts(userId: string): Promise<MyProducts> {
     const rows = await ownItems.execute({ userId });
     if (rows.length === 0) return { active: [], inactive: [] };
 
-    const paymentRows = await ownOrderPayments.execute({ userId });
+    const [paymentRows, refundRows] = await Promise.all([ownOrderPayments.execute({ userId }), ownRefunds.execute({ userId })]);
     const byOrder = new Map<string, PaymentRow[]>();
     for (const row of paymentRows) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row]);
 
@@ -282,7 +299,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         isbn: row.isbn,
         issn: row.issn,
         sku: row.sku,
-        payments: (byOrder.get(row.orderId) ?? []).map((p) => toPayment(p, row.orderCode)),
+        payments: (byOrder.get(row.orderId) ?? []).map((p) => toPayment(p, row.orderCode, refundRows)),
         buyAgainAction: !paid && row.sellable ? checkoutPath(row.productCode ?? row.sku) : null,
         receiptHref: receiptPath(row.orderCode),
       };
@@ -323,11 +340,16 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       limit: PURCHASE_HISTORY_PAGE_SIZE + 1,
       offset: (current - 1) * PURCHASE_HISTORY_PAGE_SIZE,
     });
+    const entries = rows.slice(0, PURCHASE_HISTORY_PAGE_SIZE);
+    const refunds = await refundsOfPayments(
+      db,
+      entries.map((row) => row.id),
+    );
     return {
       page: current,
       hasNext: rows.length > PURCHASE_HISTORY_PAGE_SIZE,
-      entries: rows.slice(0, PURCHASE_HISTORY_PAGE_SIZE).map((row) => ({
-        ...toPayment(row, row.orderCode),
+      entries: entries.map((row) => ({
+        ...toPayment(row, row.orderCode, refunds),
         orderCode: row.orderCode,
         products: row.products,
       })),
@@ -393,21 +415,14 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
-    const invoiced = new Set(
+    const shownIds = shown.map((p) => p.id);
+    const [invoicedRows, refundRows] = await Promise.all([
       shown.length === 0
         ? []
-        : (
-            await db
-              .select({ paymentId: invoices.paymentId })
-              .from(invoices)
-              .where(
-                inArray(
-                  invoices.paymentId,
-                  shown.map((p) => p.id),
-                ),
-              )
-          ).map((row) => row.paymentId),
-    );
+        : db.select({ paymentId: invoices.paymentId }).from(invoices).where(inArray(invoices.paymentId, shownIds)),
+      refundsOfPayments(db, shownIds),
+    ]);
+    const invoiced = new Set(invoicedRows.map((row) => row.paymentId));
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
     const discountCents = Math.min(order.discountCents, subtotalCents);
@@ -431,11 +446,15 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     // A payment's VAT: that of its share of each part of the order (all of it for a checkout's
     // payment, a month's price for a month of the subscription), as its e-invoice has it.
     const receiptPayments: ReceiptPayment[] = shown.map((row) => ({
-      ...toPayment(row, order.orderCode),
+      ...toPayment(row, order.orderCode, refundRows),
       vatCents: vatOf(sharesOf(row.amountCents, parts)),
       invoiceHref: invoiced.has(row.id) ? invoicePath(order.orderCode, row.code) : null,
     }));
 
+    const refundedCents = receiptPayments
+      .flatMap((p) => p.refunds)
+      .filter((r) => r.state === "succeeded")
+      .reduce((sum, r) => sum + r.amountCents, 0);
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
     return {
       seller,
@@ -462,8 +481,8 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       vatCents: vatOf(parts.slice(0, lines.length)),
       payments: receiptPayments,
       payment: paymentCode === undefined ? null : receiptPayments[0]!,
-      paidCents: sumOf(receiptPayments.filter((p) => p.status === "payed")),
-      refundedCents: sumOf(receiptPayments.filter((p) => p.status === "refunded")),
+      paidCents: sumOf(receiptPayments) - refundedCents,
+      refundedCents,
     };
   }
 

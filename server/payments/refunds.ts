@@ -358,3 +358,40 @@ export function createRefunds({
 }
 
 export type Refunds = ReturnType<typeof createRefunds>;
+
+/**
+ * A refund as the customer sees it: money given back (`at`: the day it went back), or on its
+ * way (`at`: the day it was decided). A failed refund gave nothing back: it is the operators' to
+ * mend and is not shown.
+ */
+export type CustomerRefund = { amountCents: number; state: "pending" | "succeeded"; at: Date };
+
+/** The columns a customer's view reads of a refund. */
+export const customerRefundColumns = {
+  paymentId: paymentRefunds.paymentId,
+  scope: paymentRefunds.scope,
+  amountCents: paymentRefunds.amountCents,
+  state: paymentRefunds.state,
+  requestedAt: paymentRefunds.requestedAt,
+  completedAt: paymentRefunds.completedAt,
+};
+type CustomerRefundRow = Pick<RefundRecord, keyof typeof customerRefundColumns>;
+
+/** The refunds of these payments, oldest first (the views group them by payment). */
+export function refundsOfPayments(db: Queryable, paymentIds: readonly string[]): Promise<CustomerRefundRow[]> {
+  if (paymentIds.length === 0) return Promise.resolve([]);
+  return db
+    .select(customerRefundColumns)
+    .from(paymentRefunds)
+    .where(inArray(paymentRefunds.paymentId, [...paymentIds]))
+    .orderBy(asc(paymentRefunds.requestedAt), asc(paymentRefunds.id));
+}
+
+/** What the customer is shown of a payment's refunds (see CustomerRefund). */
+export function customerRefundsOf(rows: readonly CustomerRefundRow[], paymentId: string): CustomerRefund[] {
+  return rows.flatMap((row) =>
+    row.paymentId !== paymentId || row.state === "failed"
+      ? []
+      : [{ amountCents: row.amountCents, state: row.state, at: row.completedAt ?? row.requestedAt }],
+  );
+}
