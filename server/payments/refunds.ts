@@ -112,8 +112,10 @@ export async function requestRefund(
   const left = sum(kept);
   let parts: RefundPart[];
   if (cover.kind === "payment") parts = kept;
-  else if (cover.kind === "line") parts = kept.filter((part) => part.orderItemId === cover.orderItemId);
-  else {
+  else if (cover.kind === "line") {
+    parts = kept.filter((part) => part.orderItemId === cover.orderItemId);
+    if (sum(parts) === 0) throw new RefundNotPossible(0);
+  } else {
     if (!Number.isSafeInteger(cover.amountCents) || cover.amountCents < 1 || cover.amountCents > left) {
       throw new RefundNotPossible(left);
     }

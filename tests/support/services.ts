@@ -1,4 +1,4 @@
-import { createLogger } from "../../server/logger.ts";
+import { createLogger, type Logger } from "../../server/logger.ts";
 import { createServices } from "../../server/services.ts";
 import type { Config } from "../../server/config.ts";
 import type { Clock, ShiftableClock } from "../../server/lib/clock.ts";
@@ -10,8 +10,8 @@ import type { TestDatabase } from "./database.ts";
 export async function createTestServices(
   database: TestDatabase,
   config: Config = testConfig(),
-  clocks: { now?: Clock; devClock?: ShiftableClock } = {},
+  { log = createLogger("silent"), ...clocks }: { now?: Clock; devClock?: ShiftableClock; log?: Logger } = {},
 ) {
   await ensureSigningKey(database.db);
-  return createServices({ config, database, log: createLogger("silent"), ...clocks });
+  return createServices({ config, database, log, ...clocks });
 }
