@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { PurchasesFixtures } from "./purchases-fixtures.ts";
+import type { RefundsFixtures } from "./refunds-fixtures.ts";
 import type { ProvenanceFixtures } from "./provenance-fixtures.ts";
 
 export const E2E_PASSWORD = "Segreta1!";
@@ -15,6 +16,7 @@ export type E2eFixtures = {
   professor: { email: string; journal: string };
   professional: { email: string };
   purchases: PurchasesFixtures;
+  refunds: RefundsFixtures;
   provenance: ProvenanceFixtures;
   /** Customers for one test each (tests/e2e/customers.ts), by kind: their e-mails; the password is E2E_PASSWORD. */
   pool: Record<PoolKind, string[]>;

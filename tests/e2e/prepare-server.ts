@@ -28,6 +28,7 @@ import { systemClock } from "../../server/lib/clock.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { CLAIMS_FOLDER, E2E_PASSWORD, type E2eFixtures, type PoolKind } from "./fixtures.ts";
 import { createPurchasesFixtures } from "./purchases-fixtures.ts";
+import { createRefundsFixtures } from "./refunds-fixtures.ts";
 import { createProvenanceFixtures } from "./provenance-fixtures.ts";
 
 const DAY = 24 * 3600_000;
@@ -157,6 +158,7 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     professor: { email: "e2e.docente@example.it", journal: professorJournal.name },
     professional: { email: "e2e.professionista@example.it" },
     purchases: await createPurchasesFixtures(db, E2E_PASSWORD, invoiceIssuer(db)),
+    refunds: await createRefundsFixtures(db, E2E_PASSWORD),
     provenance: await createProvenanceFixtures(db, {
       password: E2E_PASSWORD,
       activation,

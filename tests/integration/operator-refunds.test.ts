@@ -289,8 +289,9 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     expect(receipt).not.toContain("Rimbors");
     expect(receipt).toContain(`Totale pagato ${formatEuro(order.totalCents)}`);
 
-    // Asked again: a refund of its own (a new idempotency key), which goes through.
+    // Asked again, a day later: a refund of its own (a new idempotency key), which goes through.
     await gateway().hold(payment!.chargeId, false);
+    h.advance(DAY);
     const again = await refundOrder(h.op, order.orderCode, { kind: "amount", amountCents: 500, paymentCode: null });
     expect(again.refunds[0]!.state).toBe("succeeded");
     expect((await refundsOf(payment!.id)).map((r) => r.state)).toEqual(["failed", "succeeded"]);
