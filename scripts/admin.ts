@@ -467,7 +467,9 @@ const COMMANDS: Record<string, Command> = {
         );
       }
       if (r.refunds.some((p) => p.state === "failed")) {
-        console.error("A refund failed: see orders:refunds --state failed, then run orders:refund again once the cause is mended.");
+        console.error(
+          "A refund failed: see orders:refunds --state failed, then run orders:refund again once the cause is mended.",
+        );
         return 1;
       }
       if (r.refunds.some((p) => p.state === "queued")) {

@@ -357,9 +357,7 @@ function OnePayment({ payment }: { payment: ReceiptPayment }) {
         <dt className="text-muted">Data</dt>
         <dd>{formatDate(payment.paidAt)}</dd>
         <dt className="font-semibold text-ink">Importo pagato</dt>
-        <dd className="font-semibold text-ink">
-          {formatEuro(payment.amountCents)}
-        </dd>
+        <dd className="font-semibold text-ink">{formatEuro(payment.amountCents)}</dd>
         {payment.refunds.length > 0 && (
           <>
             <dt className="text-muted">{M.refundsLabel}</dt>
@@ -404,9 +402,7 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
                     <PaymentMethod payment={payment} />
                   </span>
                 </span>
-                <span className="font-semibold text-ink">
-                  {formatEuro(payment.amountCents)}
-                </span>
+                <span className="font-semibold text-ink">{formatEuro(payment.amountCents)}</span>
                 <PaymentRefunds refunds={payment.refunds} className="w-full justify-end" />
                 <InvoiceLink payment={payment} />
               </li>

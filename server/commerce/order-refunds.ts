@@ -14,7 +14,7 @@ import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
 import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions } from "../db/schema.ts";
 import { closeEduGap, endEntitlements, lockCustomer } from "../library/entitlements.ts";
-import { releaseCoupon } from "../payments/service.ts";
+import { releaseCoupon } from "./coupon-uses.ts";
 import { keptParts, RefundNotPossible, requestRefund, type RefundRecord } from "../payments/refunds.ts";
 import { formatEuro } from "../../shared/format.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -96,7 +96,10 @@ export async function decideOrderRefund(
   async function closeOrder() {
     await endGrants(undefined);
     decision.subscriptionEnded = (await endSubscriptionsNow(tx, eq(subscriptions.orderId, orderId), "refunded", at)).length > 0;
-    await tx.update(orders).set({ status: "refunded", updatedAt: at }).where(and(eq(orders.id, orderId), eq(orders.status, "payed")));
+    await tx
+      .update(orders)
+      .set({ status: "refunded", updatedAt: at })
+      .where(and(eq(orders.id, orderId), eq(orders.status, "payed")));
     await releaseCoupon(tx, orderId);
     decision.orderRefunded = true;
   }
@@ -111,7 +114,8 @@ export async function decideOrderRefund(
       break;
     }
     case "line": {
-      if (sub) throw new OrderRefundRefused(`Order ${orderCode} is an EDU subscription: refund a month (--payment) or the whole order`);
+      if (sub)
+        throw new OrderRefundRefused(`Order ${orderCode} is an EDU subscription: refund a month (--payment) or the whole order`);
       const [line] = await tx
         .select({ id: orderItems.id, productId: orderItems.productId })
         .from(orderItems)
@@ -119,7 +123,9 @@ export async function decideOrderRefund(
         .where(and(eq(orderItems.orderId, orderId), or(eq(products.sku, request.product), eq(products.code, request.product))));
       if (!line) throw new OrderRefundRefused(`Order ${orderCode} has no line of ${request.product}`);
       const payment = paid[0]!;
-      decision.refunds.push(await refuseWhenNothingLeft(refund(payment.id, { kind: "line", orderItemId: line.id }), `That line of ${orderCode}`));
+      decision.refunds.push(
+        await refuseWhenNothingLeft(refund(payment.id, { kind: "line", orderItemId: line.id }), `That line of ${orderCode}`),
+      );
       await endGrants(eq(entitlements.productId, line.productId));
       const linesKept = (await keptParts(tx, payment.id)).filter((part) => part.orderItemId !== null && part.cents > 0);
       if (linesKept.length === 0) await closeOrder();
@@ -129,7 +135,9 @@ export async function decideOrderRefund(
       const payment = paid.find((p) => p.paymentCode === request.paymentCode.trim());
       if (!payment) throw new OrderRefundRefused(`Order ${orderCode} has no payment ${request.paymentCode}`);
       if (!sub || !payment.periodId) {
-        throw new OrderRefundRefused(`${request.paymentCode} pays no month of an EDU subscription: refund the order whole, a line or an amount`);
+        throw new OrderRefundRefused(
+          `${request.paymentCode} pays no month of an EDU subscription: refund the order whole, a line or an amount`,
+        );
       }
       const made = await refund(payment.id, { kind: "payment" });
       if (!made) throw new OrderRefundRefused(`Payment ${request.paymentCode} was given back already`);
@@ -145,7 +153,10 @@ export async function decideOrderRefund(
         throw new OrderRefundRefused(`Order ${orderCode} has ${paid.length} payments (its months): name one with --payment`);
       }
       decision.refunds.push(
-        await refuseWhenNothingLeft(refund(payment.id, { kind: "amount", amountCents: request.amountCents }), `Payment ${payment.paymentCode}`),
+        await refuseWhenNothingLeft(
+          refund(payment.id, { kind: "amount", amountCents: request.amountCents }),
+          `Payment ${payment.paymentCode}`,
+        ),
       );
       break;
     }
@@ -170,7 +181,9 @@ async function lockSubscriptionOf(tx: Transaction, orderId: string, orderCode: s
     .for("update");
   // A month being charged would be recorded after the refund: the operator waits for it.
   if (months.some((m) => m.status === "charging")) {
-    throw new OrderRefundRefused(`A month of the subscription of order ${orderCode} is being charged right now: try again in a few minutes`);
+    throw new OrderRefundRefused(
+      `A month of the subscription of order ${orderCode} is being charged right now: try again in a few minutes`,
+    );
   }
   return sub;
 }

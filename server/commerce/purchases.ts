@@ -31,12 +31,7 @@ import {
 import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
 import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
-import {
-  customerRefundColumns,
-  customerRefundsOf,
-  refundsOfPayments,
-  type CustomerRefund,
-} from "../payments/refunds.ts";
+import { customerRefundColumns, customerRefundsOf, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
 
 type RefundRow = Awaited<ReturnType<typeof refundsOfPayments>>[number];
 

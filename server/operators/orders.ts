@@ -4,7 +4,7 @@
 // them (server/payments/refunds.ts); the command then sends them to the gateway at once. Should
 // the gateway be unreachable, the queued jobs retry them on the running portal; a refund the
 // gateway holds pending is completed by its notification or the portal's sweep.
-import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import {
   entitlements,
   invoices,
@@ -178,7 +178,11 @@ export type RefundResult = {
  * `orders:refund`: gives back the whole order, a line, an EDU month or an amount (see
  * server/commerce/order-refunds.ts for what each ends), then sends the refunds to the gateway.
  */
-export async function refundOrder(op: Operator, orderCode: string, request: OrderRefundRequest = { kind: "order" }): Promise<RefundResult> {
+export async function refundOrder(
+  op: Operator,
+  orderCode: string,
+  request: OrderRefundRequest = { kind: "order" },
+): Promise<RefundResult> {
   const { db, services } = op;
   const order = await orderByCode(db, orderCode);
   const at = services.clock();
@@ -219,12 +223,22 @@ export async function refundOrder(op: Operator, orderCode: string, request: Orde
   const refunds: RefundMade[] = [];
   for (const refund of decided.refunds) {
     const payment = paymentOf.get(refund.paymentId)!;
-    const shown = { paymentCode: payment.paymentCode, scope: refund.scope, amountCents: refund.amountCents, gateway: payment.gateway };
+    const shown = {
+      paymentCode: payment.paymentCode,
+      scope: refund.scope,
+      amountCents: refund.amountCents,
+      gateway: payment.gateway,
+    };
     try {
       const sent = (await services.refunds.processRefund(refund.id))!;
       refunds.push({ ...shown, state: sent.state, gatewayRefundId: sent.gatewayRefundId, error: sent.failureReason });
     } catch (error) {
-      refunds.push({ ...shown, state: "queued", gatewayRefundId: null, error: error instanceof Error ? error.message : String(error) });
+      refunds.push({
+        ...shown,
+        state: "queued",
+        gatewayRefundId: null,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   const paymentIds = [...new Set(decided.refunds.map((r) => r.paymentId))];

@@ -133,7 +133,12 @@ describe("'Annulla il pagamento' against the card step finishing", () => {
     const [refunded] = await paymentsOf(orderId);
     expect(refunded).toMatchObject({ status: "refunded", refundedAt: h.now() });
     const [refund] = await h.database.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, refunded!.id));
-    expect(refund).toMatchObject({ scope: "payment", reason: "order_closed", state: "succeeded", amountCents: refunded!.amountCents });
+    expect(refund).toMatchObject({
+      scope: "payment",
+      reason: "order_closed",
+      state: "succeeded",
+      amountCents: refunded!.amountCents,
+    });
     expect(refund!.gatewayRefundId).toMatch(/^sbx_re_/);
     const [charge] = await h.succeededCharges(orderId);
     expect(charge!.refundedCents).toBe(refunded!.amountCents);

@@ -98,12 +98,7 @@ export async function keptParts(tx: Queryable, paymentId: string): Promise<Refun
  */
 export async function requestRefund(
   tx: Queryable,
-  {
-    paymentId,
-    cover,
-    reason,
-    requestedBy,
-  }: { paymentId: string; cover: RefundCover; reason: RefundReason; requestedBy: string },
+  { paymentId, cover, reason, requestedBy }: { paymentId: string; cover: RefundCover; reason: RefundReason; requestedBy: string },
   at: Date,
 ): Promise<RefundRecord | null> {
   // The payment's row lock: refunds of one payment are decided one at a time, each seeing the others.
@@ -159,9 +154,7 @@ export async function requestRefund(
  * payment to give back whole.
  */
 type RefundJob =
-  | { refundId: string }
-  | { chargeId: string; reason: "stray_charge" }
-  | { paymentId: string; reason: RefundReason };
+  { refundId: string } | { chargeId: string; reason: "stray_charge" } | { paymentId: string; reason: RefundReason };
 
 const refundJob = (payload: RefundJob, key: string, at: Date): NewJob => ({
   queue: REFUND_QUEUE,
@@ -181,7 +174,11 @@ export async function enqueueRefund(
   at: Date,
 ): Promise<void> {
   if ("paymentId" in job) {
-    await requestRefund(tx, { paymentId: job.paymentId, cover: { kind: "payment" }, reason: job.reason, requestedBy: "portal" }, at);
+    await requestRefund(
+      tx,
+      { paymentId: job.paymentId, cover: { kind: "payment" }, reason: job.reason, requestedBy: "portal" },
+      at,
+    );
   } else {
     await enqueueJob(tx, refundJob(job, `charge:${job.chargeId}`, at), at);
   }
@@ -193,7 +190,7 @@ export async function enqueueRefund(
  * `refunded` when its succeeded refunds reach its amount. Returns the refund as it stands, and
  * whether this call ended it.
  */
-export async function recordRefundOutcome(
+async function recordRefundOutcome(
   db: Database,
   refundId: string,
   answer: Refund,
@@ -324,15 +321,25 @@ export function createRefunds({
       await processRefund(job.refundId);
     } else if ("paymentId" in job) {
       const refund = await db.transaction((tx) =>
-        requestRefund(tx, { paymentId: job.paymentId, cover: { kind: "payment" }, reason: job.reason, requestedBy: "portal" }, now()),
+        requestRefund(
+          tx,
+          { paymentId: job.paymentId, cover: { kind: "payment" }, reason: job.reason, requestedBy: "portal" },
+          now(),
+        ),
       );
       if (refund) await processRefund(refund.id);
     } else {
       const refund = await gateway.refundCharge(job.chargeId, { idempotencyKey: refundKey(job.chargeId), metadata: {} });
       if (refund.status === "failed") {
-        log.error({ chargeId: job.chargeId, failureReason: refund.failureReason }, "a charge no payment records could not be refunded");
+        log.error(
+          { chargeId: job.chargeId, failureReason: refund.failureReason },
+          "a charge no payment records could not be refunded",
+        );
       } else {
-        log.warn({ chargeId: job.chargeId, refundRef: refund.id, status: refund.status }, "a charge no payment records was refunded");
+        log.warn(
+          { chargeId: job.chargeId, refundRef: refund.id, status: refund.status },
+          "a charge no payment records was refunded",
+        );
       }
     }
   });
@@ -358,8 +365,6 @@ export function createRefunds({
     },
   };
 }
-
-export type Refunds = ReturnType<typeof createRefunds>;
 
 /**
  * A refund as the customer sees it: money given back (`at`: the day it went back), or on its

@@ -103,12 +103,7 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("base64u
 
 export function createSandboxGateway(db: Database, now: Clock = systemClock) {
   /** Inserts an object, or returns the one made earlier with the same idempotency key. */
-  async function insertOnce(
-    kind: "setup" | "charge",
-    idPrefix: string,
-    idempotencyKey: string,
-    data: SetupData | ChargeData,
-  ) {
+  async function insertOnce(kind: "setup" | "charge", idPrefix: string, idempotencyKey: string, data: SetupData | ChargeData) {
     const id = newId(idPrefix);
     try {
       await db.insert(sandboxGatewayObjects).values({ id, kind, idempotencyKey, data, createdAt: now() });
@@ -257,7 +252,9 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
           failureReason: null,
         };
         const refundId = newId("sbx_re");
-        await tx.insert(sandboxGatewayObjects).values({ id: refundId, kind: "refund", idempotencyKey, data: refund, createdAt: now() });
+        await tx
+          .insert(sandboxGatewayObjects)
+          .values({ id: refundId, kind: "refund", idempotencyKey, data: refund, createdAt: now() });
         await tx
           .update(sandboxGatewayObjects)
           .set({ data: { ...charge, refundedCents: refundedOf(charge) + wanted } })

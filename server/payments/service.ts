@@ -30,6 +30,7 @@ import {
   saveDetailsForNextTime,
   type CheckoutDetails,
 } from "../commerce/checkout.ts";
+import { releaseCoupon } from "../commerce/coupon-uses.ts";
 import { totalsOf } from "../commerce/totals.ts";
 import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
 import { openSubscription } from "../commerce/subscription-records.ts";
@@ -80,22 +81,6 @@ export type PaymentsOptions = {
 };
 
 type AttemptRow = typeof paymentAttempts.$inferSelect;
-
-/**
- * Gives back the coupon use an order held (its payment failed or was given up, or the order was
- * refunded): the customer's redemption and the use counted against the code's cap.
- */
-export async function releaseCoupon(tx: Transaction, orderId: string) {
-  const [released] = await tx
-    .delete(couponRedemptions)
-    .where(eq(couponRedemptions.orderId, orderId))
-    .returning({ couponId: couponRedemptions.couponId });
-  if (!released) return;
-  await tx
-    .update(coupons)
-    .set({ redemptions: sql`${coupons.redemptions} - 1` })
-    .where(and(eq(coupons.id, released.couponId), sql`${coupons.redemptions} > 0`));
-}
 
 export function createPayments({ db, gateway, rateLimits, mail, publicOrigin, log, now = systemClock }: PaymentsOptions) {
   const key = (purpose: string, attemptId: string) => `portal:${purpose}:${attemptId}`;

@@ -90,7 +90,8 @@ export async function createRefundsFixtures(db: Database, password: string): Pro
   // The bank holds the next one: it stays pending.
   await sandbox.holdRefunds(ebookCharge.chargeId, true);
   const pending = await refundAmount(300, now);
-  if (refunded.state !== "succeeded" || pending.state !== "pending") throw new Error("e2e fixtures: the refunds did not go as planned");
+  if (refunded.state !== "succeeded" || pending.state !== "pending")
+    throw new Error("e2e fixtures: the refunds did not go as planned");
 
   const [edu] = await db.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
   const paidAt = new Date(now.getTime() - 5 * DAY);
@@ -114,7 +115,13 @@ export async function createRefundsFixtures(db: Database, password: string): Pro
       card: { brand: "visa", last4: "4242" },
       at: paidAt,
     });
-    return decideOrderRefund(tx, { orderId: eduOrder.id, userId, orderCode: eduOrder.orderCode }, { kind: "order" }, "operator:e2e", now);
+    return decideOrderRefund(
+      tx,
+      { orderId: eduOrder.id, userId, orderCode: eduOrder.orderCode },
+      { kind: "order" },
+      "operator:e2e",
+      now,
+    );
   });
   for (const refund of decided.refunds) await refunds.processRefund(refund.id);
 

@@ -37,9 +37,15 @@ test("'I miei prodotti': each refund of a payment on its card and in the history
   // Its payments open from 'Pagamenti' (a <details>: without JavaScript too).
   await card.getByText(/^Pagamenti/).click();
   const refunds = card.getByRole("list", { name: "Rimborsi" });
-  await expect(refunds.getByRole("listitem")).toHaveText([refunded(partial.refundedCents, partial.refundedAt), pending(partial.pendingCents)]);
+  await expect(refunds.getByRole("listitem")).toHaveText([
+    refunded(partial.refundedCents, partial.refundedAt),
+    pending(partial.pendingCents),
+  ]);
 
-  const history = page.getByRole("list", { name: "Storico acquisti" }).getByRole("listitem").filter({ hasText: partial.orderCode });
+  const history = page
+    .getByRole("list", { name: "Storico acquisti" })
+    .getByRole("listitem")
+    .filter({ hasText: partial.orderCode });
   await expect(history.getByRole("list", { name: "Rimborsi" }).getByRole("listitem")).toHaveText([
     refunded(partial.refundedCents, partial.refundedAt),
     pending(partial.pendingCents),
@@ -75,6 +81,8 @@ test("an EDU subscription the publisher refunded: its page says so, the month re
   await expect(plan).not.toContainText("Come da tua disdetta");
   await expect(plan).toContainText(`${M.accessUntil}${formatDate(edu.refundedAt)}`);
   const months = page.getByRole("region", { name: M.paymentsTitle });
-  await expect(months.getByRole("list", { name: "Rimborsi" })).toHaveText(`Rimborsato ${withArticle("il", formatLongDate(edu.refundedAt))}`);
+  await expect(months.getByRole("list", { name: "Rimborsi" })).toHaveText(
+    `Rimborsato ${withArticle("il", formatLongDate(edu.refundedAt))}`,
+  );
   await expectAccessible(page);
 });

@@ -136,7 +136,9 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     expect(await h.audited("order_refunded", customer.id)).toHaveLength(2);
     const shown = await showOrder(h.op, order.orderCode);
     expect(shown.payments[0]).toMatchObject({ status: "refunded", refundedAt: at, refundedCents: order.totalCents });
-    expect(shown.refunds).toEqual([expect.objectContaining({ state: "succeeded", amountCents: order.totalCents, requestedAt: at })]);
+    expect(shown.refunds).toEqual([
+      expect.objectContaining({ state: "succeeded", amountCents: order.totalCents, requestedAt: at }),
+    ]);
 
     // What the customer sees: the receipt, and the card under 'Inattivi'.
     const refunded = `Rimborsato ${formatEuro(order.totalCents)} il 25 novembre 2026`;
@@ -156,7 +158,11 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     h.advance(DAY);
 
     const first = await refundOrder(h.op, order.orderCode, { kind: "amount", amountCents: 250, paymentCode: null });
-    expect(first).toMatchObject({ orderRefunded: false, grantsEnded: 0, refunds: [{ scope: "amount", amountCents: 250, state: "succeeded" }] });
+    expect(first).toMatchObject({
+      orderRefunded: false,
+      grantsEnded: 0,
+      refunds: [{ scope: "amount", amountCents: 250, state: "succeeded" }],
+    });
     expect(await statusOf(order.id)).toBe("payed");
     expect((await paymentsOf(order.id))[0]!.status).toBe("payed");
     expect(await accessTo(h.db, customer.id, (await productOf(EBOOK)).id, h.services.clock())).toMatchObject({ allowed: true });
@@ -214,7 +220,9 @@ function refundTests(h: Harness, gateway: () => Gateway) {
       refunds: [{ scope: "line", amountCents: courseProduct.priceCents, state: "succeeded" }],
     });
     const [refund] = await refundsOf(payment!.id);
-    expect(refund!.parts).toEqual([{ orderItemId: refund!.orderItemId, cents: courseProduct.priceCents, vatRateBps: courseProduct.vatRateBps }]);
+    expect(refund!.parts).toEqual([
+      { orderItemId: refund!.orderItemId, cents: courseProduct.priceCents, vatRateBps: courseProduct.vatRateBps },
+    ]);
     expect(await accessTo(h.db, customer.id, courseProduct.id, at)).toMatchObject({ allowed: false });
     expect(await accessTo(h.db, customer.id, ebook.id, at)).toMatchObject({ allowed: true });
     expect(await statusOf(order.id)).toBe("payed");
@@ -304,7 +312,12 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     h.advance(DAY);
     const at = afterStart(DAY);
     const result = await refundOrder(h.op, order.orderCode);
-    expect(result).toMatchObject({ subscriptionEnded: true, grantsEnded: 1, orderRefunded: true, refunds: [{ state: "succeeded" }] });
+    expect(result).toMatchObject({
+      subscriptionEnded: true,
+      grantsEnded: 1,
+      orderRefunded: true,
+      refunds: [{ state: "succeeded" }],
+    });
     const [sub] = await h.db.select().from(subscriptions).where(eq(subscriptions.orderId, order.id));
     expect(sub).toMatchObject({ status: "ended", endedReason: "refunded", endedAt: at });
     expect(await eduActiveUntil(h.db, customer.id)).toEqual(at);
@@ -345,7 +358,9 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     await expect(refundOrder(h.op, order.orderCode, { kind: "amount", amountCents: 100, paymentCode: null })).rejects.toThrow(
       "has 2 payments (its months): name one with --payment",
     );
-    await expect(refundOrder(h.op, order.orderCode, { kind: "line", product: EDU_PRODUCT_CODE })).rejects.toBeInstanceOf(OperatorError);
+    await expect(refundOrder(h.op, order.orderCode, { kind: "line", product: EDU_PRODUCT_CODE })).rejects.toBeInstanceOf(
+      OperatorError,
+    );
 
     const result = await refundOrder(h.op, order.orderCode, { kind: "month", paymentCode: second!.paymentCode });
     expect(result).toMatchObject({
@@ -474,21 +489,30 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     await expect(refundOrder(h.op, paid.orderCode, { kind: "month", paymentCode: payment!.paymentCode })).rejects.toThrow(
       "pays no month of an EDU subscription",
     );
-    await expect(refundOrder(h.op, paid.orderCode, { kind: "line", product: "abbonamentoedu" })).rejects.toThrow("has no line of");
+    await expect(refundOrder(h.op, paid.orderCode, { kind: "line", product: "abbonamentoedu" })).rejects.toThrow(
+      "has no line of",
+    );
     expect(await refundsOf(payment!.id)).toEqual([]);
   });
 
   /** Activates an eBook+EDU code for the customer now; the EDU grant it made. */
   async function activateEbookEdu(userId: string) {
     const ebook = await productOf(EBOOK);
-    const { codes } = await h.services.library.activation.createBatch({ productId: ebook.id, kind: "ebook_edu", label: "Prova", count: 1 });
+    const { codes } = await h.services.library.activation.createBatch({
+      productId: ebook.id,
+      kind: "ebook_edu",
+      label: "Prova",
+      count: 1,
+    });
     const activated = await h.services.library.activation.activate({ userId, ip: "203.0.113.60", code: codes[0]! });
     expect(activated.ok).toBe(true);
     const [grant] = await h.db
       .select()
       .from(entitlements)
       .innerJoin(products, eq(products.id, entitlements.productId))
-      .where(and(eq(entitlements.userId, userId), eq(entitlements.source, "activation_code"), eq(products.code, EDU_PRODUCT_CODE)));
+      .where(
+        and(eq(entitlements.userId, userId), eq(entitlements.source, "activation_code"), eq(products.code, EDU_PRODUCT_CODE)),
+      );
     return grant!.entitlements;
   }
 }
@@ -561,7 +585,9 @@ describe("on Stripe (a local stand-in of its API)", () => {
     expect((await h.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment!.id)))[0]!.state).toBe("pending");
     h.advance(1000);
     await h.services.jobs.runDue();
-    expect((await h.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment!.id)))[0]!.state).toBe("succeeded");
+    expect((await h.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, payment!.id)))[0]!.state).toBe(
+      "succeeded",
+    );
     expect((await h.db.select().from(payments).where(eq(payments.id, payment!.id)))[0]!.status).toBe("refunded");
   });
 
@@ -586,7 +612,11 @@ describe("on Stripe (a local stand-in of its API)", () => {
         h.services.clock(),
       ),
     );
-    const unknown = stripe.signedEvent("refund.updated", { id: "re_unknown_0001", object: "refund", metadata: { refund_id: other!.id } });
+    const unknown = stripe.signedEvent("refund.updated", {
+      id: "re_unknown_0001",
+      object: "refund",
+      metadata: { refund_id: other!.id },
+    });
     expect(await deliver(unknown)).toEqual({ status: 200, body: "ok" });
     expect((await h.db.select().from(paymentRefunds).where(eq(paymentRefunds.id, other!.id)))[0]).toMatchObject({
       state: "succeeded",

@@ -108,7 +108,8 @@ export function operatorHarness({ stripe }: { stripe?: () => FakeStripe } = {}) 
           vatRateBps: product!.vatRateBps,
         });
       }
-      if (coupon && !(await services.checkout.applyCoupon(userId, opened.orderId, coupon))) throw new Error("setup: coupon refused");
+      if (coupon && !(await services.checkout.applyCoupon(userId, opened.orderId, coupon)))
+        throw new Error("setup: coupon refused");
       const started = await services.payments.start(userId, opened.orderId, checkoutDetails(details));
       if (!started.ok) throw new Error(`setup: ${started.reason}`);
       if (services.sandbox) await services.sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
