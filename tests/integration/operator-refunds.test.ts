@@ -362,6 +362,11 @@ function refundTests(h: Harness, gateway: () => Gateway) {
       OperatorError,
     );
 
+    // A past month: its money back, and the month running now keeps its access.
+    const past = await refundOrder(h.op, order.orderCode, { kind: "month", paymentCode: first!.paymentCode });
+    expect(past).toMatchObject({ grantsEnded: 0, refunds: [{ paymentCode: first!.paymentCode, amountCents: first!.amountCents }] });
+    expect(await eduActiveUntil(h.db, customer.id)).toEqual(periodStart(sub!.anchorAt, 3));
+
     const result = await refundOrder(h.op, order.orderCode, { kind: "month", paymentCode: second!.paymentCode });
     expect(result).toMatchObject({
       orderRefunded: false,
@@ -373,7 +378,7 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     expect((await h.db.select().from(subscriptions).where(eq(subscriptions.id, sub!.id)))[0]!.status).toBe("active");
     expect(await eduActiveUntil(h.db, customer.id)).toEqual(at);
     const payed = Object.fromEntries((await paymentsOf(order.id)).map((p) => [p.paymentCode, p.status]));
-    expect(payed).toEqual({ [first!.paymentCode]: "payed", [second!.paymentCode]: "refunded" });
+    expect(payed).toEqual({ [first!.paymentCode]: "refunded", [second!.paymentCode]: "refunded" });
     // Given back already.
     await expect(refundOrder(h.op, order.orderCode, { kind: "month", paymentCode: second!.paymentCode })).rejects.toThrow(
       "was given back already",
@@ -382,7 +387,7 @@ function refundTests(h: Harness, gateway: () => Gateway) {
     const { subscription, text } = await subscriptionText(customer.id);
     expect(subscription.paidUntil).toEqual(at);
     expect(subscription.nextCharge?.at).toEqual(periodStart(sub!.anchorAt, 3));
-    expect(subscription.paidMonths.map((m) => m.refunds.length)).toEqual([0, 1]);
+    expect(subscription.paidMonths.map((m) => m.refunds.length)).toEqual([1, 1]);
     expect(text).toContain(`Rimborsato il ${formatLongDate(at)}`);
   });
 
