@@ -379,7 +379,7 @@ const COMMANDS: Record<string, Command> = {
 
   "orders:show": {
     args: ["ordercode"],
-    help: "orders:show <ordercode>\n    An order with its customer, lines, payments, the access it gave and its subscription.",
+    help: "orders:show <ordercode>\n    An order with its customer, lines, payments and their refunds, the access it gave and its subscription.",
     async run(op, [orderCode]) {
       const o = await showOrder(op, orderCode!);
       console.log(`Order ${o.orderCode} of ${o.email ?? "an erased account"}: ${o.status}`);
