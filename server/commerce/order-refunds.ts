@@ -15,7 +15,7 @@ import type { Transaction } from "../db/client.ts";
 import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions } from "../db/schema.ts";
 import { closeEduGap, endEntitlements, lockCustomer } from "../library/entitlements.ts";
 import { releaseCoupon } from "./coupon-uses.ts";
-import { keptParts, RefundNotPossible, requestRefund, type RefundRecord } from "../payments/refunds.ts";
+import { keptParts, RefundNotPossible, requestRefund, type RefundCover, type RefundRecord } from "../payments/refunds.ts";
 import { formatEuro } from "../../shared/format.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { endSubscriptionsNow, followMovedFreeMonths } from "./subscription-records.ts";
@@ -72,7 +72,7 @@ export async function decideOrderRefund(
     );
   }
   const sub = await lockSubscriptionOf(tx, orderId, orderCode);
-  const refund = (paymentId: string, cover: Parameters<typeof requestRefund>[1]["cover"]) =>
+  const refund = (paymentId: string, cover: RefundCover) =>
     requestRefund(tx, { paymentId, cover, reason: "operator", requestedBy }, at);
   const decision: OrderRefundDecision = {
     refunds: [],
@@ -120,7 +120,12 @@ export async function decideOrderRefund(
         .select({ id: orderItems.id, productId: orderItems.productId })
         .from(orderItems)
         .innerJoin(products, eq(products.id, orderItems.productId))
-        .where(and(eq(orderItems.orderId, orderId), or(eq(products.sku, request.product), eq(products.code, request.product))));
+        .where(
+          and(
+            eq(orderItems.orderId, orderId),
+            or(eq(products.sku, request.product.trim()), eq(products.code, request.product.trim())),
+          ),
+        );
       if (!line) throw new OrderRefundRefused(`Order ${orderCode} has no line of ${request.product}`);
       const payment = paid[0]!;
       decision.refunds.push(
