@@ -76,6 +76,16 @@ const renewalKey = (subscriptionId: string, number: number) => `renewal:${subscr
 const noticeAt = (startsAt: Date, at: Date) =>
   new Date(Math.max(startsAt.getTime() - RENEWAL_NOTICE_DAYS * DAY_MS, at.getTime()));
 
+/** The customer's subscription that runs (active, or cancelled but not over), its row locked. */
+async function lockRunningSubscription(tx: Transaction, userId: string): Promise<SubscriptionRow | undefined> {
+  const [sub] = await tx
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
+    .for("update");
+  return sub;
+}
+
 /**
  * An eBook+EDU code activated while the customer's subscription runs (or is cancelled but not
  * over): its months take the place of the next charges instead of being added after the paid
@@ -90,11 +100,7 @@ export async function postponeNextCharge(
   tx: Transaction,
   { userId, orderId, months, at }: { userId: string; orderId: string; months: number; at: Date },
 ): Promise<boolean> {
-  const [sub] = await tx
-    .select()
-    .from(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
-    .for("update");
+  const sub = await lockRunningSubscription(tx, userId);
   if (!sub) return false;
   const [next] = await tx
     .select()
@@ -149,11 +155,7 @@ async function moveRenewalNotice(tx: Transaction, subscriptionId: string, number
  */
 export async function followMovedFreeMonths(tx: Transaction, userId: string, moved: readonly MovedGrant[], at: Date) {
   if (moved.length === 0) return;
-  const [sub] = await tx
-    .select()
-    .from(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
-    .for("update");
+  const sub = await lockRunningSubscription(tx, userId);
   const grant = sub?.freeUntil && moved.find((m) => m.formerEnd?.getTime() === sub.freeUntil!.getTime());
   if (!sub || !grant || !grant.expiresAt) return;
   const [next] = await tx
