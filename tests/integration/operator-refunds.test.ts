@@ -364,7 +364,10 @@ function refundTests(h: Harness, gateway: () => Gateway) {
 
     // A past month: its money back, and the month running now keeps its access.
     const past = await refundOrder(h.op, order.orderCode, { kind: "month", paymentCode: first!.paymentCode });
-    expect(past).toMatchObject({ grantsEnded: 0, refunds: [{ paymentCode: first!.paymentCode, amountCents: first!.amountCents }] });
+    expect(past).toMatchObject({
+      grantsEnded: 0,
+      refunds: [{ paymentCode: first!.paymentCode, amountCents: first!.amountCents }],
+    });
     expect(await eduActiveUntil(h.db, customer.id)).toEqual(periodStart(sub!.anchorAt, 3));
 
     const result = await refundOrder(h.op, order.orderCode, { kind: "month", paymentCode: second!.paymentCode });
