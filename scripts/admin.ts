@@ -9,7 +9,7 @@ import path from "node:path";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { ConfigError, loadConfig } from "../server/config.ts";
 import { codesCsv, createCodes, disableBatch, listBatches } from "../server/operators/codes.ts";
-import { operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
+import { euroCents, operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
 import {
@@ -22,7 +22,8 @@ import {
   resendInvoice,
 } from "../server/operators/invoices.ts";
 import { INVOICE_STATES, RESEND_DAYS } from "../server/invoices/sdi-outcomes.ts";
-import { refundOrder, showOrder } from "../server/operators/orders.ts";
+import { listRefunds, refundOrder, showOrder, type RefundRow } from "../server/operators/orders.ts";
+import type { OrderRefundRequest } from "../server/commerce/order-refunds.ts";
 import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
 import { STAMP_DUTY_CENTS } from "../server/invoices/fatturapa.ts";
@@ -65,6 +66,51 @@ const euro = (cents: number | null) => (cents === null ? "-" : formatEuro(cents)
 /** The last day a code works, from the first instant it no longer does (--valid-until's own day). */
 const through = (validUntil: Date | null) => (validUntil ? formatDate(new Date(validUntil.getTime() - 1)) : "no end");
 const until = (date: Date | null) => (date ? when(date) : "no end");
+
+/** What `orders:refund` was asked to give back, from its options. */
+function refundRequest(values: Values): OrderRefundRequest {
+  const line = text(values.line);
+  const payment = text(values.payment);
+  const amount = text(values.amount);
+  if (line !== undefined && (payment !== undefined || amount !== undefined)) {
+    throw new UsageError("--line gives back a whole line: it takes neither --payment nor --amount");
+  }
+  if (line !== undefined) return { kind: "line", product: line };
+  if (amount !== undefined) return { kind: "amount", amountCents: euroCents(amount, "--amount"), paymentCode: payment ?? null };
+  if (payment !== undefined) return { kind: "month", paymentCode: payment };
+  return { kind: "order" };
+}
+
+/** Refunds as `orders:show` and `orders:refunds` print them. */
+function printRefunds(rows: RefundRow[], withOrder = false) {
+  table(
+    [
+      ...(withOrder ? ["order", "customer"] : []),
+      "payment",
+      "covers",
+      "amount",
+      "state",
+      "at the gateway",
+      "asked",
+      "by",
+      "ended",
+      "why it failed",
+    ],
+    rows.map((r) => [
+      ...(withOrder ? [r.orderCode, r.email ?? "(erased)"] : []),
+      r.paymentCode,
+      r.scope === "line" ? `line ${r.sku}` : r.scope,
+      euro(r.amountCents),
+      r.state,
+      r.gatewayRefundId ? `${r.gatewayRefundId} ${r.gatewayStatus ?? ""}`.trim() : "-",
+      when(r.requestedAt),
+      r.requestedBy,
+      when(r.completedAt),
+      r.failureReason ?? "-",
+    ]),
+    ["amount"],
+  );
+}
 
 const COMMANDS: Record<string, Command> = {
   "codes:create": {
@@ -343,7 +389,7 @@ const COMMANDS: Record<string, Command> = {
 
   "orders:show": {
     args: ["ordercode"],
-    help: "orders:show <ordercode>\n    An order with its customer, lines, payments, the access it gave and its subscription.",
+    help: "orders:show <ordercode>\n    An order with its customer, lines, payments and their refunds, the access it gave and its subscription.",
     async run(op, [orderCode]) {
       const o = await showOrder(op, orderCode!);
       console.log(`Order ${o.orderCode} of ${o.email ?? "an erased account"}: ${o.status}`);
@@ -360,19 +406,23 @@ const COMMANDS: Record<string, Command> = {
       );
       console.log("\nPayments:");
       table(
-        ["payment", "status", "amount", "gateway", "card", "paid", "refunded", "refund"],
+        ["payment", "status", "amount", "refunded", "gateway", "card", "paid", "refunded in full"],
         o.payments.map((p) => [
           p.paymentCode,
           p.status,
           euro(p.amountCents),
+          euro(p.refundedCents),
           p.gateway,
           p.cardLast4 ? `${p.cardBrand ?? "card"} …${p.cardLast4}` : "-",
           when(p.paidAt),
           when(p.refundedAt),
-          p.refundRef ?? "-",
         ]),
-        ["amount"],
+        ["amount", "refunded"],
       );
+      if (o.refunds.length > 0) {
+        console.log("\nRefunds:");
+        printRefunds(o.refunds);
+      }
       console.log("\nAccess given:");
       table(
         ["product", "source", "from", "until"],
@@ -387,23 +437,38 @@ const COMMANDS: Record<string, Command> = {
 
   "orders:refund": {
     args: ["ordercode"],
-    help: `orders:refund <ordercode>
-    Gives back every payment of the order through its gateway (EDU: every month paid), ends the
-    access it gave and the subscription it started, and marks it refunded (receipts say so).
-    Safe to repeat: a payment is refunded once.`,
-    async run(op, [orderCode]) {
-      const r = await refundOrder(op, orderCode!);
+    options: { amount: { type: "string" }, line: { type: "string" }, payment: { type: "string" } },
+    help: `orders:refund <ordercode> [--line <sku|code> | --payment <paymentcode> | --amount 12,50 [--payment <paymentcode>]]
+    Gives money of a paid order back through its gateway. Alone: the whole order (EDU: every month
+    paid), ending the access it gave and the subscription it started, giving back its discount
+    code's use, and marking it refunded. --line: that line's share of what was paid; its access
+    ends. --payment: that month of an EDU subscription, whole; that month's access ends, the
+    subscription goes on. --amount (euros, decimal comma): that much, a goodwill gesture that
+    ends nothing (an EDU order names the month with --payment). Never more than a payment has left.
+    Safe to repeat: the whole order again only retries refunds that failed.`,
+    async run(op, [orderCode], values) {
+      const r = await refundOrder(op, orderCode!, refundRequest(values));
+      const who = `${r.orderCode} (${r.email ?? "an erased account"})`;
       console.log(
         r.alreadyRefunded
-          ? `Order ${r.orderCode} (${r.email ?? "an erased account"}) was refunded already.`
-          : `Order ${r.orderCode} (${r.email ?? "an erased account"}) refunded: ${r.grantsEnded} grant(s) ended` +
-              `${r.subscriptionEnded ? ", its subscription ended" : ""}.`,
+          ? `Order ${who} was refunded already${r.refunds.length ? ": what failed is asked again." : "."}`
+          : [
+              `Order ${who}: ${r.refunds.length} refund(s) decided`,
+              r.grantsEnded ? `, ${r.grantsEnded} grant(s) ended` : "",
+              r.subscriptionEnded ? ", its subscription ended" : "",
+              r.eduMoved ? `, ${r.eduMoved} later EDU grant(s) moved back to where access now ends` : "",
+              r.orderRefunded ? "; the order is refunded." : ".",
+            ].join(""),
       );
-      for (const p of r.payments) {
+      for (const p of r.refunds) {
+        const what = `  ${p.paymentCode} ${euro(p.amountCents)} (${p.scope}):`;
         console.log(
-          p.state === "refunded"
-            ? `  ${p.paymentCode} ${euro(p.amountCents)}: refunded by ${p.gateway} (${p.refundRef})`
-            : `  ${p.paymentCode} ${euro(p.amountCents)}: ${p.gateway} failed now (${p.error}); the portal's job runner retries it`,
+          {
+            succeeded: `${what} refunded by ${p.gateway} (${p.gatewayRefundId})`,
+            pending: `${what} pending at ${p.gateway} (${p.gatewayRefundId}): recorded when ${p.gateway} completes it`,
+            failed: `${what} ${p.gateway} refused it (${p.error}): the money did not go back`,
+            queued: `${what} ${p.gateway} could not be reached (${p.error}); the portal's job runner retries it`,
+          }[p.state],
         );
       }
       if (r.invoicesToCredit.length > 0) {
@@ -411,10 +476,29 @@ const COMMANDS: Record<string, Command> = {
           `E-invoice(s) ${r.invoicesToCredit.join(", ")} were issued for these payments: a credit note (TD04) for each is the accountant's to issue.`,
         );
       }
-      if (r.payments.some((p) => p.state === "queued")) {
+      if (r.refunds.some((p) => p.state === "failed")) {
+        console.error(
+          "A refund failed: see orders:refunds --state failed, then run orders:refund again once the cause is mended.",
+        );
+        return 1;
+      }
+      if (r.refunds.some((p) => p.state === "queued")) {
         console.error("Some money has not gone back yet: run this command again later, or check the portal's log.");
         return 1;
       }
+    },
+  },
+
+  "orders:refunds": {
+    args: [],
+    options: { state: { type: "string" } },
+    help: `orders:refunds [--state pending|succeeded|failed]
+    The refunds in that state (every state when none is named), newest first, at most 200: the
+    order, payment, what each covers, amount, state at the gateway, and why a failed one failed.`,
+    async run(op, _args, values) {
+      const rows = await listRefunds(op, text(values.state));
+      printRefunds(rows, true);
+      console.log(`${rows.length} refund(s)${values.state ? ` ${String(values.state)}` : ""}.`);
     },
   },
 

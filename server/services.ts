@@ -167,6 +167,7 @@ export async function createServices({
             settleSetup: payments.settleSetup,
             // A checkout's charge, else a subscription month's.
             settleCharge: async (chargeId) => (await payments.settleCharge(chargeId)) ?? subscriptions.settleCharge(chargeId),
+            settleRefund: refunds.onGatewayRefund,
           },
           adoptHostedSetup: stripeCardStep.adoptFromWebhook,
           log,
@@ -246,7 +247,7 @@ export async function createServices({
     /** The customer's orders and payments as the API lists them. */
     customerOrders: createCustomerOrders(db),
     payments,
-    /** Money given back: a charge for an order that could no longer take it, an operator's refund. */
+    /** Money given back (partial or whole, pending until the gateway says): a charge the portal could not keep, an operator's refund. */
     refunds,
     subscriptions,
     /** E-invoices (FatturaPA): issued and sent to SDI by the job runner; the customer's download, the operators' export. */

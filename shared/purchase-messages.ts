@@ -22,6 +22,8 @@ export const PURCHASE_MESSAGES = {
   previousPage: "Pagina precedente",
   nextPage: "Pagina successiva",
   refunded: "Rimborsato",
+  refundPending: "Rimborso in corso",
+  refundsLabel: "Rimborsi",
   // The receipt (spec §2 'Receipt page').
   receiptTitle: "Ricevuta",
   paymentReceiptTitle: "Ricevuta di pagamento",

@@ -40,6 +40,9 @@ export const SUBSCRIPTION_MESSAGES = {
   noPayments: "Nessun pagamento.",
   receipt: "Ricevuta",
   endedTitle: "L'abbonamento è terminato",
+  endedCancelled: "Come da tua disdetta, non ti abbiamo addebitato altre rate.",
+  endedPaymentFailed: "Non siamo riusciti ad addebitare la rata neppure dopo alcuni tentativi.",
+  endedRefunded: "L'editore ti ha rimborsato l'abbonamento e lo ha chiuso: non ti addebiteremo altre rate.",
   subscribeAgain: "Abbonati di nuovo",
   // Aggiorna carta
   cardTitle: "Aggiorna la carta",

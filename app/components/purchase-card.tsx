@@ -13,7 +13,7 @@ import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { PaymentMethod } from "./payment-method";
 import { productIdentifier } from "./product-card";
 import { ProductCover } from "./product-cover";
-import { RefundedBadge } from "./refunded-badge";
+import { PaymentRefunds } from "./payment-refunds";
 import { useHydrated } from "../lib/use-hydrated";
 
 /**
@@ -102,15 +102,15 @@ export function PurchaseCard({ card }: { card: Card }) {
 function PaymentRow({ payment }: { payment: PurchasePayment }) {
   return (
     <li className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 py-2">
-      <span className="min-w-0">
+      <div className="min-w-0">
         <span className="block font-medium text-ink">
           {formatDate(payment.paidAt)} · {formatEuro(payment.amountCents)}
-          <RefundedBadge payment={payment} />
         </span>
+        <PaymentRefunds refunds={payment.refunds} />
         <span className="block text-muted">
           <PaymentMethod payment={payment} />
         </span>
-      </span>
+      </div>
       <Link to={payment.receiptHref} className="link">
         {M.receipt}
         <span className="sr-only"> del pagamento {payment.code}</span>

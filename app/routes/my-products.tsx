@@ -15,7 +15,7 @@ import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
 import { PaymentMethod } from "../components/payment-method";
 import { PurchaseCard } from "../components/purchase-card";
 import { ProductAccessList } from "../components/product-access";
-import { RefundedBadge } from "../components/refunded-badge";
+import { PaymentRefunds } from "../components/payment-refunds";
 import { TabLinks } from "../components/tab-links";
 import { customerOf } from "../lib/customer.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
@@ -227,7 +227,7 @@ function HistoryRow({ entry }: { entry: HistoryEntry }) {
           <dt className={term}>Importo</dt>
           <dd className="mt-0.5 font-semibold text-ink">
             {formatEuro(entry.amountCents)}
-            <RefundedBadge payment={entry} />
+            <PaymentRefunds refunds={entry.refunds} />
           </dd>
         </div>
       </dl>

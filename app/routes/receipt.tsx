@@ -16,7 +16,7 @@ import { formatDate, formatEuro } from "../../shared/format.ts";
 import { EmailAddress } from "../components/email-address";
 import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
-import { RefundedBadge } from "../components/refunded-badge";
+import { PaymentRefunds } from "../components/payment-refunds";
 import { customerOf } from "../lib/customer.server";
 import { invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
@@ -387,10 +387,15 @@ function OnePayment({ payment, privateBuyer }: { payment: ReceiptPayment; privat
         <dt className="text-muted">Data</dt>
         <dd>{formatDate(payment.paidAt)}</dd>
         <dt className="font-semibold text-ink">Importo pagato</dt>
-        <dd className="font-semibold text-ink">
-          {formatEuro(payment.amountCents)}
-          <RefundedBadge payment={payment} />
-        </dd>
+        <dd className="font-semibold text-ink">{formatEuro(payment.amountCents)}</dd>
+        {payment.refunds.length > 0 && (
+          <>
+            <dt className="text-muted">{M.refundsLabel}</dt>
+            <dd>
+              <PaymentRefunds refunds={payment.refunds} className="" />
+            </dd>
+          </>
+        )}
         {payment.vatCents > 0 && (
           <>
             <dt className="text-muted">di cui IVA</dt>
@@ -427,10 +432,8 @@ function OrderPayments({ receipt }: { receipt: Receipt }) {
                     <PaymentMethod payment={payment} />
                   </span>
                 </span>
-                <span className="font-semibold text-ink">
-                  {formatEuro(payment.amountCents)}
-                  <RefundedBadge payment={payment} />
-                </span>
+                <span className="font-semibold text-ink">{formatEuro(payment.amountCents)}</span>
+                <PaymentRefunds refunds={payment.refunds} className="w-full justify-end" />
                 <PaymentInvoice payment={payment} privateBuyer={privateBuyer(receipt)} />
               </li>
             ))}

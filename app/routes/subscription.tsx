@@ -19,6 +19,7 @@ import { parseForm, refuse } from "../lib/form-reply.server";
 import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "../../shared/subscription-messages.ts";
 import { paymentToast } from "../lib/subscription-toasts.server";
 import { ModalDialog } from "../components/modal-dialog";
+import { PaymentRefunds } from "../components/payment-refunds";
 import { SandboxNotice } from "../components/sandbox-notice";
 import { redirectWithToast, type Toast } from "../lib/toast.server";
 import { PageHeading } from "../components/page-heading";
@@ -151,8 +152,10 @@ function SubscriptionCard({ subscription: s }: { subscription: SubscriptionView 
           <p className="font-semibold">{M.endedTitle}</p>
           <p className="mt-1">
             {s.endedReason === "payment_failed"
-              ? "Non siamo riusciti ad addebitare la rata neppure dopo alcuni tentativi."
-              : "Come da tua disdetta, non ti abbiamo addebitato altre rate."}{" "}
+              ? M.endedPaymentFailed
+              : s.endedReason === "refunded"
+                ? M.endedRefunded
+                : M.endedCancelled}{" "}
             {s.endedAt && `L'accesso a EDU si è concluso ${withArticle("il", formatDate(s.endedAt))}.`}
           </p>
           <Link to={EDU_PATH} className="button-primary mt-3">
@@ -266,13 +269,14 @@ function PaidMonths({ subscription }: { subscription: SubscriptionView }) {
         <ol className="card mt-4 divide-y divide-line">
           {[...subscription.paidMonths].reverse().map((month) => (
             <li key={month.number} className="flex flex-wrap items-center justify-between gap-3 p-4 text-sm">
-              <span>
+              <div>
                 <span className="font-semibold">
                   Rata {month.instalment} di {subscription.instalments}
                 </span>{" "}
                 · {withArticle("dal", formatDate(month.startsAt))} {withArticle("al", formatDate(month.endsAt))} · pagata{" "}
                 {withArticle("il", formatDate(month.paidAt))}
-              </span>
+                <PaymentRefunds refunds={month.refunds} wholeCents={month.amountCents} />
+              </div>
               <span className="flex items-center gap-4">
                 <span className="font-semibold">{formatEuro(month.amountCents)}</span>
                 {month.receiptHref && (

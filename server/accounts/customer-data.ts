@@ -37,6 +37,7 @@ import {
   userInterests,
   users,
 } from "../db/schema.ts";
+import { refundsOfPayments } from "../payments/refunds.ts";
 
 /** Identifies the export's layout for whoever reads it later. */
 const EXPORT_FORMAT = "novalex-portal-customer-export/1";
@@ -92,7 +93,7 @@ async function portalSessionsOf(db: Queryable, userId: string) {
     .orderBy(desc(sessions.lastSeenAt));
 }
 
-/** Every order, newest first, with its lines and its payments (no provider references). */
+/** Every order, newest first, with its lines and its payments and their refunds (no provider references). */
 async function ordersOf(db: Queryable, userId: string) {
   const rows = await db
     .select({
@@ -135,6 +136,7 @@ async function ordersOf(db: Queryable, userId: string) {
           .orderBy(asc(orderItems.description)),
         db
           .select({
+            id: payments.id,
             orderId: payments.orderId,
             paymentCode: payments.paymentCode,
             status: payments.status,
@@ -151,10 +153,20 @@ async function ordersOf(db: Queryable, userId: string) {
           .orderBy(asc(payments.paidAt)),
       ])
     : [[], []];
+  const refunds = await refundsOfPayments(
+    db,
+    paid.map((p) => p.id),
+  );
   return rows.map(({ id, ...order }) => ({
     ...order,
     items: items.filter((i) => i.orderId === id).map(({ orderId: _, ...item }) => item),
-    payments: paid.filter((p) => p.orderId === id).map(({ orderId: _, ...payment }) => payment),
+    payments: paid
+      .filter((p) => p.orderId === id)
+      .map(({ id: paymentId, orderId: _, ...payment }) => ({
+        ...payment,
+        // What went back of it, partial or whole, and where each refund stands.
+        refunds: refunds.filter((r) => r.paymentId === paymentId).map(({ paymentId: __, ...refund }) => refund),
+      })),
   }));
 }
 

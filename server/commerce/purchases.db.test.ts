@@ -113,7 +113,7 @@ describe("my products", () => {
         cardLast4: "4242",
         amountCents: paid.totalCents,
         status: "payed",
-        refundedAt: null,
+        refunds: [],
         receiptHref: `/ricevuta/${paid.orderCode}/${paid.payments[0]!.code}/`,
       },
     ]);
@@ -265,7 +265,7 @@ describe("purchase history", () => {
         cardLast4: "4444",
         amountCents: card.totalCents,
         status: "payed",
-        refundedAt: null,
+        refunds: [],
         receiptHref: `/ricevuta/${card.orderCode}/${card.payments[0]!.code}/`,
       },
       {
@@ -279,7 +279,7 @@ describe("purchase history", () => {
         cardLast4: null,
         amountCents: transfer.totalCents,
         status: "payed",
-        refundedAt: null,
+        refunds: [],
         receiptHref: `/ricevuta/${transfer.orderCode}/${transfer.payments[0]!.code}/`,
       },
     ]);

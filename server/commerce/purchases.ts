@@ -10,6 +10,7 @@ import {
   invoices,
   invoiceTransmissions,
   orderItems,
+  paymentRefunds,
   orders,
   type PAYMENT_METHOD_CODES,
   type PAYMENT_STATUS_CODES,
@@ -32,6 +33,9 @@ import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
 import { billingAddress } from "./billing-address.ts";
 import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
+import { customerRefundColumns, customerRefundsOf, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
+
+type RefundRow = Awaited<ReturnType<typeof refundsOfPayments>>[number];
 
 export type PurchasesOptions = { db: Database; seller: Config["seller"] };
 
@@ -46,9 +50,10 @@ export type PurchasePayment = {
   cardBrand: string | null;
   cardLast4: string | null;
   amountCents: number;
+  /** `refunded`: all of it went back (its refunds say when). */
   status: "payed" | "refunded";
-  /** When the payment was given back (status `refunded`). */
-  refundedAt: Date | null;
+  /** Money given back from it, or on its way, oldest first. */
+  refunds: CustomerRefund[];
   /** /ricevuta/<order>/<payment>/ */
   receiptHref: string;
 };
@@ -155,9 +160,9 @@ export type Receipt = {
   payments: ReceiptPayment[];
   /** The payment of a payment's receipt; null on the order's receipt. */
   payment: ReceiptPayment | null;
-  /** What the order's payments (or the one payment) brought in, refunds excluded. */
+  /** What the order's payments (or the one payment) brought in, less what went back. */
   paidCents: number;
-  /** What of them was given back. */
+  /** What of them went back (refunds that succeeded). */
   refundedCents: number;
 };
 
@@ -171,7 +176,6 @@ type PaymentRow = {
   cardLast4: string | null;
   amountCents: number;
   status: (typeof PAYMENT_STATUS_CODES)[number];
-  refundedAt: Date | null;
 };
 
 const itemType = alias(productTypes, "item_type");
@@ -194,10 +198,9 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     cardLast4: payments.cardLast4,
     amountCents: payments.amountCents,
     status: payments.status,
-    refundedAt: payments.refundedAt,
   };
 
-  const toPayment = (row: PaymentRow, orderCode: string): PurchasePayment => ({
+  const toPayment = (row: PaymentRow, orderCode: string, refunds: readonly RefundRow[]): PurchasePayment => ({
     code: row.code,
     paidAt: row.paidAt,
     methodCode: row.methodCode,
@@ -206,7 +209,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     cardLast4: row.cardLast4,
     amountCents: row.amountCents,
     status: row.status,
-    refundedAt: row.refundedAt,
+    refunds: customerRefundsOf(refunds, row.id),
     receiptHref: receiptPath(orderCode, row.code),
   });
 
@@ -264,11 +267,20 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     .orderBy(...newestFirst)
     .prepare("purchases_payments");
 
+  /** The refunds of the customer's payments (prepared once): each payment lists its own. */
+  const ownRefunds = db
+    .select(customerRefundColumns)
+    .from(paymentRefunds)
+    .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
+    .where(eq(payments.userId, sql.placeholder("userId")))
+    .orderBy(asc(paymentRefunds.requestedAt), asc(paymentRefunds.id))
+    .prepare("purchases_refunds");
+
   async function myProducts(userId: string): Promise<MyProducts> {
     const rows = await ownItems.execute({ userId });
     if (rows.length === 0) return { active: [], inactive: [] };
 
-    const paymentRows = await ownOrderPayments.execute({ userId });
+    const [paymentRows, refundRows] = await Promise.all([ownOrderPayments.execute({ userId }), ownRefunds.execute({ userId })]);
     const byOrder = new Map<string, PaymentRow[]>();
     for (const row of paymentRows) byOrder.set(row.orderId, [...(byOrder.get(row.orderId) ?? []), row]);
 
@@ -288,7 +300,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         isbn: row.isbn,
         issn: row.issn,
         sku: row.sku,
-        payments: (byOrder.get(row.orderId) ?? []).map((p) => toPayment(p, row.orderCode)),
+        payments: (byOrder.get(row.orderId) ?? []).map((p) => toPayment(p, row.orderCode, refundRows)),
         buyAgainAction: !paid && row.sellable ? checkoutPath(row.productCode ?? row.sku) : null,
         receiptHref: receiptPath(row.orderCode),
       };
@@ -329,11 +341,16 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       limit: PURCHASE_HISTORY_PAGE_SIZE + 1,
       offset: (current - 1) * PURCHASE_HISTORY_PAGE_SIZE,
     });
+    const entries = rows.slice(0, PURCHASE_HISTORY_PAGE_SIZE);
+    const refunds = await refundsOfPayments(
+      db,
+      entries.map((row) => row.id),
+    );
     return {
       page: current,
       hasNext: rows.length > PURCHASE_HISTORY_PAGE_SIZE,
-      entries: rows.slice(0, PURCHASE_HISTORY_PAGE_SIZE).map((row) => ({
-        ...toPayment(row, row.orderCode),
+      entries: entries.map((row) => ({
+        ...toPayment(row, row.orderCode, refunds),
         orderCode: row.orderCode,
         products: row.products,
       })),
@@ -399,31 +416,29 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       shown = paymentRows.filter((p) => p.code === paymentCode);
       if (shown.length === 0) return null;
     }
-    // Each payment's e-invoice: its number and date (the payment's day), and whether SDI could not
-    // deliver its latest file.
-    const invoiced = new Map(
+    // Each payment's e-invoice (its number and date, the payment's day, and whether SDI could not
+    // deliver its latest file) and refunds.
+    const shownIds = shown.map((p) => p.id);
+    const [invoicedRows, refundRows] = await Promise.all([
       shown.length === 0
         ? []
-        : (
-            await db
-              .select({
-                paymentId: invoices.paymentId,
-                number: invoices.documentNumber,
-                date: invoices.date,
-                outcome: invoiceTransmissions.outcome,
-              })
-              .from(invoices)
-              .leftJoin(invoiceTransmissions, eq(invoiceTransmissions.fileName, invoices.fileName))
-              .where(
-                inArray(
-                  invoices.paymentId,
-                  shown.map((p) => p.id),
-                ),
-              )
-          ).map(({ paymentId, number, date, outcome }) => [
-            paymentId,
-            { number, date, notDelivered: outcome === "not_delivered" },
-          ]),
+        : db
+            .select({
+              paymentId: invoices.paymentId,
+              number: invoices.documentNumber,
+              date: invoices.date,
+              outcome: invoiceTransmissions.outcome,
+            })
+            .from(invoices)
+            .leftJoin(invoiceTransmissions, eq(invoiceTransmissions.fileName, invoices.fileName))
+            .where(inArray(invoices.paymentId, shownIds)),
+      refundsOfPayments(db, shownIds),
+    ]);
+    const invoiced = new Map(
+      invoicedRows.map(({ paymentId, number, date, outcome }) => [
+        paymentId,
+        { number, date, notDelivered: outcome === "not_delivered" },
+      ]),
     );
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
@@ -450,7 +465,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
     const receiptPayments: ReceiptPayment[] = shown.map((row) => {
       const invoice = invoiced.get(row.id);
       return {
-        ...toPayment(row, order.orderCode),
+        ...toPayment(row, order.orderCode, refundRows),
         vatCents: vatOf(sharesOf(row.amountCents, parts)),
         invoiceHref: invoice ? invoicePath(order.orderCode, row.code) : null,
         invoice: invoice ? { number: invoice.number, date: invoice.date } : null,
@@ -458,6 +473,10 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       };
     });
 
+    const refundedCents = receiptPayments
+      .flatMap((p) => p.refunds)
+      .filter((r) => r.state === "succeeded")
+      .reduce((sum, r) => sum + r.amountCents, 0);
     const billing: BillingDetails | null = order.hasBilling ? order.billing : null;
     return {
       seller,
@@ -481,8 +500,8 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       vatCents: vatOf(parts.slice(0, lines.length)),
       payments: receiptPayments,
       payment: paymentCode === undefined ? null : receiptPayments[0]!,
-      paidCents: sumOf(receiptPayments.filter((p) => p.status === "payed")),
-      refundedCents: sumOf(receiptPayments.filter((p) => p.status === "refunded")),
+      paidCents: sumOf(receiptPayments) - refundedCents,
+      refundedCents,
     };
   }
 

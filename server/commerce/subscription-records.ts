@@ -13,7 +13,7 @@ import {
   type PaymentGatewayName,
 } from "../db/schema.ts";
 import { enqueueJob } from "../jobs/runner.ts";
-import { extendEdu, grantEntitlement } from "../library/entitlements.ts";
+import { extendEdu, grantEntitlement, type MovedGrant } from "../library/entitlements.ts";
 import { DAY_MS, instalmentOf, periodStart, RENEWAL_NOTICE_DAYS, termOf } from "../../shared/subscription.ts";
 
 export const MAIL_QUEUE = "subscription-mail";
@@ -79,6 +79,16 @@ const noticeAt = (startsAt: Date, at: Date) =>
 /** Who gives EDU months free: an eBook+EDU code, or an operator (`customer:grant`). */
 export type FreeEduSource = "activation_code" | "operator";
 
+/** The customer's subscription that runs (active, or cancelled but not over), its row locked. */
+async function lockRunningSubscription(tx: Transaction, userId: string): Promise<SubscriptionRow | undefined> {
+  const [sub] = await tx
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
+    .for("update");
+  return sub;
+}
+
 /**
  * Months of EDU given free (an eBook+EDU code, an operator's grant), in the caller's transaction
  * with the customer locked. During a subscription they take the place of its next charges
@@ -115,11 +125,7 @@ async function postponeNextCharge(
     at,
   }: { userId: string; orderId: string | null; months: number; source: FreeEduSource; at: Date },
 ) {
-  const [sub] = await tx
-    .select()
-    .from(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
-    .for("update");
+  const sub = await lockRunningSubscription(tx, userId);
   if (!sub) return null;
   const [next] = await tx
     .select()
@@ -147,12 +153,7 @@ async function postponeNextCharge(
     .update(subscriptions)
     .set({ freeMonths, freeUntil: startsAt, freeBy: source, updatedAt: at })
     .where(eq(subscriptions.id, sub.id));
-  if (instalmentOf(next.number) === 1) {
-    await tx
-      .update(jobs)
-      .set({ runAt: noticeAt(startsAt, at), updatedAt: at })
-      .where(and(eq(jobs.key, `${MAIL_QUEUE}:${renewalKey(sub.id, next.number)}`), eq(jobs.status, "queued")));
-  }
+  await moveRenewalNotice(tx, sub.id, next.number, startsAt, at);
   const grant = await grantEntitlement(
     tx,
     { userId, productId: sub.productId, source, startsAt: next.startsAt, expiresAt: startsAt, orderId },
@@ -163,6 +164,50 @@ async function postponeNextCharge(
     await enqueueJob(tx, mailJob({ kind: "postponed", subscriptionId: sub.id }, `postponed:${sub.id}:${grant.id}`, at), at);
   }
   return grant;
+}
+
+/** A month that opens a term moved: its renewal notice, not sent yet, moves with it. */
+async function moveRenewalNotice(tx: Transaction, subscriptionId: string, number: number, startsAt: Date, at: Date) {
+  if (instalmentOf(number) !== 1) return;
+  await tx
+    .update(jobs)
+    .set({ runAt: noticeAt(startsAt, at), updatedAt: at })
+    .where(and(eq(jobs.key, `${MAIL_QUEUE}:${renewalKey(subscriptionId, number)}`), eq(jobs.status, "queued")));
+}
+
+/**
+ * A refund cut the customer's EDU short and the months an eBook+EDU code gave in place of the
+ * next charges moved back to where access now ends (`closeEduGap`): the month waiting to be
+ * charged after them moves back as far, so that it starts where they now end, and so does the
+ * subscription's calendar (its anchor), so that the months after it follow on. In the refund's
+ * transaction. Nothing moves when no live subscription waits behind a moved grant.
+ */
+export async function followMovedFreeMonths(tx: Transaction, userId: string, moved: readonly MovedGrant[], at: Date) {
+  if (moved.length === 0) return;
+  const sub = await lockRunningSubscription(tx, userId);
+  const grant = sub?.freeUntil && moved.find((m) => m.formerEnd?.getTime() === sub.freeUntil!.getTime());
+  if (!sub || !grant || !grant.expiresAt) return;
+  const [next] = await tx
+    .select()
+    .from(subscriptionPeriods)
+    .where(
+      and(
+        eq(subscriptionPeriods.subscriptionId, sub.id),
+        eq(subscriptionPeriods.status, "scheduled"),
+        eq(subscriptionPeriods.startsAt, sub.freeUntil!),
+      ),
+    )
+    .for("update");
+  if (!next) return;
+  const anchorAt = new Date(sub.anchorAt.getTime() - (grant.formerEnd!.getTime() - grant.expiresAt.getTime()));
+  const startsAt = grant.expiresAt;
+  const endsAt = periodStart(anchorAt, next.number + sub.freeMonths + 1);
+  await tx
+    .update(subscriptionPeriods)
+    .set({ startsAt, endsAt, nextAttemptAt: startsAt, updatedAt: at })
+    .where(eq(subscriptionPeriods.id, next.id));
+  await tx.update(subscriptions).set({ anchorAt, freeUntil: startsAt, updatedAt: at }).where(eq(subscriptions.id, sub.id));
+  await moveRenewalNotice(tx, sub.id, next.number, startsAt, at);
 }
 
 /** The access a paid month gives: that month, on the subscription's order. */

@@ -15,7 +15,7 @@ import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import type { PaymentGateway } from "../payments/gateway.ts";
-import { enqueueRefund } from "../payments/refunds.ts";
+import { customerRefundsOf, enqueueRefund, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
 import { receiptPath } from "../../shared/links.ts";
 import { INSTALMENTS_PER_TERM, instalmentOf, type SubscriptionStatus } from "../../shared/subscription.ts";
 import { createMonthCharging, ON_SESSION_LEASE_MS, type MonthOutcome } from "./subscription-charging.ts";
@@ -31,6 +31,8 @@ type PaidMonth = {
   amountCents: number;
   paidAt: Date;
   receiptHref: string;
+  /** Money given back from the month's payment, or on its way. */
+  refunds: CustomerRefund[];
 };
 
 /** The customer's subscription section (README, "EDU subscription"). */
@@ -43,7 +45,10 @@ export type SubscriptionView = {
   /** The paid month running now (or the last paid one): 'rata n di 6'. */
   instalment: number;
   instalments: number;
-  /** Access runs until here: the end of the last paid month, or of the months an eBook+EDU code gave after it. */
+  /**
+   * Access runs until here: the end of the last paid month, or of the months an eBook+EDU code
+   * gave after it; a month given back whole gave access only until its refund.
+   */
   paidUntil: Date;
   /** While they last: the end of the months given free (an eBook+EDU code, an operator) in place of charges. */
   freeUntil: Date | null;
@@ -161,6 +166,7 @@ export function createSubscriptions({
       planName: products.name,
       planOrderCode: orders.orderCode,
       period: subscriptionPeriods,
+      paymentId: payments.id,
       paymentCode: payments.paymentCode,
       paidAt: payments.paidAt,
     })
@@ -179,15 +185,28 @@ export function createSubscriptions({
       if (rows.length === 0) return null;
       const { sub, planName, planOrderCode } = rows[0]!;
       const plan = planName !== null && planOrderCode !== null ? { name: planName, orderCode: planOrderCode } : undefined;
-      const months = rows.flatMap(({ period, paymentCode, paidAt }) => (period ? [{ period, paymentCode, paidAt }] : []));
+      const months = rows.flatMap(({ period, paymentId, paymentCode, paidAt }) =>
+        period ? [{ period, paymentId, paymentCode, paidAt }] : [],
+      );
       const at = now();
       const paid = months.filter((m) => m.period.status === "paid");
+      const refunds = await refundsOfPayments(
+        db,
+        paid.flatMap((m) => (m.paymentId ? [m.paymentId] : [])),
+      );
+      // A month whose payment went back whole gave access only until its refund was decided.
+      const accessEnd = ({ period, paymentId }: (typeof paid)[number]) => {
+        const whole = refunds.find((r) => r.paymentId === paymentId && r.scope === "payment");
+        if (!whole) return period.endsAt;
+        return new Date(Math.min(period.endsAt.getTime(), Math.max(period.startsAt.getTime(), whole.requestedAt.getTime())));
+      };
       const lastPaid = paid.at(-1)!.period;
       const current = paid.find((m) => m.period.startsAt <= at && at < m.period.endsAt)?.period ?? lastPaid;
       const waiting = months.find((m) => m.period.status === "scheduled" || m.period.status === "charging")?.period;
       const live = sub.status === "active" || sub.status === "past_due";
       const freeUntil = sub.freeUntil && sub.freeUntil > at && sub.status !== "ended" ? sub.freeUntil : null;
-      const paidUntil = freeUntil && freeUntil > lastPaid.endsAt ? freeUntil : lastPaid.endsAt;
+      const monthsUntil = new Date(Math.max(...paid.map((m) => accessEnd(m).getTime())));
+      const paidUntil = freeUntil && freeUntil > monthsUntil ? freeUntil : monthsUntil;
       return {
         id: sub.id,
         status: sub.status,
@@ -212,7 +231,7 @@ export function createSubscriptions({
         endedAt: sub.endedAt,
         endedReason: sub.endedReason,
         canResume: sub.status === "cancelled" && paidUntil > at,
-        paidMonths: paid.map(({ period, paymentCode, paidAt }) => ({
+        paidMonths: paid.map(({ period, paymentId, paymentCode, paidAt }) => ({
           number: period.number,
           instalment: instalmentOf(period.number),
           startsAt: period.startsAt,
@@ -220,6 +239,7 @@ export function createSubscriptions({
           amountCents: period.amountCents,
           paidAt: paidAt ?? period.startsAt,
           receiptHref: paymentCode && plan ? receiptPath(plan.orderCode, paymentCode) : "",
+          refunds: paymentId ? customerRefundsOf(refunds, paymentId) : [],
         })),
       };
     },

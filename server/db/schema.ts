@@ -445,6 +445,7 @@ export const AUDIT_EVENTS = [
   "coupon_disabled",
   "order_viewed",
   "order_refunded",
+  "refunds_listed",
   "invoices_exported",
   "invoices_issued",
   "invoice_viewed",
@@ -750,6 +751,10 @@ export const paymentAttempts = pgTable(
 
 /** Spec §3: two card codes (checkout, setup), both 'Carta di Credito', and sepa. */
 export const PAYMENT_METHOD_CODES = ["card_checkout", "card_setup", "sepa"] as const;
+/**
+ * `refunded`: every cent of it went back (its refunds succeeded for its whole amount). A payment
+ * partly refunded stays `payed`: what it kept is still paid (and invoiced); its refunds say the rest.
+ */
 export const PAYMENT_STATUS_CODES = ["payed", "refunded"] as const;
 
 /** Money received (spec §3: payment), one row per charge; 'payed' counts as paid. */
@@ -775,9 +780,11 @@ export const payments = pgTable(
     cardBrand: text("card_brand"),
     cardLast4: text("card_last4"),
     paidAt: timestamp("paid_at", { withTimezone: true }).notNull(),
-    /** When the money went back to the customer (status `refunded`), and the provider's refund. */
+    /**
+     * When the last of the money went back to the customer (status `refunded`). Each refund,
+     * partial or whole, is a row of `payment_refunds`.
+     */
     refundedAt: timestamp("refunded_at", { withTimezone: true }),
-    refundRef: text("refund_ref"),
     /** The subscription's month this payment paid (unique: a month is paid once), or null. */
     subscriptionPeriodId: uuid("subscription_period_id")
       .unique()
@@ -788,6 +795,72 @@ export const payments = pgTable(
     uniqueIndex("payments_gateway_charge_uq").on(t.gateway, t.chargeId),
     index("payments_user_paid_idx").on(t.userId, t.paidAt),
     check("payments_amount_positive", sql`${t.amountCents} > 0`),
+  ],
+);
+
+/**
+ * What a refund gives back: `payment`, all that the payment still kept (a whole order's refund,
+ * an EDU month's, a charge the portal could not keep); `amount`, a sum an operator chose (a
+ * goodwill gesture); `line`, one order line's share of the payment.
+ */
+export const REFUND_SCOPES = ["payment", "amount", "line"] as const;
+/** `pending` until the provider says the money went back (`succeeded`) or could not (`failed`). */
+export const REFUND_STATES = ["pending", "succeeded", "failed"] as const;
+export type RefundState = (typeof REFUND_STATES)[number];
+/**
+ * Why: `operator`, an operator's refund (`npm run admin -- orders:refund`); `order_closed`, a
+ * charge that succeeded for an order no longer waiting for it; `edu_already_active`, an EDU
+ * charge refused at settlement because EDU became active meanwhile.
+ */
+export const REFUND_REASONS = ["operator", "order_closed", "edu_already_active"] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/**
+ * A part of an order a refund gives back money for: an order line (`orderItemId`) or the shipping
+ * (null), with the VAT rate the amount contains. A refund's parts add up to its amount, so a
+ * credit note made for the refund knows its lines and their VAT without recomputing them.
+ */
+export type RefundPart = { orderItemId: string | null; cents: number; vatRateBps: number | null };
+
+/**
+ * Money given back from a payment (README, "Refunds"): one row per refund, several per payment
+ * (never more than it took: the sum of those not failed is checked under the payment's row lock
+ * in the transaction that inserts one). The gateway is called after that transaction, with an
+ * idempotency key made of the row's id, and its answer recorded here.
+ */
+export const paymentRefunds = pgTable(
+  "payment_refunds",
+  {
+    id: id(),
+    paymentId: uuid("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    scope: text("scope", { enum: REFUND_SCOPES }).notNull(),
+    /** The line a `line` refund gives back. */
+    orderItemId: uuid("order_item_id").references(() => orderItems.id),
+    amountCents: integer("amount_cents").notNull(),
+    /** What the amount is made of (see RefundPart); null only on refunds recorded before this table (the whole payment). */
+    parts: jsonb("parts").$type<RefundPart[]>(),
+    reason: text("reason", { enum: REFUND_REASONS }).notNull(),
+    state: text("state", { enum: REFUND_STATES }).notNull().default("pending"),
+    /** The provider's refund (Stripe's re_…), once it answered; its status as it gave it (requires_action, canceled…). */
+    gatewayRefundId: text("gateway_refund_id").unique(),
+    gatewayStatus: text("gateway_status"),
+    /** The provider's reason when it failed (for the operator). */
+    failureReason: text("failure_reason"),
+    /** Who asked: `operator:<name>`, or `portal` (a refund the portal made itself). */
+    requestedBy: text("requested_by").notNull(),
+    requestedAt: timestamp("requested_at", { withTimezone: true }).notNull(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+    /** While pending: when the sweep asks the provider again (a notification may be lost). */
+    nextCheckAt: timestamp("next_check_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("payment_refunds_payment_idx").on(t.paymentId),
+    index("payment_refunds_pending_idx").on(t.state, t.nextCheckAt),
+    check("payment_refunds_amount_positive", sql`${t.amountCents} > 0`),
+    check("payment_refunds_line_named", sql`(${t.scope} = 'line') = (${t.orderItemId} is not null)`),
   ],
 );
 

@@ -36,6 +36,48 @@ export async function endEntitlements(tx: Queryable, which: SQL | undefined, now
     .returning({ id: entitlements.id, productId: entitlements.productId, expiresAt: entitlements.expiresAt });
 }
 
+/** An EDU grant moved back by `closeEduGap`: where it started and ended, where it starts and ends now. */
+export type MovedGrant = { id: string; formerStart: Date; formerEnd: Date | null; startsAt: Date; expiresAt: Date | null };
+
+/**
+ * After a refund cut a customer's EDU short, the EDU granted to start later (an eBook+EDU code's
+ * months, an operator's months, stacked after the access that was cut) moves back to start where
+ * access now ends, one grant after the other and each as long as it was, so that no gap and no
+ * overlap is left. In the refund's transaction, under the customer's lock. Returns the grants moved.
+ */
+export async function closeEduGap(tx: Transaction, userId: string, now: Date): Promise<MovedGrant[]> {
+  const grants = await tx
+    .select({ id: entitlements.id, startsAt: entitlements.startsAt, expiresAt: entitlements.expiresAt })
+    .from(entitlements)
+    .innerJoin(products, eq(products.id, entitlements.productId))
+    .where(and(eq(entitlements.userId, userId), eq(products.code, EDU_PRODUCT_CODE)))
+    .orderBy(entitlements.startsAt, entitlements.expiresAt);
+  // Where the access running now ends (now, when none runs).
+  let accessEnd: Date = now;
+  for (const grant of grants.filter((g) => g.startsAt <= now)) {
+    if (grant.expiresAt === null) return [];
+    if (grant.expiresAt > accessEnd) accessEnd = grant.expiresAt;
+  }
+  const moved: MovedGrant[] = [];
+  for (const grant of grants.filter((g) => g.startsAt > now)) {
+    // Ended before it began (revoked, refunded): it gives nothing and stays where it is.
+    if (grant.expiresAt !== null && grant.expiresAt <= grant.startsAt) continue;
+    if (grant.startsAt > accessEnd) {
+      const shift = grant.startsAt.getTime() - accessEnd.getTime();
+      const expiresAt = grant.expiresAt && new Date(grant.expiresAt.getTime() - shift);
+      await tx.update(entitlements).set({ startsAt: accessEnd, expiresAt }).where(eq(entitlements.id, grant.id));
+      moved.push({ id: grant.id, formerStart: grant.startsAt, formerEnd: grant.expiresAt, startsAt: accessEnd, expiresAt });
+      if (expiresAt === null) break;
+      accessEnd = expiresAt;
+    } else if (grant.expiresAt === null) {
+      break;
+    } else if (grant.expiresAt > accessEnd) {
+      accessEnd = grant.expiresAt;
+    }
+  }
+  return moved;
+}
+
 /**
  * Serialises the entitlement changes of one customer: two activations of the same customer at
  * once would otherwise both read the same EDU expiry and extend it only once.

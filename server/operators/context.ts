@@ -99,3 +99,15 @@ export function checkInteger(value: number, option: string, min: number, max: nu
   }
   return value;
 }
+
+/**
+ * An amount in euros as Italians write it, with a decimal comma (`12,50`, `12`, `0,5`) → cents.
+ * A dot is refused rather than guessed: in Italian it separates thousands.
+ */
+export function euroCents(value: string, option: string): number {
+  const match = /^(\d{1,6})(?:,(\d{1,2}))?$/.exec(value.trim());
+  if (!match) throw new OperatorError(`${option} is an amount in euros with a decimal comma (12,50), not "${value}"`);
+  const cents = Number(match[1]) * 100 + Number((match[2] ?? "0").padEnd(2, "0"));
+  if (cents < 1) throw new OperatorError(`${option} must be more than 0,00 €`);
+  return cents;
+}

@@ -1,25 +1,24 @@
-// Operators' commands for an order: show it whole, and refund it. A refund gives back every
-// payment of the order through the gateway that took it (for EDU, every month paid) and takes
-// back what the order gave: its grants end now, the EDU subscription it started ends (reason
-// `refunded`, nothing more is charged) and the order moves to `refunded`, all in one transaction
-// that also queues the gateway's refunds (server/payments/refunds.ts). The command then runs those
-// refunds at once; should the gateway fail, the queued jobs retry them on the running portal.
-import { and, asc, eq, inArray } from "drizzle-orm";
+// Operators' commands for an order: show it whole (its refunds too), refund it (whole, a line,
+// an EDU month or an amount), and list the refunds in a state. What a refund does is decided in
+// one transaction (server/commerce/order-refunds.ts) that also records the refunds and queues
+// them (server/payments/refunds.ts); the command then sends them to the gateway at once. Should
+// the gateway be unreachable, the queued jobs retry them on the running portal; a refund the
+// gateway holds pending is completed by its notification or the portal's sweep.
+import { asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import {
   entitlements,
   invoices,
   orderItems,
   orders,
+  paymentRefunds,
   payments,
   products,
-  subscriptionPeriods,
   subscriptions,
   users,
+  type RefundState,
 } from "../db/schema.ts";
-import { endSubscriptionsNow } from "../commerce/subscription-records.ts";
-import { endEntitlements, lockCustomer } from "../library/entitlements.ts";
+import { decideOrderRefund, OrderRefundRefused, type OrderRefundRequest } from "../commerce/order-refunds.ts";
 import { isOrderCode } from "../lib/ids.ts";
-import { enqueueRefund } from "../payments/refunds.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 import type { Queryable } from "../db/client.ts";
 
@@ -58,17 +57,48 @@ const paymentColumns = {
   cardLast4: payments.cardLast4,
   paidAt: payments.paidAt,
   refundedAt: payments.refundedAt,
-  refundRef: payments.refundRef,
 };
 
 const paymentsOf = (db: Queryable, orderId: string) =>
   db.select(paymentColumns).from(payments).where(eq(payments.orderId, orderId)).orderBy(asc(payments.paidAt));
 
-/** The order, its customer, lines, payments, the grants it gave and the subscription it started. */
+/** Refunds as operators see them: of which payment and order, what they cover, where they stand. */
+const refundRows = (db: Queryable, where: SQL | undefined) =>
+  db
+    .select({
+      id: paymentRefunds.id,
+      orderCode: orders.orderCode,
+      email: users.email,
+      paymentCode: payments.paymentCode,
+      gateway: payments.gateway,
+      scope: paymentRefunds.scope,
+      /** The line a `line` refund gave back. */
+      sku: products.sku,
+      amountCents: paymentRefunds.amountCents,
+      reason: paymentRefunds.reason,
+      state: paymentRefunds.state,
+      gatewayStatus: paymentRefunds.gatewayStatus,
+      gatewayRefundId: paymentRefunds.gatewayRefundId,
+      failureReason: paymentRefunds.failureReason,
+      requestedBy: paymentRefunds.requestedBy,
+      requestedAt: paymentRefunds.requestedAt,
+      completedAt: paymentRefunds.completedAt,
+    })
+    .from(paymentRefunds)
+    .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
+    .innerJoin(orders, eq(orders.id, payments.orderId))
+    .innerJoin(users, eq(users.id, orders.userId))
+    .leftJoin(orderItems, eq(orderItems.id, paymentRefunds.orderItemId))
+    .leftJoin(products, eq(products.id, orderItems.productId))
+    .where(where);
+
+export type RefundRow = Awaited<ReturnType<typeof refundRows>>[number];
+
+/** The order, its customer, lines, payments and their refunds, the grants it gave and the subscription it started. */
 export async function showOrder(op: Operator, orderCode: string) {
   const { db } = op;
   const order = await orderByCode(db, orderCode);
-  const [items, paid, grants, subscription] = await Promise.all([
+  const [items, paid, refunds, grants, subscription] = await Promise.all([
     db
       .select({
         sku: products.sku,
@@ -81,6 +111,7 @@ export async function showOrder(op: Operator, orderCode: string) {
       .where(eq(orderItems.orderId, order.id))
       .orderBy(asc(orderItems.description)),
     paymentsOf(db, order.id),
+    refundRows(db, eq(orders.id, order.id)).orderBy(asc(paymentRefunds.requestedAt), asc(payments.paymentCode)),
     db
       .select({
         sku: products.sku,
@@ -99,122 +130,123 @@ export async function showOrder(op: Operator, orderCode: string) {
   ]);
   await recordOperation(db, op, "order_viewed", { userId: order.userId, details: { orderCode: order.orderCode } });
   const { id: _, userId: __, ...shown } = order;
-  return { ...shown, items, payments: paid, entitlements: grants, subscription: subscription[0] ?? null };
+  return {
+    ...shown,
+    items,
+    payments: paid.map((payment) => ({
+      ...payment,
+      refundedCents: refunds
+        .filter((r) => r.paymentCode === payment.paymentCode && r.state === "succeeded")
+        .reduce((sum, r) => sum + r.amountCents, 0),
+    })),
+    refunds,
+    entitlements: grants,
+    subscription: subscription[0] ?? null,
+  };
 }
 
-type RefundedPayment = {
+/** A refund the command made, and how the gateway answered it. */
+type RefundMade = {
   paymentCode: string;
+  scope: RefundRow["scope"];
   amountCents: number;
   gateway: string;
-  /** `refunded`: the gateway gave the money back (`refundRef` is its refund); `queued`: it failed now and will be retried. */
-  state: "refunded" | "queued";
-  refundRef: string | null;
-  error?: string;
+  /** `queued`: the gateway could not be reached now; the portal's job runner sends it. */
+  state: RefundState | "queued";
+  gatewayRefundId: string | null;
+  /** Why it failed (the gateway's reason), or why it is queued. */
+  error: string | null;
 };
 
 export type RefundResult = {
   orderCode: string;
   email: string | null;
-  /** The order was refunded by an earlier run: only payments still due back were retried. */
+  /** A whole-order refund of an order refunded before: only money whose refund failed was asked again. */
   alreadyRefunded: boolean;
+  /** The order moved to `refunded` now (a whole refund, or its last line). */
+  orderRefunded: boolean;
   grantsEnded: number;
   subscriptionEnded: boolean;
-  payments: RefundedPayment[];
-  /** The e-invoices of the payments given back: each wants a credit note, which the portal does not make. */
+  /** EDU grants moved back to where access now ends. */
+  eduMoved: number;
+  refunds: RefundMade[];
+  /** The e-invoices of the payments given back from: each wants a credit note, which the portal does not make. */
   invoicesToCredit: string[];
 };
 
-export async function refundOrder(op: Operator, orderCode: string): Promise<RefundResult> {
+/**
+ * `orders:refund`: gives back the whole order, a line, an EDU month or an amount (see
+ * server/commerce/order-refunds.ts for what each ends), then sends the refunds to the gateway.
+ */
+export async function refundOrder(
+  op: Operator,
+  orderCode: string,
+  request: OrderRefundRequest = { kind: "order" },
+): Promise<RefundResult> {
   const { db, services } = op;
   const order = await orderByCode(db, orderCode);
   const at = services.clock();
 
-  const decided = await db.transaction(async (tx) => {
-    // The customer's lock orders this after any activation or month being recorded for them, and
-    // the order's row lock makes a second refund wait, then find the order refunded.
-    await lockCustomer(tx, order.userId);
-    const [current] = await tx.select({ status: orders.status }).from(orders).where(eq(orders.id, order.id)).for("update");
-    const alreadyRefunded = current!.status === "refunded";
-    if (!alreadyRefunded && current!.status !== "payed") {
-      throw new OperatorError(`Order ${order.orderCode} is '${current!.status}': only a paid order is refunded`);
-    }
-    const toRefund = (await paymentsOf(tx, order.id)).filter((p) => p.status === "payed");
-    if (alreadyRefunded) {
+  let decided;
+  try {
+    decided = await db.transaction(async (tx) => {
+      const decision = await decideOrderRefund(
+        tx,
+        { orderId: order.id, userId: order.userId, orderCode: order.orderCode },
+        request,
+        op.actor,
+        at,
+      );
       await recordOperation(tx, op, "order_refunded", {
         userId: order.userId,
-        details: { orderCode: order.orderCode, alreadyRefunded, paymentsRetried: toRefund.map((p) => p.paymentCode) },
+        details: {
+          orderCode: order.orderCode,
+          request,
+          alreadyRefunded: decision.alreadyRefunded,
+          refunds: decision.refunds.map((r) => ({ id: r.id, scope: r.scope, amountCents: r.amountCents })),
+          amountCents: decision.refunds.reduce((sum, r) => sum + r.amountCents, 0),
+          grantsEnded: decision.grantsEnded,
+          subscriptionEnded: decision.subscriptionEnded,
+          eduMoved: decision.eduMoved,
+        },
       });
-      return { alreadyRefunded, grantsEnded: 0, subscriptionEnded: false, toRefund };
-    }
-    if (toRefund.length === 0) {
-      throw new OperatorError(
-        `Order ${order.orderCode} has no payment to give back (a code's free activation?): use customer:revoke to end its access`,
-      );
-    }
-
-    // The subscription's months are locked so that none is claimed for a charge meanwhile; one
-    // already being charged would be recorded after the refund, so the operator waits for it.
-    const [sub] = await tx.select({ id: subscriptions.id }).from(subscriptions).where(eq(subscriptions.orderId, order.id));
-    if (sub) {
-      const months = await tx
-        .select({ status: subscriptionPeriods.status })
-        .from(subscriptionPeriods)
-        .where(eq(subscriptionPeriods.subscriptionId, sub.id))
-        .for("update");
-      if (months.some((m) => m.status === "charging")) {
-        throw new OperatorError(
-          `A month of the subscription of order ${order.orderCode} is being charged right now: try again in a few minutes`,
-        );
-      }
-    }
-    const ended = await endEntitlements(tx, eq(entitlements.orderId, order.id), at);
-    const endedSubs = await endSubscriptionsNow(tx, eq(subscriptions.orderId, order.id), "refunded", at);
-    await tx
-      .update(orders)
-      .set({ status: "refunded", updatedAt: at })
-      .where(and(eq(orders.id, order.id), eq(orders.status, "payed")));
-    for (const payment of toRefund) await enqueueRefund(tx, { paymentId: payment.id, reason: "operator" }, at);
-    const amountCents = toRefund.reduce((sum, p) => sum + p.amountCents, 0);
-    await recordOperation(tx, op, "order_refunded", {
-      userId: order.userId,
-      details: {
-        orderCode: order.orderCode,
-        payments: toRefund.map((p) => p.paymentCode),
-        amountCents,
-        grantsEnded: ended.length,
-        subscriptionEnded: endedSubs.length > 0,
-      },
+      return decision;
     });
-    return { alreadyRefunded, grantsEnded: ended.length, subscriptionEnded: endedSubs.length > 0, toRefund };
-  });
+  } catch (error) {
+    if (error instanceof OrderRefundRefused) throw new OperatorError(error.message);
+    throw error;
+  }
 
-  // The money, now: the refund job's own work (idempotent, keyed by the charge), so a run
-  // repeated or racing this one gives the payment back once.
-  const refunded: RefundedPayment[] = [];
-  for (const payment of decided.toRefund) {
-    const shown = { paymentCode: payment.paymentCode, amountCents: payment.amountCents, gateway: payment.gateway };
+  // The money, now: the refund job's own work (idempotent, keyed by the refund), so a run
+  // repeated or racing this one, or the job, gives it back once.
+  const paymentOf = new Map((await paymentsOf(db, order.id)).map((p) => [p.id, p]));
+  const refunds: RefundMade[] = [];
+  for (const refund of decided.refunds) {
+    const payment = paymentOf.get(refund.paymentId)!;
+    const shown = {
+      paymentCode: payment.paymentCode,
+      scope: refund.scope,
+      amountCents: refund.amountCents,
+      gateway: payment.gateway,
+    };
     try {
-      const outcome = await services.refunds.refundPayment(payment.id);
-      refunded.push({ ...shown, state: "refunded", refundRef: outcome.state === "refunded" ? outcome.refundRef : null });
+      const sent = (await services.refunds.processRefund(refund.id))!;
+      refunds.push({ ...shown, state: sent.state, gatewayRefundId: sent.gatewayRefundId, error: sent.failureReason });
     } catch (error) {
-      refunded.push({
+      refunds.push({
         ...shown,
         state: "queued",
-        refundRef: null,
+        gatewayRefundId: null,
         error: error instanceof Error ? error.message : String(error),
       });
     }
   }
-  const invoiced = decided.toRefund.length
+  const paymentIds = [...new Set(decided.refunds.map((r) => r.paymentId))];
+  const invoiced = paymentIds.length
     ? await db
         .select({ documentNumber: invoices.documentNumber })
         .from(invoices)
-        .where(
-          inArray(
-            invoices.paymentId,
-            decided.toRefund.map((p) => p.id),
-          ),
-        )
+        .where(inArray(invoices.paymentId, paymentIds))
         .orderBy(asc(invoices.year), asc(invoices.number))
     : [];
   return {
@@ -222,8 +254,25 @@ export async function refundOrder(op: Operator, orderCode: string): Promise<Refu
     email: order.email,
     invoicesToCredit: invoiced.map((i) => i.documentNumber),
     alreadyRefunded: decided.alreadyRefunded,
+    orderRefunded: decided.orderRefunded,
     grantsEnded: decided.grantsEnded,
     subscriptionEnded: decided.subscriptionEnded,
-    payments: refunded,
+    eduMoved: decided.eduMoved,
+    refunds,
   };
+}
+
+/** How many refunds `orders:refunds` lists at most, newest first. */
+const REFUNDS_LISTED = 200;
+
+/** `orders:refunds`: the refunds in a state (all when none is named), newest first. */
+export async function listRefunds(op: Operator, state: string | undefined): Promise<RefundRow[]> {
+  if (state !== undefined && !(["pending", "succeeded", "failed"] as const).includes(state as RefundState)) {
+    throw new OperatorError(`--state is pending, succeeded or failed, not "${state}"`);
+  }
+  const rows = await refundRows(op.db, state ? eq(paymentRefunds.state, state as RefundState) : undefined)
+    .orderBy(desc(paymentRefunds.requestedAt), desc(paymentRefunds.id))
+    .limit(REFUNDS_LISTED);
+  await recordOperation(op.db, op, "refunds_listed", { details: { state: state ?? "any", count: rows.length } });
+  return rows;
 }

@@ -41,8 +41,21 @@ export type Charge = {
   redirectUrl: string | null;
 };
 
-/** Money given back for a charge (the whole of it). `pending`: the provider is still sending it. */
-export type Refund = { id: string; status: "succeeded" | "pending" | "failed"; amountCents: number };
+/**
+ * Money given back for a charge, as the provider reports it: `pending` while it is still being
+ * sent (Stripe's `pending` and `requires_action`), then `succeeded` or `failed` (Stripe's `failed`
+ * and `canceled`). `gatewayStatus` is the provider's own word for it. `id` null: the provider
+ * refused to make the refund at all (the charge was given back already, the amount is more than
+ * it has left): a failure that no retry mends.
+ */
+export type Refund = {
+  id: string | null;
+  status: "pending" | "succeeded" | "failed";
+  gatewayStatus: string;
+  amountCents: number;
+  /** Why it failed, as the provider says it (for the operator). */
+  failureReason: string | null;
+};
 
 export type PaymentGateway = {
   readonly name: PaymentGatewayName;
@@ -82,8 +95,17 @@ export type PaymentGateway = {
    * that succeeded meanwhile stays succeeded).
    */
   cancelCharge(id: string, idempotencyKey: string): Promise<Charge | null>;
-  /** Gives the whole of a succeeded charge back to the card. The same key always gives the same refund. */
-  refundCharge(id: string, input: { idempotencyKey: string; metadata: Record<string, string> }): Promise<Refund>;
+  /**
+   * Gives money of a succeeded charge back to the card: `amountCents`, or all it has left when
+   * omitted; a charge may be refunded in several parts up to its amount. The same key always
+   * gives the same refund.
+   */
+  refundCharge(
+    id: string,
+    input: { amountCents?: number; idempotencyKey: string; metadata: Record<string, string> },
+  ): Promise<Refund>;
+  /** A refund as it stands now (a pending one is read again until it ends); null when unknown. */
+  retrieveRefund(id: string): Promise<Refund | null>;
   /**
    * Removes what the provider holds of a customer whose account was erased: their record and
    * every card saved for them, so none can be charged again. Done already: nothing happens.

@@ -13,6 +13,7 @@ import {
   jobs,
   orders,
   paymentAttempts,
+  paymentRefunds,
   payments,
   products,
   rateLimits,
@@ -131,9 +132,16 @@ describe("'Annulla il pagamento' against the card step finishing", () => {
     expect((await h.services.runner.runDue()).refunds).toBeUndefined();
     const [refunded] = await paymentsOf(orderId);
     expect(refunded).toMatchObject({ status: "refunded", refundedAt: h.now() });
-    expect(refunded!.refundRef).toMatch(/^sbx_re_/);
+    const [refund] = await h.database.db.select().from(paymentRefunds).where(eq(paymentRefunds.paymentId, refunded!.id));
+    expect(refund).toMatchObject({
+      scope: "payment",
+      reason: "order_closed",
+      state: "succeeded",
+      amountCents: refunded!.amountCents,
+    });
+    expect(refund!.gatewayRefundId).toMatch(/^sbx_re_/);
     const [charge] = await h.succeededCharges(orderId);
-    expect(charge!.refundId).toBe(refunded!.refundRef);
+    expect(charge!.refundedCents).toBe(refunded!.amountCents);
     const [job] = await h.database.db.select().from(jobs).where(eq(jobs.queue, "refunds"));
     expect(job).toMatchObject({ status: "done", attempts: 1 });
   });

@@ -11,7 +11,7 @@ import { sandboxGatewayObjects } from "../db/schema.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "../../shared/payment-cards.ts";
-import type { Charge, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
+import type { Charge, PaymentGateway, Refund, Setup, SetupStatus } from "./gateway.ts";
 
 /**
  * What the bank does with later charges of a saved card: what its test number says, unless a
@@ -20,7 +20,17 @@ import type { Charge, PaymentGateway, Setup, SetupStatus } from "./gateway.ts";
  */
 export type SavedCardBehaviour = "succeeds" | "declined" | "authentication_required";
 
-type RefundData = { chargeId: string; amountCents: number; metadata: Record<string, string> };
+/**
+ * A refund of a charge. `status` absent: made before refunds could wait (it succeeded at once).
+ * A held refund stays `pending` until `settleRefund` says how it ended.
+ */
+type RefundData = {
+  chargeId: string;
+  amountCents: number;
+  metadata: Record<string, string>;
+  status?: Refund["status"];
+  failureReason?: string | null;
+};
 
 type SetupData = {
   status: SetupStatus;
@@ -34,8 +44,12 @@ type SetupData = {
 
 type ChargeData = {
   status: "requires_confirmation" | Charge["status"];
-  /** The refund that gave the money back, once refunded. */
+  /** The refund that gave the whole charge back, on charges refunded before refunds could be partial. */
   refundId?: string;
+  /** What its refunds not failed gave back so far (a charge is refunded up to its amount). */
+  refundedCents?: number;
+  /** Its next refunds wait (`pending`) until `settleRefund` ends them, as a bank's slow refund. */
+  holdRefunds?: boolean;
   setupId: string;
   amountCents: number;
   metadata: Record<string, string>;
@@ -56,6 +70,28 @@ export const SANDBOX_MESSAGES = {
   authenticationRequired: "La banca chiede di confermare il pagamento.",
 } as const;
 
+/** Why a refund failed or was refused, in Stripe's words (for the operator, who reads them in English). */
+const REFUND_FAILURES = {
+  /** A held refund the test failed: the card can no longer take money (Stripe's failure_reason). */
+  failed: "expired_or_canceled_card",
+  notCharged: "The charge has not succeeded: there is nothing to refund",
+  tooMuch: "The refund is more than the charge has left",
+} as const;
+
+const refundView = (id: string, data: RefundData): Refund => {
+  const status = data.status ?? "succeeded";
+  return { id, status, gatewayStatus: status, amountCents: data.amountCents, failureReason: data.failureReason ?? null };
+};
+const refused = (failureReason: string): Refund => ({
+  id: null,
+  status: "failed",
+  gatewayStatus: "refused",
+  amountCents: 0,
+  failureReason,
+});
+/** What of a charge its refunds not failed gave back (all of it on charges refunded before partial refunds). */
+const refundedOf = (charge: ChargeData) => charge.refundedCents ?? (charge.refundId ? charge.amountCents : 0);
+
 /** What the customer's side of a card setup answers (what Stripe.js does in the browser). */
 export type SandboxCardResult =
   | { status: "succeeded" }
@@ -67,12 +103,7 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("base64u
 
 export function createSandboxGateway(db: Database, now: Clock = systemClock) {
   /** Inserts an object, or returns the one made earlier with the same idempotency key. */
-  async function insertOnce(
-    kind: "setup" | "charge" | "refund",
-    idPrefix: string,
-    idempotencyKey: string,
-    data: SetupData | ChargeData | RefundData,
-  ) {
+  async function insertOnce(kind: "setup" | "charge", idPrefix: string, idempotencyKey: string, data: SetupData | ChargeData) {
     const id = newId(idPrefix);
     try {
       await db.insert(sandboxGatewayObjects).values({ id, kind, idempotencyKey, data, createdAt: now() });
@@ -84,7 +115,7 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
         .from(sandboxGatewayObjects)
         .where(eq(sandboxGatewayObjects.idempotencyKey, idempotencyKey));
       if (!earlier) throw error;
-      return { id: earlier.id, data: earlier.data as SetupData | ChargeData | RefundData };
+      return { id: earlier.id, data: earlier.data as SetupData | ChargeData };
     }
   }
 
@@ -198,17 +229,43 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
       return data && chargeView(id, data);
     },
 
-    async refundCharge(id, { idempotencyKey, metadata }) {
-      const charge = await read<ChargeData>(id, "charge");
-      if (charge?.status !== "succeeded") throw new Error(`The sandbox refunds only a succeeded charge (${id})`);
-      const refund = await insertOnce("refund", "sbx_re", idempotencyKey, {
-        chargeId: id,
-        amountCents: charge.amountCents,
-        metadata,
+    async refundCharge(id, { amountCents, idempotencyKey, metadata }) {
+      // Under the charge's lock: what it has left is read and taken in one go, and a request
+      // repeated with its key finds the refund the first one made.
+      return db.transaction(async (tx) => {
+        const [row] = await tx.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.id, id)).for("update");
+        const [earlier] = await tx
+          .select()
+          .from(sandboxGatewayObjects)
+          .where(eq(sandboxGatewayObjects.idempotencyKey, idempotencyKey));
+        if (earlier) return refundView(earlier.id, earlier.data as RefundData);
+        const charge = row?.kind === "charge" ? (row.data as ChargeData) : null;
+        if (charge?.status !== "succeeded") return refused(REFUND_FAILURES.notCharged);
+        const left = charge.amountCents - refundedOf(charge);
+        const wanted = amountCents ?? left;
+        if (wanted <= 0 || wanted > left) return refused(REFUND_FAILURES.tooMuch);
+        const refund: RefundData = {
+          chargeId: id,
+          amountCents: wanted,
+          metadata,
+          status: charge.holdRefunds ? "pending" : "succeeded",
+          failureReason: null,
+        };
+        const refundId = newId("sbx_re");
+        await tx
+          .insert(sandboxGatewayObjects)
+          .values({ id: refundId, kind: "refund", idempotencyKey, data: refund, createdAt: now() });
+        await tx
+          .update(sandboxGatewayObjects)
+          .set({ data: { ...charge, refundedCents: refundedOf(charge) + wanted } })
+          .where(eq(sandboxGatewayObjects.id, id));
+        return refundView(refundId, refund);
       });
-      // One refund per charge, as Stripe's "charge already refunded": a second key finds the first.
-      const refunded = await update<ChargeData>(id, (data) => (data.refundId ? null : { ...data, refundId: refund.id }));
-      return { id: refunded?.refundId ?? refund.id, status: "succeeded", amountCents: charge.amountCents };
+    },
+
+    async retrieveRefund(id) {
+      const [row] = await db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.id, id));
+      return row?.kind === "refund" ? refundView(row.id, row.data as RefundData) : null;
     },
 
     async deleteCustomer(userId) {
@@ -284,6 +341,45 @@ export function createSandboxGateway(db: Database, now: Clock = systemClock) {
         setup.status === "succeeded" && setup.card ? { ...setup, card: { ...setup.card, later } } : null,
       );
       return data?.card?.later === later;
+    },
+
+    /**
+     * Tests and developers: the charge's next refunds wait (`pending`, as a bank's slow refund
+     * does) until `settleRefund` ends each; `false` lets them succeed at once again.
+     */
+    async holdRefunds(chargeId: string, hold: boolean): Promise<boolean> {
+      const data = await update<ChargeData>(chargeId, (charge) => ({ ...charge, holdRefunds: hold }));
+      return data?.holdRefunds === hold;
+    },
+
+    /**
+     * Ends a held refund as the bank would: the money went back, or it could not (then the charge
+     * has that much to refund again). False when the refund is unknown or no longer pending.
+     */
+    async settleRefund(refundId: string, outcome: "succeeded" | "failed"): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.id, refundId)).for("update");
+        const refund = row?.kind === "refund" ? (row.data as RefundData) : null;
+        if (refund?.status !== "pending") return false;
+        const failed = outcome === "failed";
+        await tx
+          .update(sandboxGatewayObjects)
+          .set({ data: { ...refund, status: outcome, failureReason: failed ? REFUND_FAILURES.failed : null } })
+          .where(eq(sandboxGatewayObjects.id, refundId));
+        if (failed) {
+          const [charge] = await tx
+            .select()
+            .from(sandboxGatewayObjects)
+            .where(eq(sandboxGatewayObjects.id, refund.chargeId))
+            .for("update");
+          const data = charge!.data as ChargeData;
+          await tx
+            .update(sandboxGatewayObjects)
+            .set({ data: { ...data, refundedCents: refundedOf(data) - refund.amountCents } })
+            .where(eq(sandboxGatewayObjects.id, refund.chargeId));
+        }
+        return true;
+      });
     },
 
     /** Whether a setup waits for its 3-D Secure step (the authentication page shows only then). */

@@ -203,15 +203,36 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
       }
     },
 
-    async refundCharge(id, { idempotencyKey, metadata }) {
+    async refundCharge(id, { amountCents, idempotencyKey, metadata }) {
+      // Stripe keeps an idempotency key for a day: a refund whose answer was lost longer ago is
+      // found by the portal's id in its metadata, not made a second time.
+      if (metadata.refund_id) {
+        const made = await stripe.refunds.list({ payment_intent: id, limit: 100 });
+        const earlier = made.data.find((refund) => refund.metadata?.refund_id === metadata.refund_id);
+        if (earlier) return refundOf(earlier);
+      }
       try {
-        return refundOf(await stripe.refunds.create({ payment_intent: id, metadata }, { idempotencyKey }));
+        return refundOf(
+          await stripe.refunds.create(
+            { payment_intent: id, ...(amountCents === undefined ? {} : { amount: amountCents }), metadata },
+            { idempotencyKey },
+          ),
+        );
       } catch (error) {
-        // Refunded already (under another key): Stripe refuses a second one; the first stands.
-        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "charge_already_refunded") {
-          const [earlier] = (await stripe.refunds.list({ payment_intent: id, limit: 1 })).data;
-          if (earlier) return refundOf(earlier);
+        // Refunded already, or less left than asked (a refund made in Stripe's dashboard): Stripe
+        // answers 400, no retry can make this one, and the operator is told why.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 400) {
+          return { id: null, status: "failed", gatewayStatus: "refused", amountCents: 0, failureReason: error.message };
         }
+        throw error;
+      }
+    },
+
+    async retrieveRefund(id) {
+      try {
+        return refundOf(await stripe.refunds.retrieve(id));
+      } catch (error) {
+        if (isMissing(error)) return null;
         throw error;
       }
     },
@@ -231,9 +252,17 @@ export function createStripeGateway(db: Database, stripe: Stripe): PaymentGatewa
   };
 }
 
+/** Stripe's refund statuses: `pending` and `requires_action` still wait; `failed` and `canceled` gave nothing back. */
 function refundOf(refund: Stripe.Refund): Refund {
   const statuses: Record<string, Refund["status"]> = { succeeded: "succeeded", failed: "failed", canceled: "failed" };
-  return { id: refund.id, status: statuses[refund.status ?? ""] ?? "pending", amountCents: refund.amount };
+  const gatewayStatus = refund.status ?? "pending";
+  return {
+    id: refund.id,
+    status: statuses[gatewayStatus] ?? "pending",
+    gatewayStatus,
+    amountCents: refund.amount,
+    failureReason: refund.failure_reason ?? (gatewayStatus === "canceled" ? "canceled" : null),
+  };
 }
 
 function failed(id: string, message: string): Charge {

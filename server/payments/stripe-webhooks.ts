@@ -13,6 +13,8 @@ import { and, eq } from "drizzle-orm";
 type Settlement = {
   settleSetup(setupId: string): Promise<unknown>;
   settleCharge(chargeId: string): Promise<unknown>;
+  /** A refund moved at Stripe (server/payments/refunds.ts): by its id, or the portal's in its metadata. */
+  settleRefund(refundId: string, portalRefundId: string | undefined): Promise<unknown>;
 };
 
 export type WebhookAnswer = { status: 200 | 400 | 500; body: string };
@@ -55,6 +57,12 @@ export function createStripeWebhooks({
       case "payment_intent.processing":
       case "payment_intent.canceled":
         await payments.settleCharge(event.data.object.id);
+        break;
+      // Since API version 2024-10-28 Stripe sends these for every refund, card refunds included:
+      // a pending refund that succeeded (refund.updated) or failed (refund.failed).
+      case "refund.updated":
+      case "refund.failed":
+        await payments.settleRefund(event.data.object.id, event.data.object.metadata?.refund_id);
         break;
       default:
         // Other events are not subscribed to; one that arrives anyway is recorded and ignored.

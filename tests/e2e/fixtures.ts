@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { PurchasesFixtures } from "./purchases-fixtures.ts";
+import type { RefundsFixtures } from "./refunds-fixtures.ts";
 import type { ProvenanceFixtures } from "./provenance-fixtures.ts";
 import type { UndeliveredInvoiceFixtures } from "./sdi-fixtures.ts";
 
@@ -16,6 +17,7 @@ export type E2eFixtures = {
   professor: { email: string; journal: string };
   professional: { email: string };
   purchases: PurchasesFixtures;
+  refunds: RefundsFixtures;
   provenance: ProvenanceFixtures;
   /** An order whose e-invoice SDI could not deliver (MC). */
   undeliveredInvoice: UndeliveredInvoiceFixtures;

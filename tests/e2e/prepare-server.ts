@@ -30,6 +30,7 @@ import { systemClock } from "../../server/lib/clock.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { CLAIMS_FOLDER, E2E_PASSWORD, type E2eFixtures, type PoolKind } from "./fixtures.ts";
 import { createPurchasesFixtures } from "./purchases-fixtures.ts";
+import { createRefundsFixtures } from "./refunds-fixtures.ts";
 import { createProvenanceFixtures } from "./provenance-fixtures.ts";
 import { createUndeliveredInvoiceFixtures } from "./sdi-fixtures.ts";
 
@@ -161,6 +162,7 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     professional: { email: "e2e.professionista@example.it" },
     purchases: await createPurchasesFixtures(db, E2E_PASSWORD, invoiceIssuer(db).issue),
     undeliveredInvoice: await createUndeliveredInvoiceFixtures(db, E2E_PASSWORD, pick(ebooks, 10).id, invoiceIssuer(db)),
+    refunds: await createRefundsFixtures(db, E2E_PASSWORD),
     provenance: await createProvenanceFixtures(db, {
       password: E2E_PASSWORD,
       activation,

@@ -112,4 +112,15 @@ describe("npm run admin", () => {
       details: { month: "2026-11", count: 0, numbers: [] },
     });
   });
+  it("orders:refund reads its options: a line is whole, an amount has a decimal comma; orders:refunds names a state", async () => {
+    const both = await admin(["orders:refund", "NX261123-7K3M9Q", "--line", "EB-9788828813217", "--amount", "5", "--yes"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--line gives back a whole line");
+    const dot = await admin(["orders:refund", "NX261123-7K3M9Q", "--amount", "12.50", "--yes"]);
+    expect(dot.code).toBe(1);
+    expect(dot.stderr.trim()).toBe('--amount is an amount in euros with a decimal comma (12,50), not "12.50"');
+    const state = await admin(["orders:refunds", "--state", "lost", "--yes"]);
+    expect(state.code).toBe(1);
+    expect(state.stderr.trim()).toBe('--state is pending, succeeded or failed, not "lost"');
+  }, 90_000); // three runs of the script, each opening the database
 });

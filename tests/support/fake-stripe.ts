@@ -97,8 +97,15 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
   const requests: { method: string; path: string; idempotencyKey: string | undefined }[] = [];
   /** Charges that moved money: one per succeeded confirmation. */
   const succeededCharges: string[] = [];
-  /** Money given back: one refund per PaymentIntent at most, as Stripe allows for a whole refund. */
-  const refunds = new Map<string, Json>();
+  /** Money given back: refunds of a PaymentIntent, partial ones too, up to its amount. */
+  const refunds = new Map<string, Json & { amount: number; payment_intent: string; status: string }>();
+  /** PaymentIntents whose next refunds stay `pending` until `settleRefund` (a bank's slow refund). */
+  const heldRefunds = new Set<string>();
+  /** What a PaymentIntent's refunds not failed or canceled gave back. */
+  const refundedOf = (intentId: string) =>
+    [...refunds.values()]
+      .filter((refund) => refund.payment_intent === intentId && refund.status !== "failed" && refund.status !== "canceled")
+      .reduce((sum, refund) => sum + refund.amount, 0);
   let failing: { count: number; path: RegExp } = { count: 0, path: /./ };
 
   const error = (status: number, type: string, message: string, extra: Json = {}): Answer => ({
@@ -375,25 +382,44 @@ export async function startFakeStripe({ port = 0 }: { port?: number } = {}) {
       if (!intent) return error(404, "invalid_request_error", "No such payment_intent", { code: "resource_missing" });
       if (intent.status !== "succeeded")
         return error(400, "invalid_request_error", "This PaymentIntent does not have a successful charge to refund.");
-      if ([...refunds.values()].some((refund) => refund.payment_intent === intent.id))
-        return error(400, "invalid_request_error", `Charge for ${String(intent.id)} has already been refunded.`, {
+      const intentId = String(intent.id);
+      const left = Number(intent.amount) - refundedOf(intentId);
+      if (left <= 0)
+        return error(400, "invalid_request_error", `Charge for ${intentId} has already been refunded.`, {
           code: "charge_already_refunded",
         });
+      const amount = params.amount === undefined ? left : Number(params.amount);
+      if (!Number.isInteger(amount) || amount < 1)
+        return error(400, "invalid_request_error", "Invalid positive integer", { code: "parameter_invalid_integer" });
+      if (amount > left)
+        return error(
+          400,
+          "invalid_request_error",
+          `Refund amount (€${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge (€${(left / 100).toFixed(2)})`,
+        );
       const refund = {
         id: newId("re"),
         object: "refund",
-        amount: intent.amount,
+        amount,
         currency: intent.currency,
-        payment_intent: intent.id,
-        status: "succeeded",
+        payment_intent: intentId,
+        status: heldRefunds.has(intentId) ? "pending" : "succeeded",
+        failure_reason: null as string | null,
         metadata: params.metadata ?? {},
       };
       refunds.set(refund.id, refund);
-      return { status: 200, body: refund };
+      // A copy: a key replayed answers what the first request got, as Stripe does.
+      return { status: 200, body: { ...refund } };
     }
     if (method === "GET" && path === "/v1/refunds") {
-      const data = [...refunds.values()].filter((refund) => refund.payment_intent === query.get("payment_intent"));
+      const data = [...refunds.values()].filter((refund) => refund.payment_intent === query.get("payment_intent")).reverse();
       return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/refunds" } };
+    }
+    const refundPath = /^\/v1\/refunds\/([^/]+)$/.exec(path);
+    if (method === "GET" && refundPath) {
+      const refund = refunds.get(refundPath[1]!);
+      if (!refund) return error(404, "invalid_request_error", "No such refund", { code: "resource_missing" });
+      return { status: 200, body: refund };
     }
     if (method === "POST" && path === "/v1/checkout/sessions") {
       if (params.mode !== "setup") return error(400, "invalid_request_error", "The fake answers only sessions in setup mode");
@@ -548,6 +574,24 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
     res.end(JSON.stringify(answer.body));
   }
 
+  /** A signed event as Stripe sends it (its SDK's own test helper signs it). */
+  function signedEvent(type: string, object: Json, { id = newId("evt"), timestamp }: { id?: string; timestamp?: number } = {}) {
+    const payload = JSON.stringify({
+      id,
+      object: "event",
+      api_version: "2026-10-28.endive",
+      created: Math.floor(Date.now() / 1000),
+      type,
+      data: { object },
+    });
+    const signature = new Stripe("sk_test_fake").webhooks.generateTestHeaderString({
+      payload,
+      secret: "whsec_fake_0123456789",
+      timestamp,
+    });
+    return { id, payload, signature };
+  }
+
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       res.writeHead(500);
@@ -604,23 +648,23 @@ ${problem ? `<p role="alert">${html(problem)}</p>` : ""}
       intent.status = "succeeded";
       succeededCharges.push(String(intent.id));
     },
-    /** A signed event as Stripe sends it (its SDK's own test helper signs it). */
-    signedEvent(type: string, object: Json, { id = newId("evt"), timestamp }: { id?: string; timestamp?: number } = {}) {
-      const payload = JSON.stringify({
-        id,
-        object: "event",
-        api_version: "2026-10-28.endive",
-        created: Math.floor(Date.now() / 1000),
-        type,
-        data: { object },
-      });
-      const signature = new Stripe("sk_test_fake").webhooks.generateTestHeaderString({
-        payload,
-        secret: "whsec_fake_0123456789",
-        timestamp,
-      });
-      return { id, payload, signature };
+    /** The PaymentIntent's next refunds stay `pending` (a bank's slow refund) until `settleRefund`; false: they succeed at once. */
+    holdRefunds(chargeId: string, hold: boolean) {
+      if (hold) heldRefunds.add(chargeId);
+      else heldRefunds.delete(chargeId);
     },
+    /**
+     * Ends a pending refund as the bank does (failed: Stripe's `expired_or_canceled_card`), and
+     * gives the event Stripe sends about it, signed: `refund.updated`, or `refund.failed`.
+     */
+    settleRefund(refundId: string, outcome: "succeeded" | "failed") {
+      const refund = refunds.get(refundId);
+      if (refund?.status !== "pending") throw new Error(`refund ${refundId} is not pending`);
+      refund.status = outcome;
+      refund.failure_reason = outcome === "failed" ? "expired_or_canceled_card" : null;
+      return signedEvent(outcome === "failed" ? "refund.failed" : "refund.updated", { ...refund });
+    },
+    signedEvent,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -6,7 +6,18 @@ import { randomBytes } from "node:crypto";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { auditLog, invoices, orders, payments, type AuditEvent, type BillingDetails } from "../../server/db/schema.ts";
+import { Writable } from "node:stream";
+import {
+  auditLog,
+  invoices,
+  orderItems,
+  orders,
+  payments,
+  products,
+  type AuditEvent,
+  type BillingDetails,
+} from "../../server/db/schema.ts";
+import { createLogger } from "../../server/logger.ts";
 import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { Operator } from "../../server/operators/context.ts";
 import type { Services } from "../../server/services.ts";
@@ -24,9 +35,21 @@ export function operatorHarness({ stripe, env = {} }: { stripe?: () => FakeStrip
   let services!: Services;
   let clock = START;
 
+  /** What the services logged at warn and above (a failed refund's error, for one). */
+  const logged: { level: number; msg: string; [field: string]: unknown }[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString().split("\n")) if (line) logged.push(JSON.parse(line) as (typeof logged)[number]);
+      callback();
+    },
+  });
+
   beforeAll(async () => {
     database = await createTestDatabase();
-    services = await createTestServices(database, testConfig({ ...env, ...(stripe ? stripe().env : {}) }), { now: () => clock });
+    services = await createTestServices(database, testConfig({ ...env, ...(stripe ? stripe().env : {}) }), {
+      now: () => clock,
+      log: createLogger("warn", sink),
+    });
   });
   afterAll(async () => {
     await services?.close();
@@ -49,6 +72,8 @@ export function operatorHarness({ stripe, env = {} }: { stripe?: () => FakeStrip
     advance(ms: number) {
       clock = new Date(clock.getTime() + ms);
     },
+    /** The services' log lines at warn and above, so far. */
+    logged,
 
     /** A registered customer with a complete name. */
     async customer(): Promise<{ id: string; email: string }> {
@@ -69,10 +94,32 @@ export function operatorHarness({ stripe, env = {} }: { stripe?: () => FakeStrip
       return { rawId, cookie: await sessionCookieHeader(rawId) };
     },
 
-    /** Buys a product at the checkout and pays it by card (the sandbox's 4242…, or Stripe's pm_card_visa). */
-    async paidOrder(userId: string, productCode: string, details: Partial<CheckoutDetails> = {}) {
+    /**
+     * Buys a product at the checkout and pays it by card (the sandbox's 4242…, or Stripe's
+     * pm_card_visa); `extraLines`: more products on the same order (as an order of the old shop
+     * had), `coupon`: a discount code applied first.
+     */
+    async paidOrder(
+      userId: string,
+      productCode: string,
+      details: Partial<CheckoutDetails> = {},
+      { extraLines = [], coupon }: { extraLines?: string[]; coupon?: string } = {},
+    ) {
       const opened = await services.checkout.open(userId, productCode);
       if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
+      for (const sku of extraLines) {
+        const [product] = await database.db.select().from(products).where(eq(products.sku, sku));
+        await database.db.insert(orderItems).values({
+          orderId: opened.orderId,
+          productId: product!.id,
+          description: product!.name,
+          totalCents: product!.priceCents,
+          unitPriceCents: product!.priceCents,
+          vatRateBps: product!.vatRateBps,
+        });
+      }
+      if (coupon && !(await services.checkout.applyCoupon(userId, opened.orderId, coupon)))
+        throw new Error("setup: coupon refused");
       const started = await services.payments.start(userId, opened.orderId, checkoutDetails(details));
       if (!started.ok) throw new Error(`setup: ${started.reason}`);
       if (services.sandbox) await services.sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");

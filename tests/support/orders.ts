@@ -36,6 +36,8 @@ type TestPayment = {
   cardBrand?: string | null;
   cardLast4?: string | null;
   status?: "payed" | "refunded";
+  /** The gateway's charge (default: a made-up sandbox id, which the gateway does not know). */
+  chargeId?: string;
 };
 
 export type TestOrder = {
@@ -144,7 +146,7 @@ export async function insertOrder(db: Database, order: TestOrder): Promise<Inser
         methodCode,
         status: spec.status ?? "payed",
         amountCents: spec.amountCents ?? totalCents + shipmentPriceCents,
-        chargeId: `sbx_pi_test_${randomBytes(8).toString("hex")}`,
+        chargeId: spec.chargeId ?? `sbx_pi_test_${randomBytes(8).toString("hex")}`,
         cardBrand: spec.cardBrand !== undefined ? spec.cardBrand : card ? "visa" : null,
         cardLast4: spec.cardLast4 !== undefined ? spec.cardLast4 : card ? "4242" : null,
         paidAt: spec.paidAt,

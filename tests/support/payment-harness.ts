@@ -156,7 +156,7 @@ export function paymentHarness() {
     async charges(orderId: string) {
       const rows = await database.db.select().from(sandboxGatewayObjects).where(eq(sandboxGatewayObjects.kind, "charge"));
       return rows
-        .map((row) => row.data as { status: string; refundId?: string; metadata: Record<string, string> })
+        .map((row) => row.data as { status: string; refundedCents?: number; metadata: Record<string, string> })
         .filter((data) => data.metadata.order_id === orderId);
     },
 
