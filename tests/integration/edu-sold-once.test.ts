@@ -40,7 +40,7 @@ import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
 import { decode, render } from "../support/render-page.ts";
 import { formPost, thrownResponse } from "../support/requests.ts";
-import { createRouterContext } from "../support/router-context.ts";
+import { callRoute } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
 
 const checkoutRoute = customerPage(checkoutRouteModule);
@@ -81,16 +81,12 @@ beforeEach(() => {
   clock = START;
 });
 
-type RouteModule = { loader?: (args: never) => unknown; action?: (args: never) => unknown };
-function call(route: RouteModule, kind: "loader" | "action", request: Request, params: Record<string, string>) {
-  return route[kind]!({
-    request,
-    params,
-    context: createRouterContext(services, config),
-    url: new URL(request.url),
-    pattern: "",
-  } as never);
-}
+const call = (
+  route: Parameters<typeof callRoute>[1],
+  kind: "loader" | "action",
+  request: Request,
+  params: Record<string, string>,
+) => callRoute({ services, config }, route, kind, request, params);
 
 /** A signed-in student with an EDU order open, its payment started and its card step under way. */
 async function payingForEdu(card: string) {

@@ -55,20 +55,26 @@ function portalServices(database: DatabaseHandle, now: () => Date = () => new Da
   };
 }
 
+/** A new customer's EDU order, open. */
+async function openEduOrder(database: DatabaseHandle): Promise<{ userId: string; orderId: string }> {
+  const [user] = await database.db
+    .insert(users)
+    .values({ email: `crash.${Math.random().toString(36).slice(2)}@example.it` })
+    .returning({ id: users.id });
+  const opened = await portalServices(database).checkout.open(user!.id, "abbonamentoedu");
+  if (!opened.ok) throw new Error(opened.reason);
+  return { userId: user!.id, orderId: opened.orderId };
+}
+
 /** A customer's order whose card is set up and waits to be charged. */
 async function cardReadyToCharge(): Promise<{ orderId: string; setupId: string }> {
   return withDatabase(async (database) => {
-    const { checkout, sandbox, payments: pay } = portalServices(database);
-    const [user] = await database.db
-      .insert(users)
-      .values({ email: `crash.${Math.random().toString(36).slice(2)}@example.it` })
-      .returning({ id: users.id });
-    const opened = await checkout.open(user!.id, "abbonamentoedu");
-    if (!opened.ok) throw new Error(opened.reason);
-    const started = await pay.start(user!.id, opened.orderId, checkoutDetails());
+    const { sandbox, payments: pay } = portalServices(database);
+    const { userId, orderId } = await openEduOrder(database);
+    const started = await pay.start(userId, orderId, checkoutDetails());
     if (!started.ok) throw new Error(started.reason);
     await sandbox.confirmCard(started.setupId, "4242 4242 4242 4242");
-    return { orderId: opened.orderId, setupId: started.setupId };
+    return { orderId, setupId: started.setupId };
   });
 }
 
@@ -122,15 +128,9 @@ describe("a payment process killed during a charge", () => {
 describe("a payment process killed while it made the card step", () => {
   it("leaves nothing stuck: after UNSTARTED_AFTER_MS the reconciler closes the attempt, the coupon's use comes back, the order can be paid", async () => {
     const { orderId, userId } = await withDatabase(async (database) => {
-      const { checkout } = portalServices(database);
-      const [user] = await database.db
-        .insert(users)
-        .values({ email: `crash.${Math.random().toString(36).slice(2)}@example.it` })
-        .returning({ id: users.id });
-      const opened = await checkout.open(user!.id, "abbonamentoedu");
-      if (!opened.ok) throw new Error(opened.reason);
-      expect(await checkout.applyCoupon(user!.id, opened.orderId, "BENVENUTO10")).toBe(true);
-      return { orderId: opened.orderId, userId: user!.id };
+      const opened = await openEduOrder(database);
+      expect(await portalServices(database).checkout.applyCoupon(opened.userId, opened.orderId, "BENVENUTO10")).toBe(true);
+      return opened;
     });
     expect(await payAndDie("after-setup", orderId, userId)).toBe("SIGKILL");
 

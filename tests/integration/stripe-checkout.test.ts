@@ -17,7 +17,7 @@ import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
 import { formPost, thrownResponse } from "../support/requests.ts";
-import { createRouterContext } from "../support/router-context.ts";
+import { callRoute } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
 import { customerPage } from "../support/customer-pages.ts";
 
@@ -48,17 +48,9 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-type Route = { loader?: (args: never) => unknown; action?: (args: never) => unknown };
-
-function call(route: Route, kind: "loader" | "action", request: Request, params: Record<string, string>) {
-  return route[kind]!({
-    request,
-    params,
-    context: createRouterContext(services, config),
-    url: new URL(request.url),
-    pattern: "",
-  } as never);
-}
+type Route = Parameters<typeof callRoute>[1];
+const call = (route: Route, kind: "loader" | "action", request: Request, params: Record<string, string>) =>
+  callRoute({ services, config }, route, kind, request, params);
 const get = (route: Route, url: string, params: Record<string, string>, cookie: string) =>
   call(route, "loader", new Request(new URL(url, ORIGIN), { headers: { cookie } }), params);
 const post = (route: Route, url: string, params: Record<string, string>, fields: Record<string, string>, cookie: string) =>

@@ -26,3 +26,22 @@ export function loaderArgs<P extends Record<string, string | undefined>>(service
   const absolute = new URL(url, "http://localhost:3000");
   return { request: new Request(absolute), url: absolute, params, context: createRouterContext(services), pattern: "" };
 }
+
+type RouteModule = { loader?: (args: never) => unknown; action?: (args: never) => unknown };
+
+/** A route module's loader or action, called as React Router calls it, with a context over these services. */
+export function callRoute(
+  { services, config }: { services: Services; config: Config },
+  route: RouteModule,
+  kind: "loader" | "action",
+  request: Request,
+  params: Record<string, string>,
+) {
+  return route[kind]!({
+    request,
+    params,
+    context: createRouterContext(services, config),
+    url: new URL(request.url),
+    pattern: "",
+  } as never);
+}
