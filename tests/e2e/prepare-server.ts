@@ -1,7 +1,8 @@
 // Runs before the e2e server starts (playwright.config.ts): migrates and seeds its database as
 // the server would, then adds what the browser tests need and a production install lacks —
-// activation codes, customers whose products are in every state of a dashboard card, and a pool of
-// customers that tests claim one each instead of registering through the forms (customers.ts).
+// activation codes, the demo discount code, customers whose products are in every state of a
+// dashboard card, and a pool of customers that tests claim one each instead of registering through
+// the forms (customers.ts).
 // What the tests must know (codes, e-mails) goes to $E2E_DATA_DIR/fixtures.json.
 //   node tests/e2e/prepare-server.ts [other data folder…]
 // also copies the prepared database and fixtures into each other folder given (the Stripe portal's).
@@ -16,6 +17,7 @@ import { insertCompletedOrder } from "../../server/commerce/orders.ts";
 import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type Database } from "../../server/db/client.ts";
 import { prepareDatabase } from "../../server/db/prepare.ts";
+import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
 import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -42,6 +44,8 @@ const config = loadConfig();
 const database = await openDatabase({ dataDir: config.database.pgliteDir });
 const { db } = database;
 await prepareDatabase(database, config, createLogger("warn"));
+// The server runs as production, which seeds no discount code; the checkout's test applies the demo one.
+await seedDemoCoupons(db);
 const fixtures = await createFixtures(db);
 writeFileSync(path.join(config.dataDir, "fixtures.json"), JSON.stringify(fixtures, null, 2));
 rmSync(path.join(config.dataDir, CLAIMS_FOLDER), { recursive: true, force: true });
