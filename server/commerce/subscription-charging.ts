@@ -249,7 +249,7 @@ export function createMonthCharging({
         .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")));
       return;
     }
-    const scheduled = nextRetryAt(period.startsAt, period.tries);
+    const scheduled = nextRetryAt(period.startsAt, period.tries - period.triesBeforeMove);
     const retryAt = scheduled && new Date(Math.max(scheduled.getTime(), at.getTime() + MIN_RETRY_GAP_MS));
     await db.transaction(async (tx) => {
       const moved = await tx

@@ -79,12 +79,21 @@ const noticeAt = (startsAt: Date, at: Date) =>
 /** Who gives EDU months free: an eBook+EDU code, or an operator (`customer:grant`). */
 export type FreeEduSource = "activation_code" | "operator";
 
-/** The customer's subscription that runs (active, or cancelled but not over), its row locked. */
-async function lockRunningSubscription(tx: Transaction, userId: string): Promise<SubscriptionRow | undefined> {
+/** The customer's subscription that runs (active, or cancelled but not over; past due when asked), its row locked. */
+async function lockRunningSubscription(
+  tx: Transaction,
+  userId: string,
+  { pastDue = false }: { pastDue?: boolean } = {},
+): Promise<SubscriptionRow | undefined> {
   const [sub] = await tx
     .select()
     .from(subscriptions)
-    .where(and(eq(subscriptions.userId, userId), inArray(subscriptions.status, ["active", "cancelled"])))
+    .where(
+      and(
+        eq(subscriptions.userId, userId),
+        inArray(subscriptions.status, pastDue ? ["active", "cancelled", "past_due"] : ["active", "cancelled"]),
+      ),
+    )
     .for("update");
   return sub;
 }
@@ -106,14 +115,16 @@ export async function giveFreeEduMonths(
 }
 
 /**
- * Free EDU months given while the customer's subscription runs (or is cancelled but not over):
- * they take the place of the next charges instead of being added after the paid ones. In the
- * giver's transaction: the month waiting to be charged (locked, so the charging sweep passes it
- * by; never tried yet) starts `months` later and every month scheduled after it follows
- * (`free_months`), its renewal notice moves with it, EDU is granted from where the paid months
- * end to the moved month, and (while active) a mail says so. Null when no month can move (no
- * active or cancelled subscription, or its month is being charged or retried): the months then
- * come after the access as usual.
+ * Free EDU months given while the customer's subscription runs (or is cancelled but not over, or
+ * past due): they take the place of the next charges instead of being added after the paid ones.
+ * In the giver's transaction: the month waiting to be charged (locked, so the charging sweep
+ * passes it by) starts `months` later and every month scheduled after it follows (`free_months`),
+ * its renewal notice moves with it, EDU is granted from where the paid months end to the moved
+ * month, and (unless cancelled) a mail says so. A month past due (its charge failed, a retry
+ * waiting) is replaced the same way: its retries stop, the subscription is active again, and when
+ * it comes due after the free months its retries start afresh. Null when no month can move (no
+ * live subscription, or its month is being charged this very moment): the months then come after
+ * the access as usual.
  */
 async function postponeNextCharge(
   tx: Transaction,
@@ -125,19 +136,12 @@ async function postponeNextCharge(
     at,
   }: { userId: string; orderId: string | null; months: number; source: FreeEduSource; at: Date },
 ) {
-  const sub = await lockRunningSubscription(tx, userId);
+  const sub = await lockRunningSubscription(tx, userId, { pastDue: true });
   if (!sub) return null;
   const [next] = await tx
     .select()
     .from(subscriptionPeriods)
-    .where(
-      and(
-        eq(subscriptionPeriods.subscriptionId, sub.id),
-        eq(subscriptionPeriods.status, "scheduled"),
-        eq(subscriptionPeriods.tries, 0),
-        eq(subscriptionPeriods.customerTries, 0),
-      ),
-    )
+    .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.status, "scheduled")))
     .orderBy(asc(subscriptionPeriods.number))
     .limit(1)
     .for("update", { skipLocked: true });
@@ -147,11 +151,18 @@ async function postponeNextCharge(
   const { startsAt, endsAt } = monthDates(sub.anchorAt, next.number, freeMonths);
   await tx
     .update(subscriptionPeriods)
-    .set({ startsAt, endsAt, nextAttemptAt: startsAt, updatedAt: at })
+    // The tries stay counted (their idempotency keys are spent); the retry schedule starts afresh.
+    .set({ startsAt, endsAt, nextAttemptAt: startsAt, triesBeforeMove: next.tries, lastError: null, updatedAt: at })
     .where(eq(subscriptionPeriods.id, next.id));
   await tx
     .update(subscriptions)
-    .set({ freeMonths, freeUntil: startsAt, freeBy: source, updatedAt: at })
+    .set({
+      status: sub.status === "past_due" ? "active" : sub.status,
+      freeMonths,
+      freeUntil: startsAt,
+      freeBy: source,
+      updatedAt: at,
+    })
     .where(eq(subscriptions.id, sub.id));
   await moveRenewalNotice(tx, sub.id, next.number, startsAt, at);
   const grant = await grantEntitlement(
@@ -159,7 +170,7 @@ async function postponeNextCharge(
     { userId, productId: sub.productId, source, startsAt: next.startsAt, expiresAt: startsAt, orderId },
     at,
   );
-  if (sub.status === "active") {
+  if (sub.status !== "cancelled") {
     // Keyed by the grant: an operator's grants have no order, and each one is told.
     await enqueueJob(tx, mailJob({ kind: "postponed", subscriptionId: sub.id }, `postponed:${sub.id}:${grant.id}`, at), at);
   }

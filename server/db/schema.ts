@@ -1018,8 +1018,13 @@ export const subscriptionPeriods = pgTable(
     endsAt: timestamp("ends_at", { withTimezone: true }).notNull(),
     amountCents: integer("amount_cents").notNull(),
     status: text("status", { enum: SUBSCRIPTION_PERIOD_STATUSES }).notNull(),
-    /** Scheduled tries made so far (part of each try's idempotency keys; the retry schedule counts them). */
+    /** Scheduled tries made so far (part of each try's idempotency keys, so it only grows). */
     tries: integer("tries").notNull().default(0),
+    /**
+     * Scheduled tries made before free months moved the month on (a past-due month an eBook+EDU
+     * code replaced): its retry schedule counts only the tries after them.
+     */
+    triesBeforeMove: integer("tries_before_move").notNull().default(0),
     /**
      * Tries the customer made themselves ('Paga ora', a new card): they have keys of their own and
      * leave the scheduled retries as they were.

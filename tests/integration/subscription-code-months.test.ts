@@ -1,7 +1,8 @@
 // An eBook+EDU code activated during the EDU subscription (commerce/subscription-records.ts,
 // postponeNextCharge): the code's 6 months take the place of the next charges. The next month and
 // those after it move 6 months later, EDU runs on without a gap, the renewal notice moves with its
-// month, the customer's page and a mail say so; a month already being retried is left as it is.
+// month, the customer's page and a mail say so; a month past due is replaced too, its retries
+// starting afresh after the code's months.
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jobs, payments, products, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
@@ -9,7 +10,7 @@ import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { addMonths } from "../../shared/library-constants.ts";
-import { DAY_MS, periodStart } from "../../shared/subscription.ts";
+import { DAY_MS, nextRetryAt, periodStart } from "../../shared/subscription.ts";
 import { START } from "../support/clock.ts";
 import { decode, render } from "../support/render-page.ts";
 import SubscriptionPage from "../../app/routes/subscription";
@@ -148,17 +149,38 @@ describe("an eBook+EDU code during the subscription", () => {
     expect(moved!.runAt).toEqual(new Date(periodStart(sub.anchorAt, 19).getTime() - 7 * DAY_MS));
   });
 
-  it("leaves a month being retried as it is: the code's months come after the access", async () => {
+  it("replaces a month past due too: its retries stop, EDU runs at once, and after the code's months it is charged with its retries afresh", async () => {
     const { userId, sub } = await subscriber();
-    await database.db
-      .update(subscriptionPeriods)
-      .set({ tries: 1 })
-      .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.number, 2)));
-    clock = new Date(START.getTime() + 10 * DAY_MS);
+    // The bank declines month 2: the subscription is past due, a retry waits for the next day.
+    await instance.sandbox.simulateSavedCard(sub.setupId, "declined");
+    await tick(periodStart(sub.anchorAt, 2));
+    const [, pastDue] = await monthsOf(sub.id);
+    expect(pastDue).toMatchObject({ status: "scheduled", tries: 1 });
+    expect((await instance.subscriptions.ofCustomer(userId))!.status).toBe("past_due");
+
+    clock = new Date(periodStart(sub.anchorAt, 2).getTime() + 10 * 3600_000);
     await activateEbookEdu(userId);
-    const [, second] = await monthsOf(sub.id);
-    expect(second!.startsAt).toEqual(periodStart(sub.anchorAt, 2));
-    // EDU: the paid month, then the code's 6 months after it.
-    expect(await eduActiveUntil(database.db, userId)).toEqual(addMonths(periodStart(sub.anchorAt, 2), 6));
+    const freeUntil = periodStart(sub.anchorAt, 8);
+    const [, moved] = await monthsOf(sub.id);
+    expect(moved).toMatchObject({
+      status: "scheduled",
+      startsAt: freeUntil,
+      nextAttemptAt: freeUntil,
+      tries: 1,
+      triesBeforeMove: 1,
+    });
+    expect(await eduActiveUntil(database.db, userId)).toEqual(freeUntil);
+    expect((await instance.subscriptions.ofCustomer(userId))!).toMatchObject({ status: "active", freeUntil });
+
+    // The retry's day, and the months the code gives, pass without a charge.
+    await tick(new Date(periodStart(sub.anchorAt, 2).getTime() + 2 * DAY_MS));
+    await tick(new Date(freeUntil.getTime() - DAY_MS));
+    expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(["failed"]);
+
+    // Due after them, still declined: retried a day later, as a month's first failure is.
+    await tick(freeUntil);
+    expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(["failed", "failed"]);
+    const [, retried] = await monthsOf(sub.id);
+    expect(retried).toMatchObject({ status: "scheduled", tries: 2, nextAttemptAt: nextRetryAt(freeUntil, 1) });
   });
 });

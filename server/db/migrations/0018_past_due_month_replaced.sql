@@ -1,0 +1,1 @@
+ALTER TABLE "subscription_periods" ADD COLUMN "tries_before_move" integer DEFAULT 0 NOT NULL;
