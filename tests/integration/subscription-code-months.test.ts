@@ -5,11 +5,10 @@
 // starting afresh after the code's months.
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { jobs, payments, products, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
+import { jobs, payments, products, subscriptions, users } from "../../server/db/schema.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
-import { addMonths } from "../../shared/library-constants.ts";
 import { DAY_MS, nextRetryAt, periodStart } from "../../shared/subscription.ts";
 import { START } from "../support/clock.ts";
 import { decode, render } from "../support/render-page.ts";
