@@ -221,7 +221,10 @@ export function createMonthCharging({
         createdAt: at,
       });
       await grantMonth(tx, sub, period, at);
-      await scheduleMonth(tx, sub, period.number + 1, at);
+      // As the subscription is now: free months given while this month was charged (an eBook+EDU
+      // code) put the next month after them.
+      const [current] = await tx.select().from(subscriptions).where(eq(subscriptions.id, sub.id));
+      await scheduleMonth(tx, current!, period.number + 1, at);
       await tx
         .update(subscriptions)
         .set({ status: "active", updatedAt: at })

@@ -122,9 +122,9 @@ export async function giveFreeEduMonths(
  * its renewal notice moves with it, EDU is granted from where the paid months end to the moved
  * month, and (unless cancelled) a mail says so. A month past due (its charge failed, a retry
  * waiting) is replaced the same way: its retries stop, the subscription is active again, and when
- * it comes due after the free months its retries start afresh. Null when no month can move (no
- * live subscription, or its month is being charged this very moment): the months then come after
- * the access as usual.
+ * it comes due after the free months its retries start afresh. A month being charged this very
+ * moment stays as it is, and the free months come after it. Null without a live subscription:
+ * the months then come after the access as usual.
  */
 async function postponeNextCharge(
   tx: Transaction,
@@ -138,36 +138,48 @@ async function postponeNextCharge(
 ) {
   const sub = await lockRunningSubscription(tx, userId, { pastDue: true });
   if (!sub) return null;
+  // Waited for, not skipped, when the charging sweep is claiming it: then it is being charged.
   const [next] = await tx
     .select()
     .from(subscriptionPeriods)
     .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.status, "scheduled")))
     .orderBy(asc(subscriptionPeriods.number))
     .limit(1)
-    .for("update", { skipLocked: true });
-  if (!next) return null;
+    .for("update");
+  // A month being charged this very moment cannot move: the free months come right after it, and
+  // the month after it, scheduled when its payment is recorded, starts after them.
+  const [charging] = next
+    ? []
+    : await tx
+        .select()
+        .from(subscriptionPeriods)
+        .where(and(eq(subscriptionPeriods.subscriptionId, sub.id), eq(subscriptionPeriods.status, "charging")));
+  if (!next && !charging) return null;
 
   const freeMonths = sub.freeMonths + months;
-  const { startsAt, endsAt } = monthDates(sub.anchorAt, next.number, freeMonths);
-  await tx
-    .update(subscriptionPeriods)
-    // The tries stay counted (their idempotency keys are spent); the retry schedule starts afresh.
-    .set({ startsAt, endsAt, nextAttemptAt: startsAt, triesBeforeMove: next.tries, lastError: null, updatedAt: at })
-    .where(eq(subscriptionPeriods.id, next.id));
+  const freeFrom = next ? next.startsAt : charging!.endsAt;
+  const { startsAt, endsAt } = monthDates(sub.anchorAt, next ? next.number : charging!.number + 1, freeMonths);
+  if (next) {
+    await tx
+      .update(subscriptionPeriods)
+      // The tries stay counted (their idempotency keys are spent); the retry schedule starts afresh.
+      .set({ startsAt, endsAt, nextAttemptAt: startsAt, triesBeforeMove: next.tries, lastError: null, updatedAt: at })
+      .where(eq(subscriptionPeriods.id, next.id));
+    await moveRenewalNotice(tx, sub.id, next.number, startsAt, at);
+  }
   await tx
     .update(subscriptions)
     .set({
-      status: sub.status === "past_due" ? "active" : sub.status,
+      status: next && sub.status === "past_due" ? "active" : sub.status,
       freeMonths,
       freeUntil: startsAt,
       freeBy: source,
       updatedAt: at,
     })
     .where(eq(subscriptions.id, sub.id));
-  await moveRenewalNotice(tx, sub.id, next.number, startsAt, at);
   const grant = await grantEntitlement(
     tx,
-    { userId, productId: sub.productId, source, startsAt: next.startsAt, expiresAt: startsAt, orderId },
+    { userId, productId: sub.productId, source, startsAt: freeFrom, expiresAt: startsAt, orderId },
     at,
   );
   if (sub.status !== "cancelled") {

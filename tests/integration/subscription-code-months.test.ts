@@ -148,6 +148,41 @@ describe("an eBook+EDU code during the subscription", () => {
     expect(moved!.runAt).toEqual(new Date(periodStart(sub.anchorAt, 19).getTime() - 7 * DAY_MS));
   });
 
+  it("during a month's charge: the code's months come right after that month, and the next charge after them", async () => {
+    const { userId, sub } = await subscriber();
+    // Another instance, whose bank confirms month 2 the moment the customer activates a code.
+    const charging = subscriptionInstance(
+      database.db,
+      () => clock,
+      (gateway) => ({
+        ...gateway,
+        confirmCharge: async (...args) => {
+          const charge = await gateway.confirmCharge(...args);
+          await activateEbookEdu(userId);
+          return charge;
+        },
+      }),
+    );
+    try {
+      clock = periodStart(sub.anchorAt, 2);
+      await charging.jobs.runDue();
+    } finally {
+      charging.close();
+    }
+    const freeUntil = periodStart(sub.anchorAt, 9);
+    const [, second, third] = await monthsOf(sub.id);
+    expect(second).toMatchObject({ number: 2, status: "paid", endsAt: periodStart(sub.anchorAt, 3) });
+    expect(third).toMatchObject({ number: 3, status: "scheduled", startsAt: freeUntil });
+    expect(await eduActiveUntil(database.db, userId)).toEqual(freeUntil);
+    expect((await instance.subscriptions.ofCustomer(userId))!).toMatchObject({ status: "active", freeUntil });
+
+    // The code's months pass without a charge; then the 3rd instalment.
+    await tick(new Date(freeUntil.getTime() - DAY_MS));
+    expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(["succeeded"]);
+    await tick(freeUntil);
+    expect((await chargesOf(sub.id)).map((c) => c.status)).toEqual(["succeeded", "succeeded"]);
+  });
+
   it("replaces a month past due too: its retries stop, EDU runs at once, and after the code's months it is charged with its retries afresh", async () => {
     const { userId, sub } = await subscriber();
     // The bank declines month 2: the subscription is past due, a retry waits for the next day.
