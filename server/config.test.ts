@@ -103,6 +103,7 @@ describe("loadConfig", () => {
       },
       missing: [],
       series: "WEB",
+      creditNoteSeries: "NC",
     });
     expect(isPartitaIva(dev.seller!.vat)).toBe(true);
 
@@ -123,6 +124,7 @@ describe("loadConfig", () => {
       SELLER_TAX_REGIME: "RF01",
       SELLER_REA: "MI-1234567",
       INVOICE_SERIES: "P",
+      CREDIT_NOTE_SERIES: "P",
       SDI_OUTBOX_DIR: "/srv/sdi",
       SDI_INBOX_DIR: "/srv/sdi-notifiche",
     };
@@ -142,6 +144,7 @@ describe("loadConfig", () => {
       },
       missing: [],
       series: "P",
+      creditNoteSeries: "P",
       outboxDir: "/srv/sdi",
       inboxDir: "/srv/sdi-notifiche",
     });

@@ -128,6 +128,15 @@ const envSchema = z.object({
     .trim()
     .regex(/^[A-Z0-9]{1,8}$/, "1 to 8 capital letters or digits")
     .default("WEB"),
+  /**
+   * What credit notes' numbers are prefixed with (decision 025): their own yearly series by
+   * default; set it to INVOICE_SERIES for credit notes numbered among the invoices.
+   */
+  CREDIT_NOTE_SERIES: z
+    .string()
+    .trim()
+    .regex(/^[A-Z0-9]{1,8}$/, "1 to 8 capital letters or digits")
+    .default("NC"),
   /** Where the default SDI transmitter writes each e-invoice for the publisher's intermediary; unset: DATA_DIR/sdi-outbox. */
   SDI_OUTBOX_DIR: optional(z.string().min(1)),
   /** Where SDI's notifications (RC, MC, NS) are dropped for the portal to read; unset: DATA_DIR/sdi-inbox. */
@@ -218,6 +227,8 @@ export type Config = {
     missing: string[];
     /** Prefix of the invoices' numbers (`WEB/17`). */
     series: string;
+    /** Prefix of the credit notes' numbers (`NC/3`): the invoices' own when they share their numbering. */
+    creditNoteSeries: string;
     /** The default SDI transmitter's folder. */
     outboxDir: string;
     /** The folder SDI's notifications are read from (server/invoices/inbox.ts). */
@@ -380,6 +391,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
             },
       missing: missingSeller,
       series: e.INVOICE_SERIES,
+      creditNoteSeries: e.CREDIT_NOTE_SERIES,
       outboxDir: path.resolve(e.SDI_OUTBOX_DIR ?? path.join(dataDir, "sdi-outbox")),
       inboxDir: path.resolve(e.SDI_INBOX_DIR ?? path.join(dataDir, "sdi-inbox")),
     },

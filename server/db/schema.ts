@@ -12,6 +12,7 @@ import {
   jsonb,
   pgSequence,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -1068,13 +1069,29 @@ export const subscriptionCardUpdates = pgTable("subscription_card_updates", {
 // ---------------------------------------------------------------- e-invoices (FatturaPA)
 
 /**
- * The last invoice number given in a year. Bumped by one UPDATE in the transaction that writes
- * the invoice, so a number is taken only when its invoice commits: no gaps, no duplicates.
+ * The numberings e-invoices take their numbers in: `invoices`, and `credit_notes` when credit
+ * notes have a series of their own (CREDIT_NOTE_SERIES differs from INVOICE_SERIES, decision 025).
  */
-export const invoiceCounters = pgTable("invoice_counters", {
-  year: integer("year").primaryKey(),
-  lastNumber: integer("last_number").notNull(),
-});
+export const INVOICE_NUMBERINGS = ["invoices", "credit_notes"] as const;
+export type InvoiceNumbering = (typeof INVOICE_NUMBERINGS)[number];
+
+/** TipoDocumento: TD01 an invoice, TD04 a credit note (nota di credito) correcting one. */
+export const INVOICE_TYPES = ["TD01", "TD04"] as const;
+export type InvoiceType = (typeof INVOICE_TYPES)[number];
+
+/**
+ * The last number given in a year of a numbering. Bumped by one UPDATE in the transaction that
+ * writes the document, so a number is taken only when its document commits: no gaps, no duplicates.
+ */
+export const invoiceCounters = pgTable(
+  "invoice_counters",
+  {
+    numbering: text("numbering", { enum: INVOICE_NUMBERINGS }).notNull().default("invoices"),
+    year: integer("year").notNull(),
+    lastNumber: integer("last_number").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.numbering, t.year] })],
+);
 
 /** What numbers the SDI files (IT<Partita IVA>_<5 characters>.xml): unique per sender, gaps allowed. */
 export const invoiceTransmissionSeq = pgSequence("invoice_transmission_seq");
@@ -1082,21 +1099,30 @@ export const invoiceTransmissionSeq = pgSequence("invoice_transmission_seq");
 /**
  * An e-invoice (README, "E-invoices (FatturaPA)"): one per payment of an order whose customer
  * asked for one (a checkout's payment, each month of the EDU subscription), dated the payment's
- * day in Rome and numbered 1, 2, … in that day's year (decision 021). The XML is kept as issued:
- * it is the document.
+ * day in Rome and numbered 1, 2, … in that day's year (decision 021); and a credit note (TD04) per
+ * refund of an invoiced payment that succeeded, dated the day the money went back and naming the
+ * invoice it corrects (decision 025). The XML is kept as issued: it is the document.
  */
 export const invoices = pgTable(
   "invoices",
   {
     id: id(),
+    type: text("type", { enum: INVOICE_TYPES }).notNull().default("TD01"),
+    /** The numbering its number was taken in (see INVOICE_NUMBERINGS). */
+    numbering: text("numbering", { enum: INVOICE_NUMBERINGS }).notNull().default("invoices"),
     year: integer("year").notNull(),
     number: integer("number").notNull(),
-    /** As printed in the XML's Numero: the series and the number (`WEB/17`). */
+    /** As printed in the XML's Numero: the series and the number (`WEB/17`, `NC/3`). */
     documentNumber: text("document_number").notNull(),
+    /** The payment invoiced; for a credit note, the payment its refund gave back from. */
     paymentId: uuid("payment_id")
       .notNull()
-      .unique()
       .references(() => payments.id),
+    /** A credit note's refund, and the invoice it corrects (its DatiFattureCollegate). */
+    refundId: uuid("refund_id")
+      .unique()
+      .references(() => paymentRefunds.id),
+    correctsInvoiceId: uuid("corrects_invoice_id").references((): AnyPgColumn => invoices.id),
     orderId: uuid("order_id")
       .notNull()
       .references(() => orders.id),
@@ -1121,7 +1147,16 @@ export const invoices = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex("invoices_year_number_uq").on(t.year, t.number),
+    uniqueIndex("invoices_numbering_year_number_uq").on(t.numbering, t.year, t.number),
+    // One invoice per payment; its credit notes are one per refund (refund_id).
+    uniqueIndex("invoices_payment_uq")
+      .on(t.paymentId)
+      .where(sql`${t.type} = 'TD01'`),
+    index("invoices_payment_idx").on(t.paymentId),
+    check(
+      "invoices_credit_note_linked",
+      sql`(${t.type} = 'TD04') = (${t.refundId} is not null and ${t.correctsInvoiceId} is not null)`,
+    ),
     index("invoices_issued_idx").on(t.issuedAt),
     index("invoices_date_idx").on(t.date),
     index("invoices_order_idx").on(t.orderId),

@@ -14,7 +14,8 @@ import {
   type InvoiceLine,
 } from "./fatturapa.ts";
 
-const doc = (overrides: Partial<InvoiceDocument> = {}): InvoiceDocument => ({
+type Invoice = Extract<InvoiceDocument, { type: "TD01" }>;
+const doc = (overrides: Partial<Invoice> = {}): InvoiceDocument => ({
   type: "TD01",
   seller: SELLER,
   buyer: COMPANY,

@@ -5,9 +5,10 @@
 // lines and per rate for the summary, any cent between the two written as the summary's
 // Arrotondamento, so that the file's figures agree exactly and add up to what was paid (the rate's
 // Imposta is then within SDI's cent of its ImponibileImporto × rate, not always equal to it).
-// The document is written in its sections (header, general data, lines and summaries, payment),
-// so that another kind of document (a credit note, TD04, naming the invoice it corrects in
-// DatiFattureCollegate) is a new TipoDocumento and one more section, not another writer.
+// The document is written in its sections (header, general data, lines and summaries, payment):
+// a credit note (TD04) is the same writer with its TipoDocumento, the invoice it corrects in
+// DatiFattureCollegate and no payment section (its amounts are positive: the type says they
+// are taken back).
 import type { InvoiceSeller } from "../config.ts";
 import { vatByRate, vatIncluded } from "../commerce/totals.ts";
 import { escapeMarkup } from "../lib/escape.ts";
@@ -53,9 +54,10 @@ export type InvoiceLine = {
   period?: { from: string; to: string };
 };
 
+/** The invoice a credit note corrects (DatiFattureCollegate): its Numero and Data. */
+export type CorrectedInvoice = { number: string; date: string };
+
 export type InvoiceDocument = {
-  /** TipoDocumento: TD01, the invoice (a credit note, TD04, would add the invoice it corrects). */
-  type: "TD01";
   seller: InvoiceSeller;
   buyer: InvoiceBuyer;
   /** ProgressivoInvio: up to 5 capitals or digits, unique among the seller's files (its file name's). */
@@ -67,7 +69,10 @@ export type InvoiceDocument = {
   lines: InvoiceLine[];
   /** Causale: free notes (the order, the payment). */
   notes: string[];
-};
+} & (
+  | { /** TipoDocumento: an invoice. */ type: "TD01" }
+  | { /** A credit note, and the invoice it corrects. */ type: "TD04"; corrects: CorrectedInvoice }
+);
 
 /**
  * Text as FatturaPA's String…LatinType takes it: Latin-1 only (typography made plain, other letters
@@ -228,6 +233,8 @@ function generalData(doc: InvoiceDocument, figures: Figures) {
       leaf("ImportoTotaleDocumento", amount(figures.totalCents)),
       ...doc.notes.map((note) => leaf("Causale", latin(note, 200))),
     ),
+    doc.type === "TD04" &&
+      node("DatiFattureCollegate", leaf("IdDocumento", doc.corrects.number), leaf("Data", doc.corrects.date)),
   );
 }
 
@@ -274,6 +281,12 @@ const paidByCard = (figures: Figures) =>
 
 export function fatturaPaXml(doc: InvoiceDocument): string {
   const figures = invoiceFigures(doc.lines);
-  const body = node("FatturaElettronicaBody", generalData(doc, figures), goodsAndServices(figures), paidByCard(figures));
+  const body = node(
+    "FatturaElettronicaBody",
+    generalData(doc, figures),
+    goodsAndServices(figures),
+    // A credit note pays nothing: the refund went back to the card.
+    doc.type === "TD01" && paidByCard(figures),
+  );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<p:FatturaElettronica xmlns:p="${NAMESPACE}" versione="FPR12">${header(doc)}${body}</p:FatturaElettronica>\n`;
 }

@@ -12,7 +12,7 @@ import { fatturaPaXml, type InvoiceBuyer, type InvoiceDocument } from "./fattura
 const DAY = "2026-11-23";
 
 /** An invoice of an ebook at 4 % and a paper book whose VAT the publisher paid at source (N2.2). */
-const invoice = (buyer: InvoiceBuyer = COMPANY, overrides: Partial<InvoiceDocument> = {}) =>
+const invoice = (buyer: InvoiceBuyer = COMPANY, overrides: Partial<Extract<InvoiceDocument, { type: "TD01" }>> = {}) =>
   fatturaPaXml({
     type: "TD01",
     seller: SELLER,

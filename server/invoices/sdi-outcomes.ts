@@ -24,8 +24,7 @@ import type { Clock } from "../lib/clock.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
 import { isCodiceFiscale, isCodiceSdi, isPartitaIva, normalizeId } from "../../shared/italian-ids.ts";
 import { romeDay } from "../../shared/subscription.ts";
-import { invoiceDataOf } from "./invoice-data.ts";
-import { invoiceFile, InvoicingNotConfigured, nextProgressive, transmitJob } from "./service.ts";
+import { documentAgain, InvoicingNotConfigured, transmitJob } from "./service.ts";
 
 export const INVOICE_STATES = ["unsent", "send_failed", "sent", "delivered", "not_delivered", "rejected"] as const;
 export type InvoiceState = (typeof INVOICE_STATES)[number];
@@ -79,13 +78,6 @@ const stateSql: SQL<InvoiceState> = sql`case
 /** `2026-11-23` plus `days` on the calendar. */
 const addDays = (day: string, days: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-
-/** The date the invoice's file carries (DatiGeneraliDocumento's Data): a file sent again keeps it. */
-function documentDateOf(xml: string): string {
-  const date = /<DatiGeneraliDocumento>[\s\S]*?<Data>(\d{4}-\d{2}-\d{2})<\/Data>/.exec(xml)?.[1];
-  if (!date) throw new Error("The invoice's file has no date");
-  return date;
-}
 
 /** The billing details with the operator's corrections, or what is wrong with one (the checkout's own checks). */
 function corrected(
@@ -274,10 +266,12 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
             .select({
               id: invoices.id,
               paymentId: invoices.paymentId,
+              refundId: invoices.refundId,
+              correctsInvoiceId: invoices.correctsInvoiceId,
               orderId: invoices.orderId,
               documentNumber: invoices.documentNumber,
+              date: invoices.date,
               fileName: invoices.fileName,
-              xml: invoices.xml,
             })
             .from(invoices)
             .where(eq(invoices.id, invoiceId))
@@ -306,15 +300,10 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
             if (!fixed.ok) return fixed;
             await tx.update(orders).set({ billing: fixed.billing, updatedAt: at }).where(eq(orders.id, invoice.orderId));
           }
-          const data = await invoiceDataOf(tx, invoice.paymentId);
-          // Refunded since: no invoice is due any more (its accountant cancels the rejected one).
-          if (!data) throw new Refused({ ok: false, reason: "not_invoiceable" });
           if (!invoicing.seller) throw new InvoicingNotConfigured(invoicing.missing);
-          const file = invoiceFile(invoicing.seller, data, {
-            progressive: await nextProgressive(tx),
-            number: invoice.documentNumber,
-            date: documentDateOf(invoice.xml),
-          });
+          const file = await documentAgain(tx, invoicing.seller, invoice);
+          // Refunded since: no invoice is due any more (its accountant cancels the rejected one).
+          if (!file) throw new Refused({ ok: false, reason: "not_invoiceable" });
           await tx.insert(invoiceTransmissions).values({ invoiceId, fileName: file.fileName, xml: file.xml, createdAt: at });
           await tx
             .update(invoices)

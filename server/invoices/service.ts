@@ -8,21 +8,37 @@
 // (and dates) however the jobs run. A payment invoiced twice at once ends with one invoice
 // (unique payment). The same transaction queues `invoices.transmit`, which hands the file to the
 // SDI transmitter until it takes it; what SDI then says of it is server/invoices/sdi-outcomes.ts's.
+//
+// A refund of an invoiced payment that succeeds queues `invoices.credit-note` in the transaction
+// that records it (enqueueCreditNote): a credit note (TD04) for what went back, naming the
+// invoice it corrects, dated the day the money went back and numbered the same way in its own
+// yearly series or among the invoices (CREDIT_NOTE_SERIES, decision 025).
 import { and, asc, count, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Config, InvoiceSeller } from "../config.ts";
 import type { Database, Queryable, Transaction } from "../db/client.ts";
-import { invoiceCounters, invoiceTransmissionSeq, invoices, jobs, orders, payments } from "../db/schema.ts";
+import {
+  invoiceCounters,
+  invoiceTransmissionSeq,
+  invoices,
+  jobs,
+  orders,
+  paymentRefunds,
+  payments,
+  type InvoiceNumbering,
+} from "../db/schema.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isOrderCode } from "../lib/ids.ts";
 import type { Logger } from "../logger.ts";
 import { DAY_MS, fromRomeWallClock, romeDay } from "../../shared/subscription.ts";
-import { fatturaPaXml, stampDutyDue } from "./fatturapa.ts";
-import { invoiceDataOf, type InvoiceData } from "./invoice-data.ts";
+import { fatturaPaXml, stampDutyDue, type CorrectedInvoice } from "./fatturapa.ts";
+import { creditNoteDataOf, invoiceDataOf, type InvoiceData } from "./invoice-data.ts";
 import { markSent, transmissionOf } from "./transmissions.ts";
 import type { InvoiceTransmitter } from "./transmitter.ts";
 
 const ISSUE_QUEUE = "invoices.issue";
+const CREDIT_NOTE_QUEUE = "invoices.credit-note";
 const TRANSMIT_QUEUE = "invoices.transmit";
 
 /** The job that hands an invoice's latest file to SDI: one per invoice, queued again for a file sent again. */
@@ -70,40 +86,62 @@ const romeYear = (year: number) => ({
   to: fromRomeWallClock(new Date(Date.UTC(year + 1, 0, 1))),
 });
 
-/** Locks the year's counter (made at 0 the first time) and answers its last number. */
-async function lockYear(tx: Transaction, year: number): Promise<number> {
+/** Locks a numbering's counter of the year (made at 0 the first time) and answers its last number. */
+async function lockYear(tx: Transaction, numbering: InvoiceNumbering, year: number): Promise<number> {
   const [counter] = await tx
     .insert(invoiceCounters)
-    .values({ year, lastNumber: 0 })
-    .onConflictDoUpdate({ target: invoiceCounters.year, set: { lastNumber: sql`${invoiceCounters.lastNumber}` } })
+    .values({ numbering, year, lastNumber: 0 })
+    .onConflictDoUpdate({
+      target: [invoiceCounters.numbering, invoiceCounters.year],
+      set: { lastNumber: sql`${invoiceCounters.lastNumber}` },
+    })
     .returning({ lastNumber: invoiceCounters.lastNumber });
   return counter!.lastNumber;
 }
 
-type DuePayment = { id: string; paidAt: Date };
+/** A document still due from its job, and the instant it is dated by (the payment, the refund's success). */
+type DueDocument = { kind: "invoice" | "credit_note"; id: string; at: Date };
 
 /**
- * The payments of the same year made before `payment` that still lack their invoice and whose
- * job is still to issue it (queued or running; one that gave up is left to the operator), in the
- * order they were made. Read under the year's lock, they get their numbers before this one. Read
- * from the due jobs (an index, and few rows), never from the year's payments.
+ * The payments of the year made before `before` that still lack their invoice and whose job is
+ * still to issue it (queued or running; one that gave up is left to the operator). Read from
+ * the due jobs (an index, and few rows), never from the year's payments.
  */
-function dueBefore(tx: Transaction, payment: DuePayment, year: number): Promise<DuePayment[]> {
-  return tx
-    .select({ id: payments.id, paidAt: payments.paidAt })
+async function dueInvoices(tx: Transaction, year: number, before: Date): Promise<DueDocument[]> {
+  const rows = await tx
+    .select({ id: payments.id, at: payments.paidAt })
     .from(jobs)
     .innerJoin(payments, eq(payments.id, sql`(${jobs.payload}->>'paymentId')::uuid`))
-    .leftJoin(invoices, eq(invoices.paymentId, payments.id))
+    .leftJoin(invoices, and(eq(invoices.paymentId, payments.id), eq(invoices.type, "TD01")))
     .where(
       and(
         inArray(jobs.status, ["queued", "running"]),
         eq(jobs.queue, ISSUE_QUEUE),
         isNull(invoices.id),
         gte(payments.paidAt, romeYear(year).from),
-        lt(payments.paidAt, payment.paidAt),
+        lt(payments.paidAt, before),
       ),
-    )
-    .orderBy(asc(payments.paidAt), asc(payments.id));
+    );
+  return rows.map((row) => ({ kind: "invoice", ...row }));
+}
+
+/** The refunds of the year that succeeded before `before` and whose credit note is still due from its job. */
+async function dueCreditNotes(tx: Transaction, year: number, before: Date): Promise<DueDocument[]> {
+  const rows = await tx
+    .select({ id: paymentRefunds.id, at: paymentRefunds.completedAt })
+    .from(jobs)
+    .innerJoin(paymentRefunds, eq(paymentRefunds.id, sql`(${jobs.payload}->>'refundId')::uuid`))
+    .leftJoin(invoices, eq(invoices.refundId, paymentRefunds.id))
+    .where(
+      and(
+        inArray(jobs.status, ["queued", "running"]),
+        eq(jobs.queue, CREDIT_NOTE_QUEUE),
+        isNull(invoices.id),
+        gte(paymentRefunds.completedAt, romeYear(year).from),
+        lt(paymentRefunds.completedAt, before),
+      ),
+    );
+  return rows.map((row) => ({ kind: "credit_note", id: row.id, at: row.at! }));
 }
 
 /** Queues the invoice of a payment, in the payment's transaction, when its order asked for one. */
@@ -121,28 +159,71 @@ export async function nextProgressive(tx: Queryable): Promise<string> {
   return Number(next.rows[0].seq).toString(36).toUpperCase().padStart(5, "0");
 }
 
+/** Queues the credit note of a refund that succeeded, in the transaction that records it, when its order asked for invoices. */
+export async function enqueueCreditNote(tx: Queryable, refund: { id: string; paymentId: string }, at: Date) {
+  const [order] = await tx
+    .select({ hasBilling: orders.hasBilling })
+    .from(payments)
+    .innerJoin(orders, eq(orders.id, payments.orderId))
+    .where(eq(payments.id, refund.paymentId));
+  if (!order?.hasBilling) return;
+  await enqueueJob(
+    tx,
+    { queue: CREDIT_NOTE_QUEUE, key: `credit-note:${refund.id}`, payload: { refundId: refund.id }, runAt: at },
+    at,
+  );
+}
+
 /**
- * An invoice's file for SDI: its name and its XML. What `issue` writes, and what a corrected
- * invoice is written again with (server/invoices/sdi-outcomes.ts: the same number and date, a new progressive).
+ * A document's file for SDI: its name and its XML; a credit note when it names the invoice it
+ * `corrects`. What `issue` and `issueCreditNote` write, and what a corrected document is written
+ * again with (server/invoices/sdi-outcomes.ts: the same number and date, a new progressive).
  */
 export function invoiceFile(
   seller: InvoiceSeller,
   data: InvoiceData,
-  { progressive, number, date }: { progressive: string; number: string; date: string },
+  { progressive, number, date, corrects }: { progressive: string; number: string; date: string; corrects?: CorrectedInvoice },
 ) {
+  const document = { seller, buyer: data.buyer, progressive, number, date, lines: data.lines, notes: data.notes };
   return {
     fileName: `IT${seller.vat}_${progressive}.xml`,
-    xml: fatturaPaXml({
-      type: "TD01",
-      seller,
-      buyer: data.buyer,
-      progressive,
-      number,
-      date,
-      lines: data.lines,
-      notes: data.notes,
-    }),
+    xml: fatturaPaXml(corrects ? { ...document, type: "TD04", corrects } : { ...document, type: "TD01" }),
   };
+}
+
+/** The invoice a credit note corrects, as its DatiFattureCollegate names it. */
+async function correctedInvoice(tx: Queryable, invoiceId: string): Promise<CorrectedInvoice> {
+  const [invoice] = await tx
+    .select({ number: invoices.documentNumber, date: invoices.date })
+    .from(invoices)
+    .where(eq(invoices.id, invoiceId));
+  return invoice!;
+}
+
+/**
+ * A document written again as it is now due (its buyer's details corrected): an invoice from its
+ * payment, a credit note from its refund; null when it is due no more (the payment was refunded).
+ */
+export async function documentAgain(
+  tx: Queryable,
+  seller: InvoiceSeller,
+  document: {
+    paymentId: string;
+    refundId: string | null;
+    correctsInvoiceId: string | null;
+    documentNumber: string;
+    date: string;
+  },
+) {
+  const data = document.refundId ? await creditNoteDataOf(tx, document.refundId) : await invoiceDataOf(tx, document.paymentId);
+  if (!data) return null;
+  const corrects = document.correctsInvoiceId ? await correctedInvoice(tx, document.correctsInvoiceId) : undefined;
+  return invoiceFile(seller, data, {
+    progressive: await nextProgressive(tx),
+    number: document.documentNumber,
+    date: document.date,
+    corrects,
+  });
 }
 
 export type InvoicesOptions = {
@@ -155,8 +236,22 @@ export type InvoicesOptions = {
 };
 
 export function createInvoices({ db, invoicing, runner, transmitter, now, log }: InvoicesOptions) {
-  const byPayment = async (paymentId: string) => {
-    const [row] = await db.select().from(invoices).where(eq(invoices.paymentId, paymentId));
+  const invoiceNumbering = { numbering: "invoices", series: invoicing.series } as const;
+  /** Credit notes' numbering: a series of their own, or the invoices' when CREDIT_NOTE_SERIES is INVOICE_SERIES. */
+  const creditNoteNumbering: { numbering: InvoiceNumbering; series: string } =
+    invoicing.creditNoteSeries === invoicing.series
+      ? invoiceNumbering
+      : { numbering: "credit_notes", series: invoicing.creditNoteSeries };
+
+  const invoiceOf = async (paymentId: string) => {
+    const [row] = await db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.paymentId, paymentId), eq(invoices.type, "TD01")));
+    return row ?? null;
+  };
+  const creditNoteOf = async (refundId: string) => {
+    const [row] = await db.select().from(invoices).where(eq(invoices.refundId, refundId));
     return row ?? null;
   };
 
@@ -174,45 +269,115 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
       const { id, paymentCode, orderCode } = payment;
       throw new LateInvoice({ id, paymentCode, orderCode, date, deadline });
     }
-    return { payment, year: Number(date.slice(0, 4)) };
+    return payment;
   }
 
   /**
-   * Writes the invoice of a payment with the number after `last`; null when it calls for none.
-   * Dated the payment's day: the number is taken in that day's year (a payment at 23:59 on 31
-   * December is that year's last invoice, whenever its job runs).
+   * Writes a document numbered after `last` in its numbering, dated `date` (its number is taken
+   * in that day's year), with the job that sends it to SDI. Throws IssuedMeanwhile when its
+   * payment already has its invoice, or its refund its credit note.
    */
-  async function writeInvoice(tx: Transaction, payment: DuePayment, last: number) {
+  async function writeDocument(
+    tx: Transaction,
+    { series, numbering }: { series: string; numbering: InvoiceNumbering },
+    data: InvoiceData & { refundId?: string },
+    { date, last, corrects }: { date: string; last: number; corrects?: CorrectedInvoice & { id: string } },
+  ) {
     const seller = invoicing.seller!;
-    const data = await invoiceDataOf(tx, payment.id);
-    if (!data) return null;
-    const date = romeDay(payment.paidAt);
     const number = last + 1;
-    const documentNumber = `${invoicing.series}/${number}`;
+    const documentNumber = `${series}/${number}`;
     const at = now();
-    const { fileName, xml } = invoiceFile(seller, data, { progressive: await nextProgressive(tx), number: documentNumber, date });
-    const [row] = await tx
-      .insert(invoices)
-      .values({
-        year: Number(date.slice(0, 4)),
-        number,
-        documentNumber,
-        paymentId: payment.id,
-        orderId: data.orderId,
-        userId: data.userId,
-        date,
-        issuedAt: at,
-        totalCents: data.lines.reduce((sum, line) => sum + line.grossCents, 0),
-        stampDuty: stampDutyDue(seller, data.lines),
-        fileName,
-        xml,
-        createdAt: at,
-      })
-      .onConflictDoNothing({ target: invoices.paymentId })
-      .returning();
+    const progressive = await nextProgressive(tx);
+    const { fileName, xml } = invoiceFile(seller, data, { progressive, number: documentNumber, date, corrects });
+    const insert = tx.insert(invoices).values({
+      type: corrects ? "TD04" : "TD01",
+      numbering,
+      year: Number(date.slice(0, 4)),
+      number,
+      documentNumber,
+      paymentId: data.paymentId,
+      refundId: data.refundId ?? null,
+      correctsInvoiceId: corrects?.id ?? null,
+      orderId: data.orderId,
+      userId: data.userId,
+      date,
+      issuedAt: at,
+      totalCents: data.lines.reduce((sum, line) => sum + line.grossCents, 0),
+      stampDuty: stampDutyDue(seller, data.lines),
+      fileName,
+      xml,
+      createdAt: at,
+    });
+    const [row] = await (
+      corrects
+        ? insert.onConflictDoNothing({ target: invoices.refundId })
+        : insert.onConflictDoNothing({ target: invoices.paymentId, where: sql`type = 'TD01'` })
+    ).returning();
     if (!row) throw new IssuedMeanwhile();
     await enqueueJob(tx, { ...transmitJob(row.id), runAt: at }, at);
     return row;
+  }
+
+  /**
+   * Writes the invoice of a payment; null when it calls for none. Dated the payment's day: a
+   * payment at 23:59 on 31 December is that year's last invoice, whenever its job runs.
+   */
+  async function writeInvoice(tx: Transaction, payment: { id: string; paidAt: Date }, last: number) {
+    const data = await invoiceDataOf(tx, payment.id);
+    if (!data) return null;
+    return writeDocument(tx, invoiceNumbering, data, { date: romeDay(payment.paidAt), last });
+  }
+
+  /**
+   * Writes the credit note of a refund, naming its payment's invoice; null when it calls for
+   * none, or when that invoice is not issued yet (the credit note's own job issues it first).
+   * Dated the day the money went back.
+   */
+  async function writeCreditNote(tx: Transaction, refundId: string, last: number) {
+    const data = await creditNoteDataOf(tx, refundId);
+    if (!data) return null;
+    const [invoice] = await tx
+      .select({ id: invoices.id, number: invoices.documentNumber, date: invoices.date })
+      .from(invoices)
+      .where(and(eq(invoices.paymentId, data.paymentId), eq(invoices.type, "TD01")));
+    if (!invoice) return null;
+    return writeDocument(tx, creditNoteNumbering, data, { date: romeDay(data.completedAt), last, corrects: invoice });
+  }
+
+  /**
+   * Numbers a document (`write`, given the last number taken) in its numbering's year, in one
+   * transaction under the year's counter, after the documents of that numbering still due from
+   * their jobs that are dated before it (`at`): numbers follow the dates however the jobs run.
+   */
+  async function numbered<T>(
+    numbering: InvoiceNumbering,
+    at: Date,
+    write: (tx: Transaction, last: number) => Promise<T | null>,
+  ): Promise<T | null> {
+    const year = Number(romeDay(at).slice(0, 4));
+    return db.transaction(async (tx) => {
+      let last = await lockYear(tx, numbering, year);
+      const due = [
+        ...(numbering === invoiceNumbering.numbering ? await dueInvoices(tx, year, at) : []),
+        ...(numbering === creditNoteNumbering.numbering ? await dueCreditNotes(tx, year, at) : []),
+      ].sort((a, b) => a.at.getTime() - b.at.getTime() || (a.id < b.id ? -1 : 1));
+      for (const earlier of due) {
+        const written =
+          earlier.kind === "credit_note"
+            ? await writeCreditNote(tx, earlier.id, last)
+            : // One past its 12 days is left to its own job, which refuses it.
+              romeDay(now()) <= issueDeadline(romeDay(earlier.at)) &&
+              (await writeInvoice(tx, { id: earlier.id, paidAt: earlier.at }, last));
+        if (written) last += 1;
+      }
+      const row = await write(tx, last);
+      if (row) last += 1;
+      await tx
+        .update(invoiceCounters)
+        .set({ lastNumber: last })
+        .where(and(eq(invoiceCounters.numbering, numbering), eq(invoiceCounters.year, year)));
+      return row;
+    });
   }
 
   /**
@@ -221,29 +386,40 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
    * `late`: the operator issues it so once the accountant has decided.
    */
   async function issue(paymentId: string, { late = false }: { late?: boolean } = {}) {
-    const existing = await byPayment(paymentId);
+    const existing = await invoiceOf(paymentId);
     if (existing) return existing;
-    const dated = await dateOf(paymentId, late);
-    if (!dated) return null;
+    const payment = await dateOf(paymentId, late);
+    if (!payment) return null;
     if (!invoicing.seller) throw new InvoicingNotConfigured(invoicing.missing);
-    const { payment, year } = dated;
     try {
-      return await db.transaction(async (tx) => {
-        let last = await lockYear(tx, year);
-        // Under the lock: issued meanwhile by a payment after it, which numbered it first.
-        const [done] = await tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.paymentId, paymentId));
-        if (done) throw new IssuedMeanwhile();
-        for (const earlier of await dueBefore(tx, payment, year)) {
-          if (romeDay(now()) > issueDeadline(romeDay(earlier.paidAt))) continue; // its own job refuses it
-          if (await writeInvoice(tx, earlier, last)) last += 1;
-        }
-        const row = await writeInvoice(tx, payment, last);
-        if (row) last += 1;
-        await tx.update(invoiceCounters).set({ lastNumber: last }).where(eq(invoiceCounters.year, year));
-        return row;
-      });
+      return await numbered(invoiceNumbering.numbering, payment.paidAt, (tx, last) => writeInvoice(tx, payment, last));
     } catch (error) {
-      if (error instanceof IssuedMeanwhile) return byPayment(paymentId);
+      if (error instanceof IssuedMeanwhile) return invoiceOf(paymentId);
+      throw error;
+    }
+  }
+
+  /**
+   * The credit note of a refund: written now if it has none, null if it calls for none (the
+   * refund has not succeeded, or its payment has no invoice: its order asked for none, or it was
+   * refunded whole before its invoice was due). Its payment's invoice is issued first when its
+   * job has not yet run (LateInvoice, as `issue`, when that invoice is past its 12 days). Safe to
+   * repeat and to race.
+   */
+  async function issueCreditNote(refundId: string, { late = false }: { late?: boolean } = {}) {
+    const existing = await creditNoteOf(refundId);
+    if (existing) return existing;
+    const [refund] = await db
+      .select({ paymentId: paymentRefunds.paymentId, state: paymentRefunds.state, completedAt: paymentRefunds.completedAt })
+      .from(paymentRefunds)
+      .where(eq(paymentRefunds.id, refundId));
+    if (refund?.state !== "succeeded" || !refund.completedAt) return null;
+    if (!invoicing.seller) throw new InvoicingNotConfigured(invoicing.missing);
+    if (!(await issue(refund.paymentId, { late }))) return null;
+    try {
+      return await numbered(creditNoteNumbering.numbering, refund.completedAt, (tx, last) => writeCreditNote(tx, refundId, last));
+    } catch (error) {
+      if (error instanceof IssuedMeanwhile) return creditNoteOf(refundId);
       throw error;
     }
   }
@@ -275,20 +451,42 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
       );
     }
   });
+  runner.handle(CREDIT_NOTE_QUEUE, async ({ refundId }: { refundId: string }) => {
+    try {
+      await issueCreditNote(refundId);
+    } catch (error) {
+      if (!(error instanceof LateInvoice)) throw error;
+      // `invoices:issue-missing --late` issues the invoice, then the credit note.
+      log?.error(
+        { refundId, paymentCode: error.payment.paymentCode, deadline: error.payment.deadline },
+        "credit note not issued: the invoice it corrects is past the 12 days of an immediate invoice",
+      );
+    }
+  });
   runner.handle(TRANSMIT_QUEUE, ({ invoiceId }: { invoiceId: string }) => transmit(invoiceId));
 
   return {
     issue,
+    issueCreditNote,
     transmit,
-    /** The customer's invoice of one of their payments, as a file; null when not theirs or none. */
-    async download(userId: string, orderCode: string, paymentCode: string) {
+    /**
+     * The customer's invoice of one of their payments, or with `creditNote` (its year and number,
+     * `2026-3`) one of that payment's credit notes, as a file; null when not theirs or none.
+     */
+    async download(userId: string, orderCode: string, paymentCode: string, creditNote?: string) {
       if (!isOrderCode(orderCode) || !isOrderCode(paymentCode)) return null;
+      let which = eq(invoices.type, "TD01");
+      if (creditNote !== undefined) {
+        const named = /^(\d{4})-(\d{1,9})$/.exec(creditNote);
+        if (!named) return null;
+        which = and(eq(invoices.type, "TD04"), eq(invoices.year, Number(named[1])), eq(invoices.number, Number(named[2])))!;
+      }
       const [row] = await db
         .select({ fileName: invoices.fileName, xml: invoices.xml })
         .from(invoices)
         .innerJoin(payments, eq(payments.id, invoices.paymentId))
         .innerJoin(orders, eq(orders.id, invoices.orderId))
-        .where(and(eq(orders.orderCode, orderCode), eq(payments.paymentCode, paymentCode), eq(orders.userId, userId)));
+        .where(and(which, eq(orders.orderCode, orderCode), eq(payments.paymentCode, paymentCode), eq(orders.userId, userId)));
       return row ?? null;
     },
     /**
@@ -300,15 +498,46 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
         .select({ id: payments.id })
         .from(payments)
         .innerJoin(orders, eq(orders.id, payments.orderId))
-        .leftJoin(invoices, eq(invoices.paymentId, payments.id))
+        .leftJoin(invoices, and(eq(invoices.paymentId, payments.id), eq(invoices.type, "TD01")))
         .where(and(eq(orders.hasBilling, true), gte(payments.paidAt, from), lt(payments.paidAt, to), isNull(invoices.id)))
         .orderBy(asc(payments.paidAt), asc(payments.id));
       return rows.map((row) => row.id);
     },
-    /** The invoices dated from `from` (included) to `to` (excluded), days as YYYY-MM-DD, in number order. */
+    /**
+     * The refunds that succeeded from `from` (included) to `to` (excluded) of payments whose
+     * orders asked for invoices and which have no credit note (its job gave up, or the invoice it
+     * corrects was late).
+     */
+    async creditNotesMissingBetween(from: Date, to: Date): Promise<string[]> {
+      const rows = await db
+        .select({ id: paymentRefunds.id })
+        .from(paymentRefunds)
+        .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
+        .innerJoin(orders, eq(orders.id, payments.orderId))
+        .leftJoin(invoices, eq(invoices.refundId, paymentRefunds.id))
+        .where(
+          and(
+            eq(orders.hasBilling, true),
+            eq(paymentRefunds.state, "succeeded"),
+            gte(paymentRefunds.completedAt, from),
+            lt(paymentRefunds.completedAt, to),
+            isNull(invoices.id),
+          ),
+        )
+        .orderBy(asc(paymentRefunds.completedAt), asc(paymentRefunds.id));
+      return rows.map((row) => row.id);
+    },
+    /**
+     * The invoices and credit notes dated from `from` (included) to `to` (excluded), days as
+     * YYYY-MM-DD, in number order (invoices first when credit notes have their own numbering).
+     */
     between(from: string, to: string) {
+      const corrected = alias(invoices, "corrected");
       return db
         .select({
+          type: invoices.type,
+          /** The invoice a credit note corrects. */
+          corrects: corrected.documentNumber,
           year: invoices.year,
           number: invoices.number,
           documentNumber: invoices.documentNumber,
@@ -325,8 +554,9 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
         .from(invoices)
         .innerJoin(orders, eq(orders.id, invoices.orderId))
         .innerJoin(payments, eq(payments.id, invoices.paymentId))
+        .leftJoin(corrected, eq(corrected.id, invoices.correctsInvoiceId))
         .where(and(gte(invoices.date, from), lt(invoices.date, to)))
-        .orderBy(asc(invoices.year), asc(invoices.number));
+        .orderBy(asc(invoices.numbering), asc(invoices.year), asc(invoices.number));
     },
     /** How many invoices dated from `from` (included) to `to` (excluded) carry the virtual stamp duty. */
     async stampedBetween(from: string, to: string): Promise<number> {

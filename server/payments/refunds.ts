@@ -8,7 +8,8 @@
 // with an idempotency key made of the row's id, and records its answer. A refund the gateway
 // reports pending is completed when it says so: Stripe's refund events through the webhook, and a
 // sweep that reads pending refunds again at the gateway (an event may be lost; the sandbox sends
-// none). A failed refund is an error in the log with its order's code, and the operators list it
+// none). A refund that succeeds queues its credit note when the payment was invoiced
+// (server/invoices/service.ts). A failed refund is an error in the log with its order's code, and the operators list it
 // (`orders:refunds --state failed`).
 import { and, asc, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
@@ -20,6 +21,7 @@ import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
 import { allocateProportionally } from "../../shared/commerce-constants.ts";
 import { orderParts, sharesOf } from "../commerce/totals.ts";
+import { enqueueCreditNote } from "../invoices/service.ts";
 import type { PaymentGateway, Refund } from "./gateway.ts";
 
 const REFUND_QUEUE = "refunds";
@@ -214,6 +216,8 @@ async function recordRefundOutcome(
       return { refund: current!, ended: false };
     }
     if (updated.state === "succeeded") {
+      // The money went back: an invoiced payment's credit note is due (decision 025).
+      await enqueueCreditNote(tx, updated, at);
       const [payment] = await tx
         .select({ amountCents: payments.amountCents })
         .from(payments)
