@@ -152,7 +152,7 @@ export async function enqueueInvoice(tx: Queryable, { paymentId, orderId }: { pa
 }
 
 /** The next SDI file name's progressive: 5 capitals or digits (base 36), unique among the seller's files. */
-export async function nextProgressive(tx: Queryable): Promise<string> {
+async function nextProgressive(tx: Queryable): Promise<string> {
   const next = (await tx.execute(sql`select nextval(${invoiceTransmissionSeq.seqName}) as seq`)) as unknown as {
     rows: [{ seq: string | number }];
   };
@@ -179,7 +179,7 @@ export async function enqueueCreditNote(tx: Queryable, refund: { id: string; pay
  * `corrects`. What `issue` and `issueCreditNote` write, and what a corrected document is written
  * again with (server/invoices/sdi-outcomes.ts: the same number and date, a new progressive).
  */
-export function invoiceFile(
+function invoiceFile(
   seller: InvoiceSeller,
   data: InvoiceData,
   { progressive, number, date, corrects }: { progressive: string; number: string; date: string; corrects?: CorrectedInvoice },
