@@ -178,6 +178,29 @@ describe("FatturaPA XML", () => {
     });
   });
 
+  it("makes a credit note (TD04): the invoice it corrects named after the document's data, amounts positive, no payment", async () => {
+    const lines = [{ description: "Guida all'esame di avvocato", quantity: 1, grossCents: 1250, rateBps: 400 }];
+    const xml = fatturaPaXml({
+      ...doc({ lines }),
+      type: "TD04",
+      number: "NC/1",
+      corrects: { number: "WEB/1", date: "2026-11-20" },
+    });
+    expect(await refusals(xml)).toEqual([]);
+    expect(values(xml, "TipoDocumento")).toEqual(["TD04"]);
+    expect(xml).toMatch(
+      /<\/DatiGeneraliDocumento><DatiFattureCollegate><IdDocumento>WEB\/1<\/IdDocumento><Data>2026-11-20<\/Data><\/DatiFattureCollegate><\/DatiGenerali>/,
+    );
+    expect([values(xml, "ImportoTotaleDocumento"), values(xml, "ImponibileImporto"), values(xml, "Imposta")]).toEqual([
+      ["12.50"],
+      ["12.02"],
+      ["0.48"],
+    ]);
+    expect(xml).not.toContain("<DatiPagamento>");
+    // The invoice does not name one.
+    expect(fatturaPaXml(doc())).not.toContain("DatiFattureCollegate");
+  });
+
   it("is refused by the schema when it is wrong (the check can fail)", async () => {
     const xml = fatturaPaXml(doc({ buyer: { ...COMPANY, address: { ...ADDRESS, province: "Milano" } } }));
     expect((await fatturaPaSchemaErrors(xml)).join("\n")).toMatch(/Provincia/);

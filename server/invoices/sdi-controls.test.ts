@@ -1,7 +1,7 @@
 // SDI's controls beyond the schema (tests/support/sdi-controls.ts): each one refuses a file built
 // to break it, and only that one; a file the portal writes passes all of them; the Agenzia's own
-// example files pass them, save the defects they are known to have; and a hand-built credit note
-// (TD04) that names the invoice it corrects passes the schema and every control.
+// example files pass them, save the defects they are known to have; and a credit note (TD04) as
+// the writer makes it names the invoice it corrects and passes the schema and every control.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FATTURAPA_DATA, fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
@@ -141,19 +141,31 @@ describe("SDI's controls", () => {
   }
 });
 
-describe("a credit note (TD04)", () => {
-  const creditNote = readFileSync(new URL("../../tests/support/fatturapa/credit-note-TD04.xml", import.meta.url), "utf8");
+describe("a credit note (TD04) as the portal writes it", () => {
+  /** The credit note of part of the invoice above, a week later. */
+  const creditNote = (corrects = { number: "WEB/1", date: DAY }) =>
+    fatturaPaXml({
+      type: "TD04",
+      corrects,
+      seller: SELLER,
+      buyer: COMPANY,
+      progressive: "0000B",
+      number: "NC/1",
+      date: "2026-11-30",
+      lines: [{ description: "Guida all'esame di avvocato", quantity: 1, grossCents: 1250, rateBps: 400 }],
+      notes: ["Ordine NX261123-7K3M9Q, rimborso sulla carta del pagamento PX261123-ABC123"],
+    });
 
-  it("that names the invoice it corrects passes the schema and every control", async () => {
-    expect(await sdiRefusals(creditNote, "2026-11-30")).toEqual([]);
+  it("names the invoice it corrects and passes the schema and every control", async () => {
+    expect(await sdiRefusals(creditNote(), "2026-11-30")).toEqual([]);
   });
 
-  it("that names none, or an invoice dated after it, is refused", () => {
-    const unnamed = replaced(creditNote, /<DatiFattureCollegate>[\s\S]*?<\/DatiFattureCollegate>/g, "");
+  it("is refused when it names none, or an invoice dated after it", () => {
+    const unnamed = replaced(creditNote(), /<DatiFattureCollegate>[\s\S]*?<\/DatiFattureCollegate>/g, "");
     expect(codesOf(sdiControlErrors(unnamed, { receivedOn: "2026-11-30" }))).toEqual(["TD04"]);
-    const numberOnly = replaced(creditNote, "<Data>2026-11-23</Data>", "");
+    const numberOnly = replaced(creditNote(), `<Data>${DAY}</Data>`, "");
     expect(codesOf(sdiControlErrors(numberOnly, { receivedOn: "2026-11-30" }))).toEqual(["TD04"]);
-    const later = replaced(creditNote, "<Data>2026-11-23</Data>", "<Data>2026-12-01</Data>");
+    const later = creditNote({ number: "WEB/1", date: "2026-12-01" });
     expect(codesOf(sdiControlErrors(later, { receivedOn: "2026-11-30" }))).toEqual(["00418"]);
   });
 });
