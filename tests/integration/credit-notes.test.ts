@@ -92,7 +92,7 @@ function helpers(h: Harness) {
 }
 
 function creditNoteTests(h: Harness, gateway: () => Gateway) {
-  const { invoicedOrder, refund, invoiceOf, creditNotesOf, refusals } = helpers(h);
+  const { invoicedOrder, refund, creditNotesOf, refusals } = helpers(h);
 
   it("an amount: a credit note for it, the VAT split as the invoice's, naming the invoice, dated the refund's day, sent to SDI", async () => {
     const { payment, invoice } = await invoicedOrder();
