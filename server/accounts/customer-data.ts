@@ -347,6 +347,8 @@ export async function customerData(db: Queryable, customer: { id: string; email:
       .orderBy(asc(oidcPayloads.type), asc(oidcPayloads.expiresAt)),
     db
       .select({
+        /** TD01 an invoice, TD04 a credit note (a refund). */
+        type: invoices.type,
         documentNumber: invoices.documentNumber,
         issuedAt: invoices.issuedAt,
         totalCents: invoices.totalCents,
@@ -379,7 +381,7 @@ export async function customerData(db: Queryable, customer: { id: string; email:
     ...bought,
     activationRedemptions: redemptions,
     couponRedemptions: couponUses,
-    /** The e-invoices made out to them (each one's XML downloads from its payment's receipt). */
+    /** The e-invoices and credit notes made out to them (each one's XML downloads from its payment's receipt). */
     invoices: issuedInvoices,
     readingSessions: reading,
     portalSessions,
