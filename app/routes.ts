@@ -48,6 +48,7 @@ export default [
     route("ricevuta/:ordercode", "routes/receipt.tsx"),
     route("ricevuta/:ordercode/:paymentcode", "routes/receipt.tsx", { id: "routes/receipt/payment" }),
     route("ricevuta/:ordercode/:paymentcode/fattura-elettronica.xml", "routes/invoice-download.ts"),
+    route("ricevuta/:ordercode/:paymentcode/nota-di-credito/:creditnote", "routes/credit-note-download.ts"),
     route("create-checkout/:productcode", "routes/create-checkout.tsx"),
     route("checkout/:order", "routes/checkout/route.tsx"),
     // The sandbox gateway's 3-D Secure page (the embedded default, no keys).

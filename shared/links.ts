@@ -95,6 +95,11 @@ export function invoicePath(orderCode: string, paymentCode: string): string {
   return `${receiptPath(orderCode, paymentCode)}fattura-elettronica.xml`;
 }
 
+/** A credit note (TD04) of an order's payment, by its year and number, downloaded from its receipt. */
+export function creditNotePath(orderCode: string, paymentCode: string, year: number, number: number): string {
+  return `${receiptPath(orderCode, paymentCode)}nota-di-credito/${year}-${number}`;
+}
+
 /** An order's checkout page; the card step returns here with the setup's query parameters. */
 export function checkoutOrderPath(orderId: string): string {
   return `/checkout/${encodeURIComponent(orderId)}/`;

@@ -29,6 +29,9 @@ export const PURCHASE_MESSAGES = {
   paymentReceiptTitle: "Ricevuta di pagamento",
   vatPaidByPublisher: "IVA assolta dall'editore (art. 74 DPR 633/72)",
   downloadInvoice: "Scarica la fattura elettronica (XML)",
+  /** The list of a payment's credit notes, beside its invoice. */
+  creditNotes: "Note di credito",
+  downloadCreditNote: "Scarica la nota di credito (XML)",
   invoiceOriginalInTaxArea:
     "L'originale della fattura è anche nella tua area riservata «Fatture e corrispettivi» del sito dell'Agenzia delle Entrate.",
   /** SDI could not deliver the invoice (its MC): it is in the buyer's area of the Agenzia delle Entrate's site. */
@@ -44,4 +47,9 @@ export const PURCHASE_MESSAGES = {
 /** The receipt's line naming a payment's e-invoice: "Fattura elettronica n. WEB/17 del 3 marzo 2026". */
 export function invoiceNamed(number: string, date: string): string {
   return `Fattura elettronica n. ${number} ${withArticle("del", formatLongDate(`${date}T12:00:00Z`))}`;
+}
+
+/** The receipt's line naming a refund's credit note: "Nota di credito n. NC/3 del 3 dicembre 2026". */
+export function creditNoteNamed(number: string, date: string): string {
+  return `Nota di credito n. ${number} ${withArticle("del", formatLongDate(`${date}T12:00:00Z`))}`;
 }

@@ -18,7 +18,7 @@ import { Logo } from "../components/logo";
 import { PaymentMethod } from "../components/payment-method";
 import { PaymentRefunds } from "../components/payment-refunds";
 import { customerOf } from "../lib/customer.server";
-import { invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import { creditNoteNamed, invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 // Made to be printed: no header and no footer.
@@ -354,7 +354,8 @@ function Lines({ receipt }: { receipt: Receipt }) {
  * The payment's e-invoice, when one was issued: its number and date, for a private buyer where
  * the original also is (the Agenzia delle Entrate's reserved area), when SDI could not deliver it
  * where it is, and a plain link to the file (a download changes nothing), so it works without
- * JavaScript too; the link is not on paper.
+ * JavaScript too; the links are not on paper. Below it the credit notes of the payment's
+ * refunds, each named and linked the same way.
  */
 function PaymentInvoice({ payment, privateBuyer }: { payment: ReceiptPayment; privateBuyer: boolean }) {
   if (!payment.invoice || !payment.invoiceHref) return null;
@@ -368,6 +369,20 @@ function PaymentInvoice({ payment, privateBuyer }: { payment: ReceiptPayment; pr
           {M.downloadInvoice}
         </a>
       </p>
+      {payment.creditNotes.length > 0 && (
+        <ul aria-label={M.creditNotes} className="space-y-1 pt-1">
+          {payment.creditNotes.map((note) => (
+            <li key={note.href}>
+              <span className="block text-ink">{creditNoteNamed(note.number, note.date)}</span>
+              <span className="block print:hidden">
+                <a href={note.href} download className="link">
+                  {M.downloadCreditNote}
+                </a>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

@@ -30,7 +30,7 @@ import {
   PURCHASE_HISTORY_PAGE_SIZE,
 } from "../../shared/commerce-constants.ts";
 import { isOrderCode } from "../lib/ids.ts";
-import { checkoutPath, invoicePath, receiptPath } from "../../shared/links.ts";
+import { checkoutPath, creditNotePath, invoicePath, receiptPath } from "../../shared/links.ts";
 import { billingAddress } from "./billing-address.ts";
 import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
 import { customerRefundColumns, customerRefundsOf, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
@@ -134,7 +134,12 @@ export type ReceiptPayment = PurchasePayment & {
   invoice: { number: string; date: string } | null;
   /** SDI could not deliver the e-invoice (MC): it is in the buyer's tax drawer. */
   invoiceNotDelivered: boolean;
+  /** The credit notes of the payment's refunds, oldest first. */
+  creditNotes: ReceiptCreditNote[];
 };
+
+/** A credit note (TD04) of a refund: its number (`NC/3`), date (YYYY-MM-DD, the day the money went back) and file. */
+export type ReceiptCreditNote = { number: string; date: string; href: string };
 
 export type Receipt = {
   seller: Config["seller"];
@@ -417,29 +422,42 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
       if (shown.length === 0) return null;
     }
     // Each payment's e-invoice (its number and date, the payment's day, and whether SDI could not
-    // deliver its latest file) and refunds.
+    // deliver its latest file), its credit notes (one per refund that succeeded, oldest first)
+    // and its refunds.
     const shownIds = shown.map((p) => p.id);
-    const [invoicedRows, refundRows] = await Promise.all([
+    const [documentRows, refundRows] = await Promise.all([
       shown.length === 0
         ? []
         : db
             .select({
+              type: invoices.type,
               paymentId: invoices.paymentId,
+              year: invoices.year,
+              sequence: invoices.number,
               number: invoices.documentNumber,
               date: invoices.date,
               outcome: invoiceTransmissions.outcome,
             })
             .from(invoices)
             .leftJoin(invoiceTransmissions, eq(invoiceTransmissions.fileName, invoices.fileName))
-            .where(inArray(invoices.paymentId, shownIds)),
+            .where(inArray(invoices.paymentId, shownIds))
+            .orderBy(asc(invoices.date), asc(invoices.year), asc(invoices.number)),
       refundsOfPayments(db, shownIds),
     ]);
+    // The invoice alone: its credit notes name the same payment.
     const invoiced = new Map(
-      invoicedRows.map(({ paymentId, number, date, outcome }) => [
-        paymentId,
-        { number, date, notDelivered: outcome === "not_delivered" },
-      ]),
+      documentRows
+        .filter((row) => row.type === "TD01")
+        .map(({ paymentId, number, date, outcome }) => [paymentId, { number, date, notDelivered: outcome === "not_delivered" }]),
     );
+    const creditNotesOf = (paymentId: string, paymentCode: string): ReceiptCreditNote[] =>
+      documentRows
+        .filter((row) => row.type === "TD04" && row.paymentId === paymentId)
+        .map(({ number, date, year, sequence }) => ({
+          number,
+          date,
+          href: creditNotePath(order.orderCode, paymentCode, year, sequence),
+        }));
 
     const subtotalCents = itemRows.reduce((sum, line) => sum + line.totalCents, 0);
     const discountCents = Math.min(order.discountCents, subtotalCents);
@@ -470,6 +488,7 @@ export function createPurchases({ db, seller }: PurchasesOptions) {
         invoiceHref: invoice ? invoicePath(order.orderCode, row.code) : null,
         invoice: invoice ? { number: invoice.number, date: invoice.date } : null,
         invoiceNotDelivered: invoice?.notDelivered ?? false,
+        creditNotes: creditNotesOf(row.id, row.code),
       };
     });
 

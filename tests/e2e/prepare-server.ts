@@ -166,7 +166,7 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
     professional: { email: "e2e.professionista@example.it" },
     purchases: await createPurchasesFixtures(db, E2E_PASSWORD, invoiceIssuer(db).issue),
     undeliveredInvoice: await createUndeliveredInvoiceFixtures(db, E2E_PASSWORD, pick(ebooks, 10).id, invoiceIssuer(db)),
-    refunds: await createRefundsFixtures(db, E2E_PASSWORD),
+    refunds: await createRefundsFixtures(db, E2E_PASSWORD, invoiceIssuer(db).issueCreditNote),
     provenance: await createProvenanceFixtures(db, {
       password: E2E_PASSWORD,
       activation,
@@ -179,8 +179,8 @@ async function createFixtures(db: Database): Promise<E2eFixtures> {
 }
 
 /**
- * Issues an e-invoice now, as the server's job runner would (it sends the file to SDI later); or
- * issues and sends it, and applies SDI's notifications about it as the inbox reader would.
+ * Issues an e-invoice, or a refund's credit note, now, as the server's job runner would (it sends
+ * the file to SDI later); or issues an invoice and sends it, and applies SDI's notifications about it as the inbox reader would.
  */
 function invoiceIssuer(db: Database) {
   const log = createLogger("warn");
@@ -196,6 +196,7 @@ function invoiceIssuer(db: Database) {
   });
   return {
     issue: (paymentId: string) => invoices.issue(paymentId),
+    issueCreditNote: (refundId: string) => invoices.issueCreditNote(refundId),
     async issueAndSend(paymentId: string) {
       const invoice = await invoices.issue(paymentId);
       if (!invoice) throw new Error("e2e fixtures: a payment got no invoice");

@@ -1,8 +1,8 @@
 // The refunds of the browser tests (tests/e2e/refunds.spec.ts), written by prepare-server.ts
 // before the server starts, through the portal's own refund code over the sandbox gateway (its
-// charges are real sandbox charges): a customer with an eBook order of which part went back and
-// part is still on its way (the bank holds it), and an EDU subscription the publisher refunded
-// and ended.
+// charges are real sandbox charges): a customer with an invoiced eBook order of which part went
+// back (with its credit note, issued as the server's job would) and part is still on its way
+// (the bank holds it), and an EDU subscription the publisher refunded and ended.
 import { eq } from "drizzle-orm";
 import type { Database } from "../../server/db/client.ts";
 import { productTypes, products } from "../../server/db/schema.ts";
@@ -13,6 +13,7 @@ import { createLogger } from "../../server/logger.ts";
 import { createRefunds, requestRefund } from "../../server/payments/refunds.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { COMPANY_BILLING } from "../support/checkout.ts";
 import { insertOrder } from "../support/orders.ts";
 import { registerStudent } from "./purchases-fixtures.ts";
 
@@ -27,6 +28,8 @@ export type RefundsFixtures = {
     refundedCents: number;
     pendingCents: number;
     refundedAt: string;
+    /** The credit note of what went back: its number (`NC/1`), year and number in the year, date (YYYY-MM-DD). */
+    creditNote: { documentNumber: string; year: number; number: number; date: string };
   };
   /** An EDU subscription of one month, refunded whole by an operator at `refundedAt`. */
   edu: { orderCode: string; refundedAt: string };
@@ -34,7 +37,16 @@ export type RefundsFixtures = {
 
 const DAY = 24 * 3600_000;
 
-export async function createRefundsFixtures(db: Database, password: string): Promise<RefundsFixtures> {
+/** What prepare-server.ts gives: a refund's credit note issued now (its payment's invoice first), as its job does. */
+export type IssueCreditNote = (
+  refundId: string,
+) => Promise<{ documentNumber: string; year: number; number: number; date: string } | null>;
+
+export async function createRefundsFixtures(
+  db: Database,
+  password: string,
+  issueCreditNote: IssueCreditNote,
+): Promise<RefundsFixtures> {
   const email = "e2e.rimborsi@example.it";
   const userId = await registerStudent(db, email, password);
   const sandbox = createSandboxGateway(db);
@@ -74,6 +86,7 @@ export async function createRefundsFixtures(db: Database, password: string): Pro
     at: new Date(now.getTime() - 3 * DAY),
     lines: [{ productId: ebook!.id }],
     payments: [{ paidAt: new Date(now.getTime() - 3 * DAY), chargeId: ebookCharge.chargeId }],
+    billing: COMPANY_BILLING,
   });
   const payment = ebookOrder.payments[0]!;
   const refundAmount = async (amountCents: number, at: Date) => {
@@ -92,6 +105,8 @@ export async function createRefundsFixtures(db: Database, password: string): Pro
   const pending = await refundAmount(300, now);
   if (refunded.state !== "succeeded" || pending.state !== "pending")
     throw new Error("e2e fixtures: the refunds did not go as planned");
+  const creditNote = await issueCreditNote(refunded.id);
+  if (!creditNote) throw new Error("e2e fixtures: the refund got no credit note");
 
   const [edu] = await db.select({ id: products.id }).from(products).where(eq(products.code, EDU_PRODUCT_CODE));
   const paidAt = new Date(now.getTime() - 5 * DAY);
@@ -135,6 +150,12 @@ export async function createRefundsFixtures(db: Database, password: string): Pro
       refundedCents: 500,
       pendingCents: 300,
       refundedAt: now.toISOString(),
+      creditNote: {
+        documentNumber: creditNote.documentNumber,
+        year: creditNote.year,
+        number: creditNote.number,
+        date: creditNote.date,
+      },
     },
     edu: { orderCode: eduOrder.orderCode, refundedAt: now.toISOString() },
   };

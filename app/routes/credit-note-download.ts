@@ -1,0 +1,16 @@
+// /ricevuta/:ordercode/:paymentcode/nota-di-credito/:creditnote — a credit note (FatturaPA TD04
+// XML) of a payment, by its year and number (`2026-3`), linked from the receipt beside the
+// invoice: a download, so a plain GET that works without JavaScript. Only the order's owner gets
+// it; anyone else, an unknown credit note and a malformed :creditnote get 404.
+import { servicesContext } from "../../shared/context.ts";
+import { customerOf } from "../lib/customer.server";
+import { xmlAttachment } from "../lib/xml-attachment.server";
+import type { Route } from "./+types/credit-note-download";
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const { user } = customerOf(context);
+  const { invoices } = context.get(servicesContext);
+  const file = await invoices.download(user.id, params.ordercode, params.paymentcode, params.creditnote);
+  if (!file) throw new Response("Not Found", { status: 404 });
+  return xmlAttachment(file);
+}
