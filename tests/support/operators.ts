@@ -136,7 +136,10 @@ export function operatorHarness({ stripe, env = {} }: { stripe?: () => FakeStrip
       const order = await harness.paidOrder(customer.id, "EB-9788828813217", { billing });
       await services.jobs.runDue();
       const [payment] = await database.db.select().from(payments).where(eq(payments.orderId, order.id));
-      const [invoice] = await database.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
+      const [invoice] = await database.db
+        .select()
+        .from(invoices)
+        .where(and(eq(invoices.paymentId, payment!.id), eq(invoices.type, "TD01")));
       return { order, invoice: invoice! };
     },
 
