@@ -22,9 +22,9 @@ import {
   resendInvoice,
 } from "../server/operators/invoices.ts";
 import { INVOICE_STATES, RESEND_DAYS } from "../server/invoices/sdi-outcomes.ts";
-import { listRefunds, refundOrder, showOrder, type RefundRow } from "../server/operators/orders.ts";
+import { listRefunds, refundOrder, showOrder, type RefundResult, type RefundRow } from "../server/operators/orders.ts";
 import type { OrderRefundRequest } from "../server/commerce/order-refunds.ts";
-import { ACTIVATION_CODE_KINDS } from "../server/db/schema.ts";
+import { ACTIVATION_CODE_KINDS, type InvoiceType } from "../server/db/schema.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
 import { STAMP_DUTY_CENTS } from "../server/invoices/fatturapa.ts";
 import { table, when, withOperatorServices } from "./operator-runtime.ts";
@@ -66,6 +66,10 @@ const euro = (cents: number | null) => (cents === null ? "-" : formatEuro(cents)
 /** The last day a code works, from the first instant it no longer does (--valid-until's own day). */
 const through = (validUntil: Date | null) => (validUntil ? formatDate(new Date(validUntil.getTime() - 1)) : "no end");
 const until = (date: Date | null) => (date ? when(date) : "no end");
+/** A document's day (YYYY-MM-DD) as operators read it. */
+const day = (date: string) => formatDate(`${date}T12:00:00Z`);
+/** What an e-invoice is, as FatturaPA's TipoDocumento says and in words. */
+const DOCUMENT_TYPE: Readonly<Record<InvoiceType, string>> = { TD01: "TD01 invoice", TD04: "TD04 credit note" };
 
 /** What `orders:refund` was asked to give back, from its options. */
 function refundRequest(values: Values): OrderRefundRequest {
@@ -94,6 +98,7 @@ function printRefunds(rows: RefundRow[], withOrder = false) {
       "asked",
       "by",
       "ended",
+      "credit note",
       "why it failed",
     ],
     rows.map((r) => [
@@ -106,6 +111,7 @@ function printRefunds(rows: RefundRow[], withOrder = false) {
       when(r.requestedAt),
       r.requestedBy,
       when(r.completedAt),
+      r.creditNote ? `${r.creditNote} of ${day(r.creditNoteDate!)}` : "-",
       r.failureReason ?? "-",
     ]),
     ["amount"],
@@ -445,7 +451,9 @@ const COMMANDS: Record<string, Command> = {
     ends. --payment: that month of an EDU subscription, whole; that month's access ends, the
     subscription goes on. --amount (euros, decimal comma): that much, a goodwill gesture that
     ends nothing (an EDU order names the month with --payment). Never more than a payment has left.
-    Safe to repeat: the whole order again only retries refunds that failed.`,
+    Safe to repeat: the whole order again only retries refunds that failed. Then runs the due jobs:
+    a refund of an invoiced payment that succeeded gets its credit note (TD04), whose number it
+    prints; a pending one gets it when the money has gone back.`,
     async run(op, [orderCode], values) {
       const r = await refundOrder(op, orderCode!, refundRequest(values));
       const who = `${r.orderCode} (${r.email ?? "an erased account"})`;
@@ -468,12 +476,7 @@ const COMMANDS: Record<string, Command> = {
             pending: `${what} pending at ${p.gateway} (${p.gatewayRefundId}): recorded when ${p.gateway} completes it`,
             failed: `${what} ${p.gateway} refused it (${p.error}): the money did not go back`,
             queued: `${what} ${p.gateway} could not be reached (${p.error}); the portal's job runner retries it`,
-          }[p.state],
-        );
-      }
-      if (r.invoicesToCredit.length > 0) {
-        console.log(
-          `E-invoice(s) ${r.invoicesToCredit.join(", ")} were issued for these payments: a credit note (TD04) for each is the accountant's to issue.`,
+          }[p.state] + creditNoteNote(p),
         );
       }
       if (r.refunds.some((p) => p.state === "failed")) {
@@ -494,7 +497,8 @@ const COMMANDS: Record<string, Command> = {
     options: { state: { type: "string" } },
     help: `orders:refunds [--state pending|succeeded|failed]
     The refunds in that state (every state when none is named), newest first, at most 200: the
-    order, payment, what each covers, amount, state at the gateway, and why a failed one failed.`,
+    order, payment, what each covers, amount, state at the gateway, its credit note once issued,
+    and why a failed one failed.`,
     async run(op, _args, values) {
       const rows = await listRefunds(op, text(values.state));
       printRefunds(rows, true);
@@ -506,19 +510,23 @@ const COMMANDS: Record<string, Command> = {
     args: [],
     options: { month: { type: "string" }, out: { type: "string" } },
     help: `invoices:export --month YYYY-MM [--out folder]
-    Lists the month's e-invoices (FatturaPA, by their date: their payments' days in Rome) and
+    Lists the month's e-invoices (FatturaPA, by their date in Rome: their payments' days, and for
+    credit notes (TD04) their refunds' days), each credit note with the invoice it corrects, and
     writes each one's XML, named as SDI names it, into the folder (default ./fatture-YYYY-MM; made
     if missing; files already there with the same content are left, other content stops the
-    command). Ends with the quarter's count of invoices with the virtual stamp duty (2 € each).`,
+    command). Then the invoices' and the credit notes' totals, each apart, and the quarter's count
+    of documents with the virtual stamp duty (2 € each).`,
     async run(op, _args, values) {
       const month = text(values.month);
       if (!month) throw new UsageError("--month is needed");
       const result = await exportInvoices(op, month, text(values.out) ?? `fatture-${month}`);
       table(
-        ["number", "date", "total", "stamp", "order", "payment", "file", "sent to SDI"],
+        ["number", "type", "corrects", "date", "total", "stamp", "order", "payment", "file", "sent to SDI"],
         result.invoices.map((i) => [
           i.documentNumber,
-          formatDate(`${i.date}T12:00:00Z`),
+          DOCUMENT_TYPE[i.type],
+          i.corrects ?? "-",
+          day(i.date),
           euro(i.totalCents),
           i.stampDuty ? euro(STAMP_DUTY_CENTS) : "-",
           i.orderCode,
@@ -528,7 +536,11 @@ const COMMANDS: Record<string, Command> = {
         ]),
         ["total"],
       );
-      console.log(`${result.invoices.length} invoice(s) of ${result.month} in ${result.folder}.`);
+      const { invoices, creditNotes } = result.totals;
+      console.log(
+        `${invoices.count} invoice(s), ${euro(invoices.totalCents)}, and ${creditNotes.count} credit note(s), ` +
+          `${euro(creditNotes.totalCents)} given back, of ${result.month} in ${result.folder}.`,
+      );
       const { quarter, count } = result.stamped;
       console.log(
         `Stamp duty, ${quarter} so far: ${count} invoice(s) with the virtual stamp, ${euro(count * STAMP_DUTY_CENTS)} ` +
@@ -542,32 +554,50 @@ const COMMANDS: Record<string, Command> = {
     options: { month: { type: "string" }, late: { type: "boolean" } },
     help: `invoices:issue-missing --month YYYY-MM [--late]
     Issues the e-invoices that payments of the month (whose orders asked for one) still lack,
-    each dated its payment's day: after production was given the seller's data, or after an
-    invoice's job gave up. A payment more than 12 days old is refused and listed (an immediate
-    invoice is issued within 12 days, art. 21 c. 4 DPR 633/72): the accountant decides, and
-    --late then issues it as a late invoice, still with its payment's date.
-    Safe to repeat: a payment gets one invoice.`,
+    each dated its payment's day, then the credit notes (TD04) that refunds which succeeded in the
+    month still lack, each dated its refund's day: after production was given the seller's data,
+    or after a job gave up. A payment more than 12 days old is refused and listed (an immediate
+    invoice is issued within 12 days, art. 21 c. 4 DPR 633/72), and so is a credit note whose
+    invoice is: the accountant decides, and --late then issues the invoice as a late invoice,
+    still with its payment's date, and the credit note after it.
+    Safe to repeat: a payment gets one invoice, a refund one credit note.`,
     async run(op, _args, values) {
       const month = text(values.month);
       if (!month) throw new UsageError("--month is needed");
       const result = await issueMissingInvoices(op, month, { late: values.late === true });
       table(
         ["number", "date", "total", "file"],
-        result.issued.map((i) => [i.documentNumber, formatDate(`${i.date}T12:00:00Z`), euro(i.totalCents), i.fileName]),
+        result.issued.map((i) => [i.documentNumber, day(i.date), euro(i.totalCents), i.fileName]),
         ["total"],
       );
       console.log(
         `${result.issued.length} invoice(s) issued for payments of ${result.month}` +
           (result.notDue ? `; ${result.notDue} payment(s) need none (refunded).` : "."),
       );
-      if (result.refused.length === 0) return;
+      if (result.creditNotes.length > 0) {
+        console.log("\nCredit notes:");
+        table(
+          ["number", "corrects", "date", "given back", "file"],
+          result.creditNotes.map((c) => [c.documentNumber, c.corrects, day(c.date), euro(c.totalCents), c.fileName]),
+          ["given back"],
+        );
+      }
+      console.log(`${result.creditNotes.length} credit note(s) issued for refunds of ${result.month}.`);
+      if (result.refused.length === 0 && result.refusedCreditNotes.length === 0) return;
+      const refusals = [
+        result.refused.length > 0 ? `${result.refused.length} payment(s) not invoiced` : "",
+        result.refusedCreditNotes.length > 0 ? `${result.refusedCreditNotes.length} refund(s) without their credit note` : "",
+      ];
       console.error(
-        `${result.refused.length} payment(s) not invoiced: more than 12 days have passed since them, the time an ` +
+        `${refusals.filter(Boolean).join(", ")}: more than 12 days have passed since the payments, the time an ` +
           "immediate invoice allows (art. 21 c. 4 DPR 633/72):",
       );
       for (const p of result.refused)
+        console.error(`  ${p.paymentCode} (order ${p.orderCode}) paid on ${day(p.date)}, due by ${day(p.deadline)}`);
+      for (const p of result.refusedCreditNotes)
         console.error(
-          `  ${p.paymentCode} (order ${p.orderCode}) paid on ${formatDate(`${p.date}T12:00:00Z`)}, due by ${formatDate(`${p.deadline}T12:00:00Z`)}`,
+          `  the credit note of ${euro(p.refundedCents)} given back on ${day(p.refundedOn)}: it corrects the invoice of ` +
+            `${p.paymentCode} (order ${p.orderCode}) paid on ${day(p.date)}, due by ${day(p.deadline)}`,
         );
       console.error(
         "Ask the accountant: each is now a late invoice, dated its payment's day and regularised with " +
@@ -581,13 +611,15 @@ const COMMANDS: Record<string, Command> = {
     args: ["invoice"],
     options: { year: { type: "string" } },
     help: `invoices:status <number | file name> [--year YYYY]
-    An e-invoice's state at SDI (${INVOICE_STATES.join(", ")}), each file it was sent as with SDI's
-    outcome, errors and notifications, and its hand-over. By number (WEB/17, or 17; --year when
-    several years have it) or by any of its files' names (IT…_0000A.xml).`,
+    An e-invoice's or credit note's state at SDI (${INVOICE_STATES.join(", ")}), each file it was sent
+    as with SDI's outcome, errors and notifications, and its hand-over. By number (WEB/17, or 17 in
+    the invoices' series; a credit note's NC/3; --year when several years have it) or by any of its
+    files' names (IT…_0000A.xml).`,
     async run(op, [ref], values) {
       const s = await invoiceStatus(op, ref!, integer(values.year, "--year"));
       console.log(
-        `Invoice ${s.documentNumber} of ${formatDate(s.issuedAt)}, ${euro(s.totalCents)}: order ${s.orderCode}, payment ${s.paymentCode}`,
+        `${s.type === "TD04" ? `Credit note (TD04) ${s.documentNumber}, correcting ${s.corrects},` : `Invoice (TD01) ${s.documentNumber}`} ` +
+          `of ${formatDate(s.issuedAt)}, ${euro(s.totalCents)}: order ${s.orderCode}, payment ${s.paymentCode}`,
       );
       console.log(`State: ${s.state}. ${stateNote(s)}`);
       console.log("\nFiles:");
@@ -614,15 +646,18 @@ const COMMANDS: Record<string, Command> = {
     args: [],
     options: { state: { type: "string" }, month: { type: "string" } },
     help: `invoices:list [--state ${INVOICE_STATES.join("|")}] [--month YYYY-MM]
-    The e-invoices in that state (all without --state), of that month when given, with their
-    latest file, when it was sent and what SDI said of it.`,
+    The e-invoices and credit notes (TD04, with the invoice each corrects) in that state (all
+    without --state), of that month when given, with their latest file, when it was sent and what
+    SDI said of it.`,
     async run(op, _args, values) {
       const rows = await listInvoices(op, { state: text(values.state), month: text(values.month) });
       table(
-        ["number", "date", "total", "order", "file", "state", "sent", "SDI's answer", "errors"],
+        ["number", "type", "corrects", "date", "total", "order", "file", "state", "sent", "SDI's answer", "errors"],
         rows.map((i) => [
           i.documentNumber,
-          formatDate(`${i.date}T12:00:00Z`),
+          DOCUMENT_TYPE[i.type],
+          i.corrects ?? "-",
+          day(i.date),
           euro(i.totalCents),
           i.orderCode,
           i.fileName,
@@ -634,7 +669,7 @@ const COMMANDS: Record<string, Command> = {
         ["total"],
       );
       console.log(
-        `${rows.length} invoice(s)${values.state ? ` ${String(values.state)}` : ""}${values.month ? ` of ${String(values.month)}` : ""}.`,
+        `${rows.length} document(s)${values.state ? ` ${String(values.state)}` : ""}${values.month ? ` of ${String(values.month)}` : ""}.`,
       );
     },
   },
@@ -651,10 +686,11 @@ const COMMANDS: Record<string, Command> = {
     },
     help: `invoices:resend <number | file name> [--year YYYY]
                [--sdi-code X] [--pec address] [--vat P.IVA] [--fiscal-code CF] [--name "Ragione sociale"]
-    Sends an e-invoice again. One SDI rejected (NS), within ${RESEND_DAYS} days of the rejection: the
-    order's billing details corrected as given (checked as the checkout checks them), a new file
-    under a new file name with the same number and date. One whose hand-over gave up after its
-    tries: the same file again. Either way handed over at once.`,
+    Sends an e-invoice or a credit note (NC/3, written again as a TD04) again. One SDI rejected
+    (NS), within ${RESEND_DAYS} days of the rejection: the order's billing details corrected as
+    given (checked as the checkout checks them), a new file under a new file name with the same
+    number and date. One whose hand-over gave up after its tries: the same file again. Either way
+    handed over at once.`,
     async run(op, [ref], values) {
       const { result, status } = await resendInvoice(op, ref!, {
         year: integer(values.year, "--year"),
@@ -677,6 +713,15 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** What became of the credit note of a refund `orders:refund` made, when its payment was invoiced. */
+function creditNoteNote(p: RefundResult["refunds"][number]): string {
+  if (p.creditNote) return `; credit note ${p.creditNote.documentNumber} of ${day(p.creditNote.date)}, correcting ${p.invoice}`;
+  if (!p.invoice || p.state === "failed") return "";
+  if (p.state === "succeeded")
+    return `; its credit note correcting ${p.invoice} is not issued yet: invoices:issue-missing issues it`;
+  return `; its credit note correcting ${p.invoice} follows when the money has gone back`;
+}
 
 /** What an invoice's state means for the operator, and what to do. */
 function stateNote(s: Awaited<ReturnType<typeof invoiceStatus>>): string {

@@ -7,6 +7,7 @@
 // (the job gave up), `sent` (handed to the intermediary), then what SDI said of it: `delivered`
 // (RC), `not_delivered` (MC: in the buyer's tax drawer) or `rejected` (NS, with its errors).
 import { and, asc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Config } from "../config.ts";
 import type { Database, Queryable } from "../db/client.ts";
 import {
@@ -24,7 +25,7 @@ import type { Clock } from "../lib/clock.ts";
 import { isEmail } from "../../shared/contact-rules.ts";
 import { isCodiceFiscale, isCodiceSdi, isPartitaIva, normalizeId } from "../../shared/italian-ids.ts";
 import { romeDay } from "../../shared/subscription.ts";
-import { documentAgain, InvoicingNotConfigured, transmitJob } from "./service.ts";
+import { creditNotesLast, documentAgain, InvoicingNotConfigured, transmitJob } from "./service.ts";
 
 export const INVOICE_STATES = ["unsent", "send_failed", "sent", "delivered", "not_delivered", "rejected"] as const;
 export type InvoiceState = (typeof INVOICE_STATES)[number];
@@ -69,6 +70,9 @@ class Refused extends Error {
 /** The transmit job of an invoice: one per invoice (service.ts), so its state is the latest file's hand-over. */
 const jobJoin = eq(jobs.key, sql`'invoice-transmit:' || ${invoices.id}::text`);
 const current = eq(invoiceTransmissions.fileName, invoices.fileName);
+/** The invoice a credit note corrects (none for an invoice). */
+const correctedInvoice = alias(invoices, "corrected");
+const correctedJoin = eq(correctedInvoice.id, invoices.correctsInvoiceId);
 const stateSql: SQL<InvoiceState> = sql`case
   when ${invoiceTransmissions.outcome} is not null then ${invoiceTransmissions.outcome}
   when ${invoices.transmittedAt} is not null then 'sent'
@@ -165,6 +169,8 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
       const [invoice] = await db
         .select({
           id: invoices.id,
+          type: invoices.type,
+          corrects: correctedInvoice.documentNumber,
           year: invoices.year,
           documentNumber: invoices.documentNumber,
           issuedAt: invoices.issuedAt,
@@ -181,6 +187,7 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
         .innerJoin(orders, eq(orders.id, invoices.orderId))
         .innerJoin(payments, eq(payments.id, invoices.paymentId))
         .innerJoin(users, eq(users.id, invoices.userId))
+        .leftJoin(correctedInvoice, correctedJoin)
         .leftJoin(invoiceTransmissions, current)
         .leftJoin(jobs, jobJoin)
         .where(eq(invoices.id, invoiceId));
@@ -225,6 +232,8 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
     list({ state, from, to }: { state?: InvoiceState; from?: string; to?: string }) {
       return db
         .select({
+          type: invoices.type,
+          corrects: correctedInvoice.documentNumber,
           documentNumber: invoices.documentNumber,
           date: invoices.date,
           totalCents: invoices.totalCents,
@@ -237,6 +246,7 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
         })
         .from(invoices)
         .innerJoin(orders, eq(orders.id, invoices.orderId))
+        .leftJoin(correctedInvoice, correctedJoin)
         .leftJoin(invoiceTransmissions, current)
         .leftJoin(jobs, jobJoin)
         .where(
@@ -246,7 +256,7 @@ export function createSdiOutcomes({ db, invoicing, now }: SdiOutcomesOptions) {
             to ? lt(invoices.date, to) : undefined,
           ),
         )
-        .orderBy(asc(invoices.year), asc(invoices.number));
+        .orderBy(creditNotesLast, asc(invoices.year), asc(invoices.number));
     },
 
     /**

@@ -144,6 +144,9 @@ async function dueCreditNotes(tx: Transaction, year: number, before: Date): Prom
   return rows.map((row) => ({ kind: "credit_note", id: row.id, at: row.at! }));
 }
 
+/** Listings' first order: invoices, then credit notes when these have a numbering of their own (by name it would be the other way). */
+export const creditNotesLast = sql`${invoices.numbering} = 'credit_notes'`;
+
 /** Queues the invoice of a payment, in the payment's transaction, when its order asked for one. */
 export async function enqueueInvoice(tx: Queryable, { paymentId, orderId }: { paymentId: string; orderId: string }, at: Date) {
   const [order] = await tx.select({ hasBilling: orders.hasBilling }).from(orders).where(eq(orders.id, orderId));
@@ -556,7 +559,7 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
         .innerJoin(payments, eq(payments.id, invoices.paymentId))
         .leftJoin(corrected, eq(corrected.id, invoices.correctsInvoiceId))
         .where(and(gte(invoices.date, from), lt(invoices.date, to)))
-        .orderBy(asc(invoices.numbering), asc(invoices.year), asc(invoices.number));
+        .orderBy(creditNotesLast, asc(invoices.year), asc(invoices.number));
     },
     /** How many invoices dated from `from` (included) to `to` (excluded) carry the virtual stamp duty. */
     async stampedBetween(from: string, to: string): Promise<number> {

@@ -1,20 +1,24 @@
-// invoices:export: the month's e-invoices (by their date: their payments' days in Rome) listed and
-// written as their SDI files into a folder, safe to run again, with an audit entry and the
-// quarter's count of invoices with the virtual stamp duty; a month written wrong is refused.
-// invoices:issue-missing: the invoices a month's payments lack, issued once, with their payments'
-// dates within the 12 days of an immediate invoice, refused after them unless --late.
+// invoices:export: the month's e-invoices (by their date: their payments' days in Rome) and credit
+// notes (their refunds' days) listed, each credit note with the invoice it corrects and their totals
+// apart, and written as their SDI files into a folder, safe to run again, with an audit entry and
+// the quarter's count of invoices with the virtual stamp duty; a month written wrong is refused.
+// invoices:issue-missing: the invoices a month's payments lack and the credit notes its refunds
+// lack, issued once, with their dates within the 12 days of an immediate invoice, refused after
+// them unless --late. orders:refund, orders:show and orders:refunds: a refund's credit note.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMPANY_BILLING, PERSON_BILLING, SHIPMENT } from "../../tests/support/checkout.ts";
 import { DAY, HOUR, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { invoices, jobs, payments, products, productTypes } from "../db/schema.ts";
+import { invoices, jobs, paymentRefunds, payments, products, productTypes } from "../db/schema.ts";
+import { REFUND_CHECK_INTERVAL_MS, requestRefund } from "../payments/refunds.ts";
+import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
 import { OperatorError } from "./context.ts";
 import { exportCustomer } from "./customers.ts";
-import { refundOrder } from "./orders.ts";
+import { listRefunds, refundOrder, showOrder } from "./orders.ts";
 import { exportInvoices, issueMissingInvoices, monthRange, quarterOf } from "./invoices.ts";
 
 const h = operatorHarness();
@@ -23,6 +27,23 @@ const folder = mkdtempSync(path.join(tmpdir(), "portal-invoices-export-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const invoicedOrder = (billing = COMPANY_BILLING) => h.invoicedOrder(billing);
+
+/** The credit note of a refund, when issued. */
+const creditNoteOf = async (refundId: string) =>
+  (await h.db.select().from(invoices).where(eq(invoices.refundId, refundId)))[0] ?? null;
+
+/** Gives back part of an order through orders:refund: what the command answered, the refund, and its credit note. */
+async function refundPart(order: { id: string; orderCode: string }, amountCents = 500) {
+  const result = await refundOrder(h.op, order.orderCode, { kind: "amount", amountCents, paymentCode: null });
+  const [refund] = await h.db
+    .select({ id: paymentRefunds.id })
+    .from(paymentRefunds)
+    .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
+    .where(eq(payments.orderId, order.id))
+    .orderBy(desc(paymentRefunds.requestedAt))
+    .limit(1);
+  return { result, refundId: refund!.id, creditNote: await creditNoteOf(refund!.id) };
+}
 
 describe("invoices:export", () => {
   it("lists and writes the month's invoices, and only those, as their SDI files", async () => {
@@ -91,6 +112,32 @@ describe("invoices:export", () => {
       quarter: "2027-Q2",
       count: 0,
     });
+  });
+
+  it("lists and writes the month's credit notes after its invoices, each naming the invoice it corrects, valid for SDI, their totals apart", async () => {
+    h.advance(Date.parse("2027-03-10T10:00:00Z") - START.getTime());
+    const { order, invoice } = await invoicedOrder();
+    h.advance(2 * DAY);
+    const { creditNote } = await refundPart(order, 500);
+    expect(creditNote).toMatchObject({ type: "TD04", date: "2027-03-12", totalCents: 500 });
+
+    const out = path.join(folder, "marzo-2027");
+    const march = await exportInvoices(h.op, "2027-03", out);
+    expect(march.invoices.map((i) => [i.type, i.documentNumber, i.corrects, i.date, i.totalCents])).toEqual([
+      ["TD01", invoice.documentNumber, null, "2027-03-10", order.totalCents],
+      ["TD04", creditNote!.documentNumber, invoice.documentNumber, "2027-03-12", 500],
+    ]);
+    // Money given back is not taken off the invoices' total.
+    expect(march.totals).toEqual({
+      invoices: { count: 1, totalCents: order.totalCents },
+      creditNotes: { count: 1, totalCents: 500 },
+    });
+    expect(readdirSync(out).sort()).toEqual([invoice.fileName, creditNote!.fileName].sort());
+    const xml = readFileSync(path.join(out, creditNote!.fileName), "utf8");
+    expect(xml).toBe(creditNote!.xml);
+    expect(xml).toContain("<TipoDocumento>TD04</TipoDocumento>");
+    expect(xml).toContain(`<IdDocumento>${invoice.documentNumber}</IdDocumento>`);
+    expect(await sdiRefusals(xml, "2027-03-12")).toEqual([]);
   });
 
   it("stops, writing nothing, when a file of the same name holds something else", async () => {
@@ -172,6 +219,93 @@ describe("invoices:issue-missing", () => {
   });
 });
 
+/** A refund of an invoiced payment whose credit note job gave up (production lacked the seller's data, say). */
+async function refundWithoutCreditNote(order: { id: string }, amountCents = 300) {
+  const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
+  const refund = await h.db.transaction((tx) =>
+    requestRefund(
+      tx,
+      { paymentId: payment!.id, cover: { kind: "amount", amountCents }, reason: "operator", requestedBy: "operator:test" },
+      h.services.clock(),
+    ),
+  );
+  expect((await h.services.refunds.processRefund(refund!.id))!.state).toBe("succeeded");
+  await h.db
+    .update(jobs)
+    .set({ status: "failed" })
+    .where(eq(jobs.key, `credit-note:${refund!.id}`));
+  await h.services.jobs.runDue();
+  expect(await creditNoteOf(refund!.id)).toBeNull();
+  return refund!;
+}
+
+describe("invoices:issue-missing and credit notes", () => {
+  it("issues, dated their refunds' day and naming their invoices, the credit notes whose jobs gave up, once", async () => {
+    const { order, invoice } = await invoicedOrder();
+    h.advance(DAY);
+    const refund = await refundWithoutCreditNote(order, 300);
+
+    const result = await issueMissingInvoices(h.op, "2026-11");
+    const note = (await creditNoteOf(refund.id))!;
+    expect(note).toMatchObject({ type: "TD04", date: "2026-11-24", totalCents: 300, correctsInvoiceId: invoice.id });
+    expect(result.creditNotes).toEqual([
+      {
+        documentNumber: note.documentNumber,
+        corrects: invoice.documentNumber,
+        date: "2026-11-24",
+        fileName: note.fileName,
+        totalCents: 300,
+      },
+    ]);
+    expect(result.refusedCreditNotes).toEqual([]);
+    // Sent to SDI by the command's own run of the jobs.
+    expect((await creditNoteOf(refund.id))!.transmittedAt).toEqual(h.services.clock());
+    expect((await h.audited("invoices_issued")).at(-1)!.details).toMatchObject({ creditNotes: [note.documentNumber] });
+
+    expect((await issueMissingInvoices(h.op, "2026-11")).creditNotes).toEqual([]);
+    expect(await h.db.select().from(invoices).where(eq(invoices.refundId, refund.id))).toHaveLength(1);
+  });
+
+  it("refuses the credit note whose invoice is past its 12 days, naming it, and issues both with their dates only when told they are late", async () => {
+    const { payment, order } = await paymentWithoutInvoice();
+    h.advance(13 * DAY); // 6 December: the invoice was due by 5 December
+    const { result: refunded, refundId } = await refundPart(order, 400);
+    // The credit note's job could not issue the invoice first: nothing issued.
+    expect(refunded.refunds).toEqual([expect.objectContaining({ state: "succeeded", invoice: null, creditNote: null })]);
+    expect(await creditNoteOf(refundId)).toBeNull();
+
+    const refused = await issueMissingInvoices(h.op, "2026-12");
+    expect(refused.creditNotes).toEqual([]);
+    expect(refused.refusedCreditNotes).toEqual([
+      {
+        id: payment.id,
+        paymentCode: payment.paymentCode,
+        orderCode: order.orderCode,
+        date: "2026-11-23",
+        deadline: "2026-12-05",
+        refundedCents: 400,
+        refundedOn: "2026-12-06",
+      },
+    ]);
+    expect((await h.audited("invoices_issued")).at(-1)!.details).toMatchObject({
+      creditNotesRefusedLate: [payment.paymentCode],
+    });
+    expect(await h.db.select().from(invoices).where(eq(invoices.paymentId, payment.id))).toEqual([]);
+
+    const late = await issueMissingInvoices(h.op, "2026-12", { late: true });
+    const [invoice] = await h.db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.paymentId, payment.id), eq(invoices.type, "TD01")));
+    const note = (await creditNoteOf(refundId))!;
+    expect(invoice!.date).toBe("2026-11-23");
+    expect(late.creditNotes).toEqual([
+      expect.objectContaining({ documentNumber: note.documentNumber, corrects: invoice!.documentNumber, date: "2026-12-06" }),
+    ]);
+    expect(late.refusedCreditNotes).toEqual([]);
+  });
+});
+
 describe("customer:export", () => {
   it("lists the e-invoices made out to the customer", async () => {
     const customer = await h.customer();
@@ -190,15 +324,55 @@ describe("customer:export", () => {
   });
 });
 
-describe("orders:refund", () => {
-  it("names the e-invoices of the payments it gives back, which want a credit note", async () => {
-    const customer = await h.customer();
-    const order = await h.paidOrder(customer.id, EBOOK, { billing: COMPANY_BILLING });
-    await h.services.jobs.runDue();
-    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.orderId, order.id));
-    expect((await refundOrder(h.op, order.orderCode)).invoicesToCredit).toEqual([invoice!.documentNumber]);
+describe("orders:refund, orders:show and orders:refunds", () => {
+  it("issue the credit note of an invoiced payment's refund that succeeded at once, and show it", async () => {
+    const { order, invoice } = await invoicedOrder();
+    h.advance(2 * DAY);
+    const { result, refundId, creditNote } = await refundPart(order, 500);
+    expect(creditNote).toMatchObject({ type: "TD04", date: "2026-11-25", correctsInvoiceId: invoice.id });
+    expect(result.refunds).toEqual([
+      expect.objectContaining({
+        state: "succeeded",
+        invoice: invoice.documentNumber,
+        creditNote: { documentNumber: creditNote!.documentNumber, date: "2026-11-25" },
+      }),
+    ]);
+    const shown = await showOrder(h.op, order.orderCode);
+    expect(shown.refunds).toEqual([
+      expect.objectContaining({ id: refundId, creditNote: creditNote!.documentNumber, creditNoteDate: "2026-11-25" }),
+    ]);
+    expect(await listRefunds(h.op, "succeeded")).toContainEqual(
+      expect.objectContaining({ id: refundId, creditNote: creditNote!.documentNumber }),
+    );
 
+    // No invoice, no credit note.
     const plain = await h.paidOrder((await h.customer()).id, EBOOK);
-    expect((await refundOrder(h.op, plain.orderCode)).invoicesToCredit).toEqual([]);
+    expect((await refundOrder(h.op, plain.orderCode)).refunds).toEqual([
+      expect.objectContaining({ state: "succeeded", invoice: null, creditNote: null }),
+    ]);
+  });
+
+  it("say a pending refund's credit note follows; orders:show shows it once the money has gone back", async () => {
+    const { order, invoice } = await invoicedOrder();
+    const [payment] = await h.db.select().from(payments).where(eq(payments.orderId, order.id));
+    expect(await h.services.sandbox!.holdRefunds(payment!.chargeId, true)).toBe(true);
+    h.advance(DAY);
+    const { result, refundId } = await refundPart(order, 700);
+    expect(result.refunds).toEqual([
+      expect.objectContaining({ state: "pending", invoice: invoice.documentNumber, creditNote: null }),
+    ]);
+    expect((await showOrder(h.op, order.orderCode)).refunds).toEqual([
+      expect.objectContaining({ id: refundId, creditNote: null }),
+    ]);
+
+    // The bank completes it the next day; the sweep reads it and its credit note is issued, dated that day.
+    h.advance(DAY);
+    expect(await h.services.sandbox!.settleRefund(result.refunds[0]!.gatewayRefundId!, "succeeded")).toBe(true);
+    h.advance(REFUND_CHECK_INTERVAL_MS);
+    await h.services.jobs.runDue();
+    const note = (await creditNoteOf(refundId))!;
+    expect((await showOrder(h.op, order.orderCode)).refunds).toEqual([
+      expect.objectContaining({ state: "succeeded", creditNote: note.documentNumber, creditNoteDate: note.date }),
+    ]);
   });
 });

@@ -1,13 +1,15 @@
-// Operators' commands for e-invoices: the invoices of a month (by their date, the payments' days in
-// Rome), listed and written as their XML files into a folder, for the accountant or to send by
-// hand, with the quarter's count of invoices carrying the virtual stamp duty; the invoices a
-// month's payments lack, issued with their payments' dates while the 12 days of an immediate
-// invoice last, and refused, naming the payments, after (decision 021); and what SDI said of each
-// invoice, and sending one again (decision 023).
+// Operators' commands for e-invoices and their credit notes (TD04, decision 025): the documents of
+// a month (by their date: the payments' days in Rome, the refunds' for credit notes), listed and
+// written as their XML files into a folder, for the accountant or to send by hand, with the
+// quarter's count of invoices carrying the virtual stamp duty; the invoices a month's payments
+// lack and the credit notes its refunds lack, issued with their dates while the 12 days of an
+// immediate invoice last, and refused, naming the payments, after (decision 021); and what SDI
+// said of each document, and sending one again (decision 023).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import { formatDate } from "../../shared/format.ts";
-import { fromRomeWallClock } from "../../shared/subscription.ts";
+import { fromRomeWallClock, romeDay } from "../../shared/subscription.ts";
 import {
   INVOICE_STATES,
   RESEND_DAYS,
@@ -16,6 +18,7 @@ import {
   type ResendResult,
 } from "../invoices/sdi-outcomes.ts";
 import { InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
+import { invoices as invoicesTable, paymentRefunds, type InvoiceType } from "../db/schema.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 
 /** `2026-11` → its year and month (0–11), or an OperatorError. */
@@ -51,8 +54,12 @@ export function quarterOf(month: string): { name: string; from: string; to: stri
 }
 
 type ExportedInvoice = {
+  /** TD01 an invoice, TD04 a credit note. */
+  type: InvoiceType;
+  /** The invoice a credit note corrects. */
+  corrects: string | null;
   documentNumber: string;
-  /** The document's date: its payment's day. */
+  /** The document's date: its payment's day (a credit note's: its refund's). */
   date: string;
   issuedAt: Date;
   totalCents: number;
@@ -63,8 +70,17 @@ type ExportedInvoice = {
   transmittedAt: Date | null;
 };
 
+/** How many documents of each type, and their sum: a credit note's total is money given back, never netted with the invoices'. */
+function totalsOf(rows: { type: InvoiceType; totalCents: number }[]) {
+  const sum = (type: InvoiceType) => {
+    const ofType = rows.filter((row) => row.type === type);
+    return { count: ofType.length, totalCents: ofType.reduce((cents, row) => cents + row.totalCents, 0) };
+  };
+  return { invoices: sum("TD01"), creditNotes: sum("TD04") };
+}
+
 /**
- * Writes the month's invoices into `dir` (made if missing), one XML file each under its SDI name.
+ * Writes the month's invoices and credit notes into `dir` (made if missing), one XML file each under its SDI name.
  * A file already there with the same content is left as it is (the command can be run again); one
  * with other content stops the command before anything is written.
  */
@@ -85,18 +101,21 @@ export async function exportInvoices(op: Operator, month: string, dir: string) {
     details: { month, count: rows.length, numbers: rows.map((row) => row.documentNumber) },
   });
   const invoices: ExportedInvoice[] = rows.map(({ xml: _, year: __, number: ___, ...shown }) => shown);
-  return { month, folder, invoices, stamped };
+  return { month, folder, invoices, totals: totalsOf(invoices), stamped };
 }
+
+type IssuedDocument = { documentNumber: string; date: string; fileName: string; totalCents: number };
 
 /**
  * Issues the invoices the month's payments (by their date in Rome) asked for and lack, each dated
- * its payment's day, while the 12 days of an immediate invoice last; the payments past them are
- * refused and listed (the accountant decides: a late invoice, then `late` issues them, still
- * with their payments' dates).
+ * its payment's day, then the credit notes its refunds (by the day they succeeded) lack, each
+ * naming its invoice, while the 12 days of an immediate invoice last; the payments past them are
+ * refused and listed, and so are the credit notes whose invoice is (the accountant decides: a late
+ * invoice, then `late` issues them, still with their dates).
  */
 export async function issueMissingInvoices(op: Operator, month: string, { late = false }: { late?: boolean } = {}) {
   const { from, to } = monthRange(month);
-  const issued: { documentNumber: string; date: string; fileName: string; totalCents: number }[] = [];
+  const issued: IssuedDocument[] = [];
   const refused: LateInvoice["payment"][] = [];
   let notDue = 0;
   for (const paymentId of await op.services.invoices.missingBetween(from, to)) {
@@ -111,29 +130,77 @@ export async function issueMissingInvoices(op: Operator, month: string, { late =
       refused.push(error.payment);
     }
   }
+  const creditNotes: (IssuedDocument & { corrects: string })[] = [];
+  /** The refunds whose credit note waits for their payment's late invoice, with the refund's amount and day. */
+  const refusedCreditNotes: (LateInvoice["payment"] & { refundedCents: number; refundedOn: string })[] = [];
+  for (const refundId of await op.services.invoices.creditNotesMissingBetween(from, to)) {
+    try {
+      // Null only when its payment was given back whole before an invoice was due: nothing to correct.
+      const note = await op.services.invoices.issueCreditNote(refundId, { late });
+      if (note) {
+        const { documentNumber, date, fileName, totalCents } = note;
+        creditNotes.push({
+          documentNumber,
+          date,
+          fileName,
+          totalCents,
+          corrects: await documentNumberOf(op, note.correctsInvoiceId!),
+        });
+      }
+    } catch (error) {
+      if (!(error instanceof LateInvoice)) throw error;
+      refusedCreditNotes.push({ ...error.payment, ...(await refundOf(op, refundId)) });
+    }
+  }
   await recordOperation(op.db, op, "invoices_issued", {
     details: {
       month,
       count: issued.length,
       numbers: issued.map((i) => i.documentNumber),
+      ...(creditNotes.length > 0 ? { creditNotes: creditNotes.map((c) => c.documentNumber) } : {}),
       ...(late ? { late: true } : {}),
       ...(refused.length > 0 ? { refusedLate: refused.map((p) => p.paymentCode) } : {}),
+      ...(refusedCreditNotes.length > 0 ? { creditNotesRefusedLate: refusedCreditNotes.map((p) => p.paymentCode) } : {}),
     },
   });
   // Their files go to SDI now, as the portal's job runner would send them.
   await op.services.jobs.runDue();
-  return { month, issued, refused, notDue };
+  return { month, issued, refused, notDue, creditNotes, refusedCreditNotes };
+}
+
+/** The number of an invoice (the one a credit note corrects). */
+const documentNumberOf = async (op: Operator, invoiceId: string) =>
+  (
+    await op.db
+      .select({ documentNumber: invoicesTable.documentNumber })
+      .from(invoicesTable)
+      .where(eq(invoicesTable.id, invoiceId))
+  )[0]!.documentNumber;
+
+/** What a refund gave back, and the day in Rome it did. */
+async function refundOf(op: Operator, refundId: string) {
+  const [refund] = await op.db
+    .select({ amountCents: paymentRefunds.amountCents, completedAt: paymentRefunds.completedAt })
+    .from(paymentRefunds)
+    .where(eq(paymentRefunds.id, refundId));
+  return { refundedCents: refund!.amountCents, refundedOn: romeDay(refund!.completedAt!) };
 }
 
 // ---------------------------------------------------------------- SDI's outcomes (decision 023)
 
-/** An invoice as an operator names it: its file name, or its number (`WEB/17`, `17`) and, when several years have it, the year. */
+/**
+ * An invoice or credit note as an operator names it: its file name, or its number (`WEB/17`, `NC/3`;
+ * a bare `17` is in the invoices' series) and, when several years have it, the year.
+ */
 async function invoiceNamed(op: Operator, ref: string, year?: number): Promise<{ id: string }> {
   const wanted = ref.trim();
   let ids: string[];
   if (/^[A-Za-z0-9]+_[A-Za-z0-9]{1,5}\.xml$/.test(wanted)) ids = await op.services.sdiOutcomes.find({ fileName: wanted });
   else if (/^([A-Z0-9]{1,8}\/)?\d{1,9}$/.test(wanted)) ids = await op.services.sdiOutcomes.find({ number: wanted, year });
-  else throw new OperatorError(`"${ref}" is neither an invoice number (WEB/17) nor an SDI file name (IT…_00001.xml)`);
+  else
+    throw new OperatorError(
+      `"${ref}" is neither an invoice's or credit note's number (WEB/17, NC/3) nor an SDI file name (IT…_00001.xml)`,
+    );
   if (ids.length === 0) throw new OperatorError(`No invoice ${wanted}${year ? ` of ${year}` : ""}`);
   if (ids.length > 1) {
     const years = (await Promise.all(ids.map((id) => op.services.sdiOutcomes.status(id)))).map((s) => s!.year);

@@ -1,10 +1,12 @@
 // Operators' commands for an order: show it whole (its refunds too), refund it (whole, a line,
-// an EDU month or an amount), and list the refunds in a state. What a refund does is decided in
-// one transaction (server/commerce/order-refunds.ts) that also records the refunds and queues
-// them (server/payments/refunds.ts); the command then sends them to the gateway at once. Should
-// the gateway be unreachable, the queued jobs retry them on the running portal; a refund the
-// gateway holds pending is completed by its notification or the portal's sweep.
-import { asc, desc, eq, inArray, type SQL } from "drizzle-orm";
+// an EDU month or an amount), and list the refunds in a state, each with its credit note once
+// issued. What a refund does is decided in one transaction (server/commerce/order-refunds.ts) that
+// also records the refunds and queues them (server/payments/refunds.ts); the command then sends
+// them to the gateway at once, and runs the due jobs so that an invoiced payment's refund that
+// succeeded has its credit note (server/invoices/service.ts). Should the gateway be unreachable,
+// the queued jobs retry them on the running portal; a refund the gateway holds pending is
+// completed by its notification or the portal's sweep, which queues its credit note then.
+import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import {
   entitlements,
   invoices,
@@ -83,6 +85,9 @@ const refundRows = (db: Queryable, where: SQL | undefined) =>
       requestedBy: paymentRefunds.requestedBy,
       requestedAt: paymentRefunds.requestedAt,
       completedAt: paymentRefunds.completedAt,
+      /** Its credit note (TD04), once issued: its number and date. */
+      creditNote: invoices.documentNumber,
+      creditNoteDate: invoices.date,
     })
     .from(paymentRefunds)
     .innerJoin(payments, eq(payments.id, paymentRefunds.paymentId))
@@ -90,6 +95,7 @@ const refundRows = (db: Queryable, where: SQL | undefined) =>
     .innerJoin(users, eq(users.id, orders.userId))
     .leftJoin(orderItems, eq(orderItems.id, paymentRefunds.orderItemId))
     .leftJoin(products, eq(products.id, orderItems.productId))
+    .leftJoin(invoices, eq(invoices.refundId, paymentRefunds.id))
     .where(where);
 
 export type RefundRow = Awaited<ReturnType<typeof refundRows>>[number];
@@ -156,6 +162,10 @@ type RefundMade = {
   gatewayRefundId: string | null;
   /** Why it failed (the gateway's reason), or why it is queued. */
   error: string | null;
+  /** The e-invoice of the payment given back from: the refund's credit note corrects it. */
+  invoice: string | null;
+  /** The credit note issued when the money went back at once. */
+  creditNote: { documentNumber: string; date: string } | null;
 };
 
 export type RefundResult = {
@@ -170,13 +180,12 @@ export type RefundResult = {
   /** EDU grants moved back to where access now ends. */
   eduMoved: number;
   refunds: RefundMade[];
-  /** The e-invoices of the payments given back from: each wants a credit note, which the portal does not make. */
-  invoicesToCredit: string[];
 };
 
 /**
  * `orders:refund`: gives back the whole order, a line, an EDU month or an amount (see
- * server/commerce/order-refunds.ts for what each ends), then sends the refunds to the gateway.
+ * server/commerce/order-refunds.ts for what each ends), then sends the refunds to the gateway,
+ * and runs the due jobs: those that succeeded have their credit notes when their payments were invoiced.
  */
 export async function refundOrder(
   op: Operator,
@@ -219,40 +228,45 @@ export async function refundOrder(
 
   // The money, now: the refund job's own work (idempotent, keyed by the refund), so a run
   // repeated or racing this one, or the job, gives it back once.
-  const paymentOf = new Map((await paymentsOf(db, order.id)).map((p) => [p.id, p]));
-  const refunds: RefundMade[] = [];
+  const unreachable = new Map<string, string>();
   for (const refund of decided.refunds) {
-    const payment = paymentOf.get(refund.paymentId)!;
-    const shown = {
-      paymentCode: payment.paymentCode,
-      scope: refund.scope,
-      amountCents: refund.amountCents,
-      gateway: payment.gateway,
-    };
     try {
-      const sent = (await services.refunds.processRefund(refund.id))!;
-      refunds.push({ ...shown, state: sent.state, gatewayRefundId: sent.gatewayRefundId, error: sent.failureReason });
+      await services.refunds.processRefund(refund.id);
     } catch (error) {
-      refunds.push({
-        ...shown,
-        state: "queued",
-        gatewayRefundId: null,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      unreachable.set(refund.id, error instanceof Error ? error.message : String(error));
     }
   }
-  const paymentIds = [...new Set(decided.refunds.map((r) => r.paymentId))];
-  const invoiced = paymentIds.length
+  // A refund that succeeded queued its credit note: issued now, as the portal's job runner would.
+  await services.jobs.runDue();
+
+  // Read again after the jobs: they may have ended a refund the gateway could not be reached for.
+  const ids = decided.refunds.map((r) => r.id);
+  const rows = ids.length ? await refundRows(db, inArray(paymentRefunds.id, ids)) : [];
+  const invoiced = ids.length
     ? await db
-        .select({ documentNumber: invoices.documentNumber })
+        .select({ paymentCode: payments.paymentCode, documentNumber: invoices.documentNumber })
         .from(invoices)
-        .where(inArray(invoices.paymentId, paymentIds))
-        .orderBy(asc(invoices.year), asc(invoices.number))
+        .innerJoin(payments, eq(payments.id, invoices.paymentId))
+        .where(and(eq(payments.orderId, order.id), eq(invoices.type, "TD01")))
     : [];
+  const refunds = ids.map((id): RefundMade => {
+    const row = rows.find((r) => r.id === id)!;
+    const queued = row.state === "pending" && unreachable.has(id);
+    return {
+      paymentCode: row.paymentCode,
+      scope: row.scope,
+      amountCents: row.amountCents,
+      gateway: row.gateway,
+      state: queued ? "queued" : row.state,
+      gatewayRefundId: row.gatewayRefundId,
+      error: queued ? unreachable.get(id)! : row.failureReason,
+      invoice: invoiced.find((i) => i.paymentCode === row.paymentCode)?.documentNumber ?? null,
+      creditNote: row.creditNote ? { documentNumber: row.creditNote, date: row.creditNoteDate! } : null,
+    };
+  });
   return {
     orderCode: order.orderCode,
     email: order.email,
-    invoicesToCredit: invoiced.map((i) => i.documentNumber),
     alreadyRefunded: decided.alreadyRefunded,
     orderRefunded: decided.orderRefunded,
     grantsEnded: decided.grantsEnded,

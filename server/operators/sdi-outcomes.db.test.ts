@@ -1,7 +1,9 @@
 // invoices:status, invoices:list --state, invoices:resend: what SDI said of each e-invoice, and
 // sending one again — a rejected one corrected (the buyer's data checked as the checkout checks
 // it), under a new file name with the same number and date, within SDI's 5 days; one whose
-// hand-over gave up after its tries, as it was. Each with its audit entry.
+// hand-over gave up after its tries, as it was. Each with its audit entry. A credit note (TD04) the
+// same way: found by its number (NC/3), shown and listed with the invoice it corrects, written
+// again as a TD04 with the same number and date.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,8 +15,11 @@ import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
 import { BUYER_ERRORS, deliveryReceipt, drop, rejectionNotice } from "../../tests/support/sdi-notifications.ts";
 import { invoices, invoiceTransmissions, orders } from "../db/schema.ts";
+import { romeDay } from "../../shared/subscription.ts";
+import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
 import { OperatorError } from "./context.ts";
 import { invoiceStatus, listInvoices, resendInvoice } from "./invoices.ts";
+import { refundOrder } from "./orders.ts";
 
 const folder = mkdtempSync(path.join(tmpdir(), "portal-sdi-operators-"));
 const inbox = path.join(folder, "sdi-inbox");
@@ -189,6 +194,66 @@ describe("invoices:resend after SDI's rejection", () => {
     expect(await h.audited("invoice_resent")).not.toContainEqual(
       expect.objectContaining({ details: expect.objectContaining({ number: invoice.documentNumber }) }),
     );
+  });
+});
+
+/** An invoiced order given back in part the next day: its invoice, and the credit note issued for it. */
+async function creditedInvoice() {
+  const { invoice, order } = await sentInvoice();
+  h.advance(DAY);
+  const { refunds } = await refundOrder(h.op, order.orderCode, { kind: "amount", amountCents: 500, paymentCode: null });
+  const [note] = await h.db.select().from(invoices).where(eq(invoices.documentNumber, refunds[0]!.creditNote!.documentNumber));
+  return { invoice, order, note: note! };
+}
+
+describe("a credit note at SDI", () => {
+  it("is found by its number and its file's name, shown and listed as a TD04 with the invoice it corrects", async () => {
+    const { invoice, note } = await creditedInvoice();
+    expect(note.documentNumber).toMatch(/^NC\/\d+$/);
+    const status = await invoiceStatus(h.op, note.documentNumber);
+    expect(status).toMatchObject({ type: "TD04", corrects: invoice.documentNumber, state: "sent", fileName: note.fileName });
+    expect((await invoiceStatus(h.op, note.fileName)).documentNumber).toBe(note.documentNumber);
+    expect((await invoiceStatus(h.op, invoice.documentNumber)).type).toBe("TD01");
+    // A bare number is the invoices' series, never the credit notes'.
+    const bare = await invoiceStatus(h.op, String(note.number)).catch((error: Error) => error.message);
+    expect(typeof bare === "string" ? bare : bare.documentNumber).not.toBe(note.documentNumber);
+
+    const listed = await listInvoices(h.op, { month: "2026-11" });
+    expect(listed).toContainEqual(
+      expect.objectContaining({ type: "TD04", documentNumber: note.documentNumber, corrects: invoice.documentNumber }),
+    );
+    expect(listed).toContainEqual(
+      expect.objectContaining({ type: "TD01", documentNumber: invoice.documentNumber, corrects: null }),
+    );
+    // The invoices first, then the credit notes of their own numbering.
+    const types = listed.map((row) => row.type);
+    expect(types.indexOf("TD04")).toBeGreaterThan(types.lastIndexOf("TD01"));
+  });
+
+  it("rejected by SDI, is written again as a TD04 with the same number and date, the buyer corrected, and sent", async () => {
+    const { invoice, note } = await creditedInvoice();
+    await sdiSays(note.fileName, "NS");
+    expect((await invoiceStatus(h.op, note.documentNumber)).state).toBe("rejected");
+    h.advance(DAY);
+
+    const { result, status } = await resendInvoice(h.op, note.documentNumber, { sdiCode: "KRMTX6A" });
+    expect(result).toMatchObject({ ok: true, kind: "corrected", rejectedFileName: note.fileName, corrected: ["sdiCode"] });
+    const fileName = (result as { fileName: string }).fileName;
+    expect(fileName).not.toBe(note.fileName);
+    const [now] = await h.db.select().from(invoices).where(eq(invoices.id, note.id));
+    expect(now).toMatchObject({ type: "TD04", fileName, documentNumber: note.documentNumber, date: note.date });
+    expect(values(now!.xml, "TipoDocumento")).toEqual(["TD04"]);
+    expect(values(now!.xml, "Numero")).toEqual([note.documentNumber]);
+    expect(values(now!.xml, "Data")).toEqual(values(note.xml, "Data"));
+    expect(values(now!.xml, "IdDocumento")).toEqual([invoice.documentNumber]);
+    expect(values(now!.xml, "CodiceDestinatario")).toEqual(["KRMTX6A"]);
+    expect(await sdiRefusals(now!.xml, romeDay(h.services.clock()))).toEqual([]);
+    expect(readFileSync(path.join(outbox, fileName), "utf8")).toBe(now!.xml);
+    expect(status).toMatchObject({ type: "TD04", state: "sent", corrects: invoice.documentNumber });
+    expect(status.files.map((f) => [f.fileName, f.outcome])).toEqual([
+      [note.fileName, "rejected"],
+      [fileName, null],
+    ]);
   });
 });
 

@@ -1,17 +1,24 @@
 // `npm run admin` as an operator runs it: a child process over the test's database (a PGlite
 // folder, or the PostgreSQL database of this run). Few and slow on purpose: what the commands do is
 // tested in server/operators/; here, the command line itself — the --yes rule, the CSV, the exit
-// codes and a user's mistake told without a stack trace.
+// codes and a user's mistake told without a stack trace — and what the invoices' and orders'
+// commands print of a credit note.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, users } from "../../server/db/schema.ts";
+import { auditLog, invoices, orders, payments, users } from "../../server/db/schema.ts";
 import { createActivation } from "../../server/library/activation.ts";
+import { createLogger } from "../../server/logger.ts";
+import { refundOrder } from "../../server/operators/orders.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
+import { checkoutDetails, COMPANY_BILLING } from "../support/checkout.ts";
+import { DAY, START } from "../support/clock.ts";
 import { testConfig } from "../support/config.ts";
+import type { TestDatabase } from "../support/database.ts";
+import { createTestServices } from "../support/services.ts";
 import { createSharedDatabase } from "../support/shared-database.ts";
 
 const SCRIPT = path.resolve(import.meta.dirname, "../../scripts/admin.ts");
@@ -105,7 +112,8 @@ describe("npm run admin", () => {
     const run = await admin(["invoices:export", "--month", "2026-11", "--out", "fatture", "--yes"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`0 invoice(s) of 2026-11 in ${path.join(folder, "fatture")}.`);
+    expect(run.stdout).toMatch(/^0 invoice\(s\), 0,00\s€, and 0 credit note\(s\), 0,00\s€ given back, of 2026-11 in /m);
+    expect(run.stdout).toContain(`of 2026-11 in ${path.join(folder, "fatture")}.`);
     const [entry] = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "invoices_exported")));
     expect(entry).toMatchObject({
       actor: expect.stringMatching(/^operator:/),
@@ -123,4 +131,69 @@ describe("npm run admin", () => {
     expect(state.code).toBe(1);
     expect(state.stderr.trim()).toBe('--state is pending, succeeded or failed, not "lost"');
   }, 90_000); // three runs of the script, each opening the database
+
+  it("invoices:export, invoices:status, invoices:list and orders:show print a credit note with the invoice it corrects", async () => {
+    // An invoiced eBook paid on 23 November 2026 and given back in part two days later, on the test's clock.
+    const { orderCode, invoice, note } = await shared.withDatabase(async (database) => {
+      let clock = START;
+      const services = await createTestServices(database as TestDatabase, testConfig(), {
+        now: () => clock,
+        log: createLogger("silent"),
+      });
+      try {
+        const registered = await services.accounts.register({
+          firstname: "Maria",
+          lastname: "Rossi",
+          email: "nota.credito@example.it",
+          password: "Segreta1!",
+        });
+        if (!registered.ok) throw new Error("setup: registration failed");
+        const opened = await services.checkout.open(registered.user.id, "EB-9788828813217");
+        if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
+        const started = await services.payments.start(
+          registered.user.id,
+          opened.orderId,
+          checkoutDetails({ billing: COMPANY_BILLING }),
+        );
+        if (!started.ok) throw new Error(`setup: ${started.reason}`);
+        await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
+        await services.payments.settleSetup(started.setupId);
+        await services.jobs.runDue();
+        const [payment] = await database.db.select().from(payments).where(eq(payments.orderId, opened.orderId));
+        const [paid] = await database.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
+        clock = new Date(START.getTime() + 2 * DAY);
+        const op = { db: database.db, services, actor: "operator:test" };
+        const [order] = await database.db.select().from(orders).where(eq(orders.id, opened.orderId));
+        const refunded = await refundOrder(op, order!.orderCode, { kind: "amount", amountCents: 500, paymentCode: null });
+        return { orderCode: order!.orderCode, invoice: paid!, note: refunded.refunds[0]!.creditNote! };
+      } finally {
+        await services.close();
+      }
+    });
+    expect(note.documentNumber).toMatch(/^NC\/\d+$/);
+
+    const exported = await admin(["invoices:export", "--month", "2026-11", "--out", "fatture-nc", "--yes"]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(new RegExp(`^\\s+${invoice.documentNumber}\\s+TD01 invoice\\s+-\\s+23/11/2026`, "m"));
+    expect(exported.stdout).toMatch(
+      new RegExp(`^\\s+${note.documentNumber}\\s+TD04 credit note\\s+${invoice.documentNumber}\\s+25/11/2026\\s+5,00`, "m"),
+    );
+    expect(exported.stdout).toMatch(/1 invoice\(s\), .*, and 1 credit note\(s\), 5,00\s€ given back, of 2026-11/);
+
+    const status = await admin(["invoices:status", note.documentNumber, "--yes"]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(
+      `Credit note (TD04) ${note.documentNumber}, correcting ${invoice.documentNumber}, of 25/11/2026`,
+    );
+
+    const listed = await admin(["invoices:list", "--month", "2026-11", "--yes"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^\\s+${note.documentNumber}\\s+TD04 credit note\\s+${invoice.documentNumber}\\s`, "m"),
+    );
+
+    const shown = await admin(["orders:show", orderCode, "--yes"]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`${note.documentNumber} of 25/11/2026`);
+  }, 90_000);
 });
