@@ -543,7 +543,7 @@ const COMMANDS: Record<string, Command> = {
       );
       const { quarter, count } = result.stamped;
       console.log(
-        `Stamp duty, ${quarter} so far: ${count} invoice(s) with the virtual stamp, ${euro(count * STAMP_DUTY_CENTS)} ` +
+        `Stamp duty, ${quarter} so far: ${count} document(s) with the virtual stamp, ${euro(count * STAMP_DUTY_CENTS)} ` +
           "for the publisher to pay for the quarter (the Agenzia's Fatture e corrispettivi shows the same count).",
       );
     },
