@@ -307,18 +307,32 @@ describe("invoices:issue-missing and credit notes", () => {
 });
 
 describe("customer:export", () => {
-  it("lists the e-invoices made out to the customer", async () => {
+  it("lists the e-invoices and credit notes made out to the customer", async () => {
     const customer = await h.customer();
     const order = await h.paidOrder(customer.id, EBOOK, { billing: PERSON_BILLING });
     await h.services.jobs.runDue();
-    const [invoice] = await h.db.select().from(invoices).where(eq(invoices.userId, customer.id));
+    h.advance(DAY);
+    const { creditNote } = await refundPart(order, 300);
+    const [invoice] = await h.db
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.userId, customer.id), eq(invoices.type, "TD01")));
     expect((await exportCustomer(h.op, customer.email)).invoices).toEqual([
       {
+        type: "TD01",
         documentNumber: invoice!.documentNumber,
         issuedAt: START,
         totalCents: order.totalCents,
         orderCode: order.orderCode,
         fileName: invoice!.fileName,
+      },
+      {
+        type: "TD04",
+        documentNumber: creditNote!.documentNumber,
+        issuedAt: new Date(START.getTime() + DAY),
+        totalCents: 300,
+        orderCode: order.orderCode,
+        fileName: creditNote!.fileName,
       },
     ]);
   });
