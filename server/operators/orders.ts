@@ -2,8 +2,8 @@
 // an EDU month or an amount), and list the refunds in a state, each with its credit note once
 // issued. What a refund does is decided in one transaction (server/commerce/order-refunds.ts) that
 // also records the refunds and queues them (server/payments/refunds.ts); the command then sends
-// them to the gateway at once, and runs the due jobs so that an invoiced payment's refund that
-// succeeded has its credit note (server/invoices/service.ts). Should the gateway be unreachable,
+// them to the gateway at once, and issues the credit note of an invoiced payment's refund that
+// succeeded (server/invoices/service.ts). Should the gateway be unreachable,
 // the queued jobs retry them on the running portal; a refund the gateway holds pending is
 // completed by its notification or the portal's sweep, which queues its credit note then.
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
@@ -21,6 +21,7 @@ import {
 } from "../db/schema.ts";
 import { decideOrderRefund, OrderRefundRefused, type OrderRefundRequest } from "../commerce/order-refunds.ts";
 import { isOrderCode } from "../lib/ids.ts";
+import { InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 import type { Queryable } from "../db/client.ts";
 
@@ -183,9 +184,22 @@ export type RefundResult = {
 };
 
 /**
+ * A refund's credit note, issued by the command rather than left to the portal's job runner; one
+ * that cannot be issued now (its invoice is late, or the seller's data is missing) stays with its
+ * job and `invoices:issue-missing`, and the command says so.
+ */
+async function issueCreditNoteNow(op: Operator, refundId: string) {
+  try {
+    await op.services.invoices.issueCreditNote(refundId);
+  } catch (error) {
+    if (!(error instanceof LateInvoice || error instanceof InvoicingNotConfigured)) throw error;
+  }
+}
+
+/**
  * `orders:refund`: gives back the whole order, a line, an EDU month or an amount (see
- * server/commerce/order-refunds.ts for what each ends), then sends the refunds to the gateway,
- * and runs the due jobs: those that succeeded have their credit notes when their payments were invoiced.
+ * server/commerce/order-refunds.ts for what each ends), then sends the refunds to the gateway and
+ * issues the credit notes of those that succeeded, when their payments were invoiced.
  */
 export async function refundOrder(
   op: Operator,
@@ -231,15 +245,14 @@ export async function refundOrder(
   const unreachable = new Map<string, string>();
   for (const refund of decided.refunds) {
     try {
-      await services.refunds.processRefund(refund.id);
+      const sent = await services.refunds.processRefund(refund.id);
+      // It went through and queued its credit note: issued now, the job's own work (safe to race).
+      if (sent?.state === "succeeded") await issueCreditNoteNow(op, refund.id);
     } catch (error) {
       unreachable.set(refund.id, error instanceof Error ? error.message : String(error));
     }
   }
-  // A refund that succeeded queued its credit note: issued now, as the portal's job runner would.
-  await services.jobs.runDue();
 
-  // Read again after the jobs: they may have ended a refund the gateway could not be reached for.
   const ids = decided.refunds.map((r) => r.id);
   const rows = ids.length ? await refundRows(db, inArray(paymentRefunds.id, ids)) : [];
   const invoiced = ids.length

@@ -202,6 +202,8 @@ async function creditedInvoice() {
   const { invoice, order } = await sentInvoice();
   h.advance(DAY);
   const { refunds } = await refundOrder(h.op, order.orderCode, { kind: "amount", amountCents: 500, paymentCode: null });
+  // The portal's job runner sends it to SDI.
+  await h.services.jobs.runDue();
   const [note] = await h.db.select().from(invoices).where(eq(invoices.documentNumber, refunds[0]!.creditNote!.documentNumber));
   return { invoice, order, note: note! };
 }
