@@ -289,7 +289,7 @@ function refusalMessage(number: string, status: SdiStatus, refusal: Extract<Rese
       return (
         `SDI rejected ${number} on ${formatDate(refusal.rejectedAt)}: its corrected file could go with the same number and date ` +
         `through ${formatDate(new Date(`${refusal.lastDay}T12:00:00Z`))} (${RESEND_DAYS} days). Now the accountant issues a new ` +
-        `invoice for the payment with a new number and date, referring to the rejected ${number} (Circolare 13/E of 2 July 2018: ` +
+        `${status.type === "TD04" ? "credit note for the refund" : "invoice for the payment"} with a new number and date, referring to the rejected ${number} (Circolare 13/E of 2 July 2018: ` +
         `a rejected file counts as never issued), and checks the VAT of the period it belonged to; the portal keeps ${number} as rejected.`
       );
     case "invalid_correction":
