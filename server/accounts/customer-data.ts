@@ -334,7 +334,9 @@ export async function customerData(db: Queryable, customer: { id: string; email:
     db
       .select({ to: mailOutbox.to, subject: mailOutbox.subject, createdAt: mailOutbox.createdAt, sentAt: mailOutbox.sentAt })
       .from(mailOutbox)
-      .where(sql`${mailOutbox.userId} = ${userId} or ${mailOutbox.to} = ${customer.email}`)
+      // The account's own mails, wherever they went; never by address: one the account gave up
+      // may since belong to another account, whose mails are not this customer's to read.
+      .where(eq(mailOutbox.userId, userId))
       .orderBy(asc(mailOutbox.seq)),
     db
       .select({ gateway: paymentCustomers.gateway, createdAt: paymentCustomers.createdAt })

@@ -63,7 +63,7 @@ export function createPasswordLinks(options: PasswordLinkOptions) {
       const token = await passwordResets.issue(user.id, "reset");
       const link = `${options.publicOrigin}/forgot-password/reset/${token}`;
       try {
-        await mail.send({ to: user.email, ...passwordResetMail({ firstname: user.firstname, link }) });
+        await mail.send({ to: user.email, userId: user.id, ...passwordResetMail({ firstname: user.firstname, link }) });
       } catch (err) {
         log.error({ err }, "password reset mail could not be sent");
         return { ok: false, reason: "mail_failed" };
