@@ -32,7 +32,11 @@ export function createRegistration({ accounts, rateLimits, mail, audit, publicOr
       await audit.record("account_registered", { userId: user.id, ip });
       // A welcome that fails to go out does not undo the registration.
       await mail
-        .send({ to: user.email!, userId: user.id, ...welcomeMail({ firstname: user.firstname, loginUrl: `${publicOrigin}/login/` }) })
+        .send({
+          to: user.email!,
+          userId: user.id,
+          ...welcomeMail({ firstname: user.firstname, loginUrl: `${publicOrigin}/login/` }),
+        })
         .catch((err: unknown) => log.warn({ err }, "welcome mail not sent"));
       return result;
     },
