@@ -367,7 +367,8 @@ export async function customerData(db: Queryable, customer: { id: string; email:
         createdAt: auditLog.createdAt,
         ip: auditLog.ip,
         subject: auditLog.subject,
-        actor: auditLog.actor,
+        // Who acted, by role: an operator's login (`operator:<system user>`) is not the customer's to know.
+        actor: sql<string | null>`case when ${auditLog.actor} like 'operator:%' then 'operator' else ${auditLog.actor} end`,
         details: auditLog.details,
       })
       .from(auditLog)
