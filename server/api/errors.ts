@@ -6,10 +6,15 @@ export class ApiError extends Error {
   override name = "ApiError";
   readonly status: ApiErrorStatus;
   readonly description: string;
-  constructor(status: ApiErrorStatus, description: string) {
+  /** A 429's wait, sent as Retry-After so a client knows when to try again without reading the message. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(status: 429, description: string, options: { retryAfterSeconds: number });
+  constructor(status: Exclude<ApiErrorStatus, 429>, description: string);
+  constructor(status: ApiErrorStatus, description: string, options?: { retryAfterSeconds: number }) {
     super(description);
     this.status = status;
     this.description = description;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

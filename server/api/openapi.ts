@@ -39,10 +39,25 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
         },
       },
       400: errorResponse("Dati non validi"),
-      429: errorResponse("Troppi tentativi"),
+      429: {
+        ...errorResponse("Troppi tentativi"),
+        headers: {
+          "Retry-After": { description: "Secondi da attendere prima di riprovare", schema: { type: "integer", minimum: 1 } },
+        },
+      },
     };
+    if (op.method === "POST") responses[413] = errorResponse("Corpo della richiesta troppo grande");
     if (op.auth === "customer") {
-      responses[401] = errorResponse("Token mancante, scaduto o revocato");
+      responses[401] = {
+        ...errorResponse("Token mancante, scaduto o revocato"),
+        headers: {
+          "WWW-Authenticate": {
+            description:
+              'Senza token `Bearer realm="api"`; con un token non valido (scaduto, revocato) `Bearer realm="api", error="invalid_token"`: rinnovarlo col refresh token',
+            schema: { type: "string" },
+          },
+        },
+      };
       responses[404] = errorResponse("Non trovato, o non del cliente");
       responses[409] = errorResponse("Non possibile nello stato attuale");
     }

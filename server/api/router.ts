@@ -36,14 +36,26 @@ function parsed<S extends z.ZodType | undefined>(schema: S, value: unknown): unk
   return result.data;
 }
 
-function bearerOf(req: Request): string | null {
-  const header = req.get("authorization") ?? "";
-  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);
-  return match?.[1] ?? null;
+/**
+ * The token of the request's bearer credentials: undefined when it sends none (no Authorization
+ * header, or another scheme), "" when they are malformed. The scheme is case-insensitive (RFC 9110
+ * §11.1: OAuth clients hand back `token_type: "bearer"`), and extra spaces before the token are let pass.
+ */
+function bearerOf(req: Request): string | undefined {
+  const match = /^bearer(?: +(.*))?$/i.exec(req.get("authorization") ?? "");
+  if (!match) return undefined;
+  const token = match[1] ?? "";
+  return /^[A-Za-z0-9._~+/-]+=*$/.test(token) ? token : "";
 }
 
-function sendError(res: Response, error: ApiError) {
-  if (error.status === 401) res.set("WWW-Authenticate", 'Bearer realm="api"');
+function sendError(req: Request, res: Response, error: ApiError) {
+  if (error.status === 401) {
+    // RFC 6750 §3: a request that sent no token is only told to send one; one whose token is bad
+    // (malformed, forged, expired, revoked, of an account gone) is told so, and a client refreshes.
+    const sent = bearerOf(req) !== undefined;
+    res.set("WWW-Authenticate", sent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"');
+  }
+  if (error.retryAfterSeconds !== undefined) res.set("Retry-After", String(error.retryAfterSeconds));
   res.status(error.status).json({ error: { description: error.description } });
 }
 
@@ -58,6 +70,9 @@ function corsFor(origins: readonly string[]): RequestHandler {
         "Access-Control-Allow-Headers": "Authorization, Content-Type",
         "Access-Control-Allow-Methods": "GET, POST",
         "Access-Control-Max-Age": "600",
+        // A browser's script reads only the headers listed here: the 401's challenge, the 429's wait,
+        // the validator of cached answers and the id to quote when reporting a problem.
+        "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, ETag, X-Request-Id",
       });
     }
     res.vary("Origin");
@@ -150,14 +165,14 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
   const handleError: ErrorRequestHandler = (error, req, res, _next) => {
     if (error instanceof ApiError) {
       req.log.warn({ status: error.status, description: error.description }, "API call refused");
-      return sendError(res, error);
+      return sendError(req, res, error);
     }
     const status = Number((error as { status?: unknown }).status);
-    if (status === 413) return sendError(res, new ApiError(413, API_MESSAGES.tooLarge));
+    if (status === 413) return sendError(req, res, new ApiError(413, API_MESSAGES.tooLarge));
     if (status === 400 && (error as { type?: string }).type === "entity.parse.failed") {
-      return sendError(res, new ApiError(400, API_MESSAGES.invalidJson));
+      return sendError(req, res, new ApiError(400, API_MESSAGES.invalidJson));
     }
-    if (status >= 400 && status < 500) return sendError(res, new ApiError(400, API_MESSAGES.invalidJson));
+    if (status >= 400 && status < 500) return sendError(req, res, new ApiError(400, API_MESSAGES.invalidJson));
     req.log.error({ err: error }, "API call failed");
     res.status(500).json({ error: { description: API_MESSAGES.internal } });
   };

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Request, RequestHandler, Response } from "express";
+import { API_MESSAGES } from "../api/errors.ts";
 import { renderErrorPage } from "./error-page.ts";
 
 /**
@@ -49,6 +50,8 @@ function refuse(req: Request, res: Response) {
     .status(413)
     // What is left of the body is never read: the connection ends after this answer.
     .set("Connection", "close")
-    .type("html")
-    .send(renderErrorPage({ status: 413, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
+    .set("Cache-Control", "no-store");
+  // The API's clients read JSON, in its error shape (its own smaller limit answers so too); people read the error page.
+  if (req.path.startsWith("/api/")) res.json({ error: { description: API_MESSAGES.tooLarge } });
+  else res.type("html").send(renderErrorPage({ status: 413, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
 }

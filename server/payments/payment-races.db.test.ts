@@ -282,7 +282,10 @@ describe("the card payments of the hour", () => {
       expect((await h.services.payments.start(userId, orderId, h.details())).ok, `payment ${i + 2}`).toBe(true);
     }
     expect(await h.services.payments.reset(userId, orderId)).toEqual({ ok: true });
-    expect(await h.services.payments.start(userId, orderId, h.details())).toEqual({ ok: false, reason: "rate_limited" });
+    const refused = await h.services.payments.start(userId, orderId, h.details());
+    expect(refused).toEqual({ ok: false, reason: "rate_limited", retryAfterSeconds: expect.any(Number) });
+    // The wait is what is left of the hour that began with the first payment.
+    expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(3000);
   });
 });
 

@@ -65,7 +65,8 @@ export const UNSTARTED_AFTER_MS = 10 * 60_000;
 
 export type StartResult =
   | { ok: true; setupId: string; clientSecret: string }
-  | { ok: false; reason: "not_found" | "not_new" | "not_card" | "rate_limited" | "coupon_changed" | "edu_active" };
+  | { ok: false; reason: "not_found" | "not_new" | "not_card" | "coupon_changed" | "edu_active" }
+  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
 
 /** Thrown inside start's transaction to undo it: the coupon's caps were reached meanwhile. */
 class CouponExhausted extends Error {}
@@ -534,7 +535,8 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
         await dropCoupon(orderId, order.couponId, lines);
         return { ok: false, reason: "coupon_changed" };
       }
-      if (!(await rateLimits.checkCardPayment(userId)).ok) return { ok: false, reason: "rate_limited" };
+      const limit = await rateLimits.checkCardPayment(userId);
+      if (!limit.ok) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
 
       const totals = totalsOf(lines, coupon);
       let attempt: AttemptRow | null;
@@ -604,9 +606,10 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       }
       // The point is spent once the payment has started; a customer's other payment that took the
       // hour's last point meanwhile undoes this one.
-      if (!(await rateLimits.claimCardPayment(userId)).ok) {
+      const claimed = await rateLimits.claimCardPayment(userId);
+      if (!claimed.ok) {
         await closeAttempt(attempt, "created", "canceled", null);
-        return { ok: false, reason: "rate_limited" };
+        return { ok: false, reason: "rate_limited", retryAfterSeconds: claimed.retryAfterSeconds };
       }
 
       try {

@@ -122,7 +122,8 @@ describe("a token", () => {
       vi.setSystemTime(exp * 1000 + MINUTE);
       const tokeninfo = await call("aaa", "session", "tokeninfo");
       expect(tokeninfo).toMatchObject(refused);
-      expect(tokeninfo.response.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+      // RFC 6750 §3.1: the client is told its token is no good, so it refreshes it.
+      expect(tokeninfo.response.headers.get("www-authenticate")).toBe('Bearer realm="api", error="invalid_token"');
       const answers = await callEveryCustomerOperation(token, { order: UNKNOWN_ID, hub: "card", code: "x" });
       expect(answers).toHaveLength(CUSTOMER_OPERATIONS.length);
       for (const answer of answers) expect(answer, answer.op).toMatchObject({ ...refused, op: answer.op });

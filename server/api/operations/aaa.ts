@@ -55,7 +55,7 @@ async function userOf({ services, caller }: OperationContext<unknown, unknown, u
 }
 
 const rateLimited = (retryAfterSeconds: number) =>
-  new ApiError(429, `${MESSAGES.tooManyRequests}. ${MESSAGES.retryAfter(retryAfterSeconds)}`);
+  new ApiError(429, `${MESSAGES.tooManyRequests}. ${MESSAGES.retryAfter(retryAfterSeconds)}`, { retryAfterSeconds });
 
 const resetBody = z.object({
   token: z.string().min(1, MESSAGES.passwordNotSetText).max(200, MESSAGES.passwordNotSetText),
@@ -81,7 +81,7 @@ const kept = (max: number, message: string) =>
     .transform((v) => v ?? undefined);
 
 const currentPasswordLocked = (retryAfterSeconds: number) =>
-  new ApiError(429, `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(retryAfterSeconds)}`);
+  new ApiError(429, `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(retryAfterSeconds)}`, { retryAfterSeconds });
 
 export const aaaOperations = [
   operation({

@@ -349,7 +349,7 @@ export const orderOperations = [
         case "coupon_changed":
           throw new ApiError(409, M.couponChanged);
         case "rate_limited":
-          throw new ApiError(429, M.tooManyPayments);
+          throw new ApiError(429, M.tooManyPayments, { retryAfterSeconds: started.retryAfterSeconds });
         case "edu_active":
           throw new ApiError(409, M.eduAlreadyActive);
         case "not_found":
