@@ -53,6 +53,10 @@ export const MESSAGES = {
   /** Fallbacks of every form (lib/form-reply.server): a check written without a message of its own. */
   fieldRequired: "Campo obbligatorio",
   fieldInvalid: "Valore non valido",
+  /** A NUL or a lone surrogate (shared/stored-text.ts): shown beside the field on a page. */
+  fieldCharacters: "Il campo contiene caratteri non validi",
+  /** The same in the API, whose answer is not beside the field: it names it as the body does. */
+  fieldCharactersNamed: (field: string) => `Il campo ${field} contiene caratteri non validi`,
   profileUpdated: "Profilo aggiornato",
   profileNoChanges: "Nessuna modifica da salvare",
   preferencesUpdated: "Preferenze aggiornate",

@@ -38,6 +38,14 @@ function cardProblems(v: CardValues, now: Date): Problem[] {
  * The whole checkout form, as 'Completa l'acquisto' posts it while the order is `new`; with
  * the sandbox's card fields when the sandbox takes the card.
  */
+/** 'Applica' of the coupon box: a code that is not one finds no coupon; one longer than any is cut. */
+export const couponSchema = z.object({
+  couponcode: z
+    .string()
+    .optional()
+    .transform((code) => (code ?? "").slice(0, 100)),
+});
+
 export function checkoutSchema({ needsShipment, sandboxCard, now }: { needsShipment: boolean; sandboxCard: boolean; now: Date }) {
   return z.object({ ...customerShape, ...cardShape }).superRefine(
     withProblems((v) => {

@@ -1,7 +1,8 @@
 // Every form post passes here before its action: a body that is not a form (JSON, text, no
 // content type), that cannot be parsed, that carries a file (no form of the portal takes one) or
-// a NUL character (PostgreSQL refuses it in text) is the client's fault. It is answered 4xx with
-// the Italian error page, logged at warn, and reaches no action, so nothing is written.
+// a NUL character in a field's name (PostgreSQL refuses it in text) is the client's fault. It is
+// answered 4xx with the Italian error page, logged at warn, and reaches no action, so nothing is
+// written. A NUL in a value is the field's own error, shown beside it (form-reply.server.ts).
 import { data, type MiddlewareFunction } from "react-router";
 import { requestContext } from "../../shared/context.ts";
 
@@ -23,7 +24,7 @@ async function formRefusal(request: Request): Promise<Refusal | null> {
   }
   for (const [name, value] of form) {
     if (typeof value !== "string") return { status: 400, reason: "file in a form" };
-    if (name.includes("\0") || value.includes("\0")) return { status: 400, reason: "NUL character in a form" };
+    if (name.includes("\0")) return { status: 400, reason: "NUL character in a field name" };
   }
   return null;
 }

@@ -5,6 +5,7 @@ import { data } from "react-router";
 import { z } from "zod";
 import type { FormReply } from "./form-reply";
 import { MESSAGES } from "../../shared/messages.ts";
+import { isStorableText } from "../../shared/stored-text.ts";
 
 /** Values longer than this are not sent back whole: no field of the portal takes as much. */
 const ECHO_LIMIT = 1000;
@@ -76,10 +77,15 @@ export async function parseForm<S extends z.ZodRawShape>(
     if (!secrets.has(field)) values[name] = typeof value === "string" ? value.slice(0, ECHO_LIMIT) : value;
   }
 
-  const parsed = schema.safeParse(typed, { error: fallbackMessage });
-  if (parsed.success) return { ok: true, data: parsed.data, values };
+  // What PostgreSQL cannot store (a NUL; a form cannot carry a lone surrogate, but the rule is
+  // the API's too) is refused beside its field, before and whatever the field's own checks.
   const fieldErrors: Partial<Record<F, string>> = {};
-  for (const issue of parsed.error.issues) {
+  for (const [name, value] of Object.entries(typed) as [F, string | string[]][]) {
+    if (![value].flat().every(isStorableText)) fieldErrors[name] = MESSAGES.fieldCharacters;
+  }
+  const parsed = schema.safeParse(typed, { error: fallbackMessage });
+  if (parsed.success && Object.keys(fieldErrors).length === 0) return { ok: true, data: parsed.data, values };
+  for (const issue of parsed.error?.issues ?? []) {
     const name = issue.path[0];
     if (typeof name === "string") fieldErrors[name as F] ??= issue.message;
   }

@@ -3,6 +3,8 @@
 // only validates and calls its operation, which calls the same services the pages call.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import type { z } from "zod";
+import { MESSAGES } from "../../shared/messages.ts";
+import { isStorableText, unstorableTextPath } from "../../shared/stored-text.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
@@ -29,8 +31,22 @@ function problemOf(error: z.ZodError): string {
   return issue?.message ?? API_MESSAGES.notFound;
 }
 
+/**
+ * A string PostgreSQL cannot store (a NUL, a lone surrogate) is the field's 400, whatever the
+ * schema: checked here, before any schema, so that no operation can forget it.
+ */
+function refuseUnstorableText(value: unknown) {
+  const path = unstorableTextPath(value);
+  if (!path) return;
+  const [field] = path;
+  // A key that is itself unstorable is not echoed back.
+  const named = typeof field === "string" && isStorableText(field);
+  throw new ApiError(400, named ? MESSAGES.fieldCharactersNamed(field) : MESSAGES.fieldCharacters);
+}
+
 function parsed<S extends z.ZodType | undefined>(schema: S, value: unknown): unknown {
   if (!schema) return undefined;
+  refuseUnstorableText(value);
   const result = schema.safeParse(value);
   if (!result.success) throw new ApiError(400, problemOf(result.error));
   return result.data;

@@ -30,6 +30,7 @@ import {
 } from "../../server/db/schema.ts";
 import type { Operator } from "../../server/operators/context.ts";
 import { signOutEverywhere } from "../../server/operators/customers.ts";
+import { MESSAGES } from "../../shared/messages.ts";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { apiClient, loadManifests, signInApp, type AppTokens } from "../support/api-client.ts";
 import { checkoutDetails } from "../support/checkout.ts";
@@ -278,6 +279,8 @@ const hostile = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   fc.string({ unit: "grapheme", maxLength: 30 }),
   fc.string({ maxLength: 10 }).map((s) => `${s}\u0000${s}`),
+  // A lone surrogate: JSON's "\ud800" carries it, UTF-8 (and so PostgreSQL) cannot.
+  fc.string({ maxLength: 10 }).map((s) => `${s}\uD800${s}`),
   fc.integer({ min: 10_000, max: 70_000 }).map((n) => "x".repeat(n)),
   fc.constantFrom(null, true, -1, 1e308, "", " ", UNKNOWN_ID, "__proto__", "<script>"),
 );
@@ -390,6 +393,95 @@ describe("every operation, fuzzed", () => {
         ),
         { numRuns: FUZZ_RUNS },
       );
+      expect(await snapshot()).toEqual(before);
+    },
+  );
+});
+
+/** What no text column can hold, and what no field is meant to (§7 bodies are at most 64 KB). */
+const UNSTORABLE = { NUL: "Maria\u0000Rossi", "lone surrogate": "Maria\uD800" } as const;
+const OVER_LONG = "x".repeat(10_000);
+
+describe("every string field of every operation", () => {
+  let customer: Awaited<ReturnType<typeof newCustomer>>;
+  let tokens: AppTokens;
+  let openOrder: string;
+  beforeAll(async () => {
+    customer = await newCustomer("campi");
+    tokens = await signInApp(portal.origin, customer);
+    const opened = await portal.services.checkout.open(customer.id, "abbonamentoedu");
+    if (!opened.ok) throw new Error("setup");
+    openOrder = opened.orderId;
+  });
+
+  /**
+   * A body each of these operations accepts (and would act on): one field spoiled, it must be
+   * refused, so a NUL reaching PostgreSQL (a 500) or a lone surrogate stored as U+FFFD shows.
+   */
+  const validBodies = (): Record<string, Record<string, unknown>> => ({
+    register: {
+      username: "nuova@example.it",
+      password: PASSWORD,
+      firstname: "Nuova",
+      lastname: "Cliente",
+      client_id: portal.config.oidc.clientId,
+    },
+    save: { uuid: customer.id, firstname: "Maria", lastname: "Rossi", mobile: "3331234567" },
+    verifypassword: { uuid: customer.id, password: PASSWORD },
+    changepassword: { uuid: customer.id, currentpassword: PASSWORD, password: "Cambiata1234!" },
+    order_checkpaymenthub: hubDetails(customer.email),
+  });
+
+  const pathOf = (op: Operation) =>
+    routeOf(op).replace(/:([a-z]+)/g, (_m, name: string) => ({ order: openOrder, hub: "card" })[name] ?? "x");
+
+  it.each(API_OPERATIONS.filter((op) => op.body || op.query).map((op) => ({ op, name: `${op.method} ${routeOf(op)}` })))(
+    "$name refuses NUL and lone surrogates with the field's 400, over-long values without a 5xx, and writes nothing",
+    async ({ op }) => {
+      const before = await snapshot();
+      const base = validBodies()[op.name] ?? {};
+      const call = (path: string, body?: unknown) =>
+        portal.fetch(path, {
+          method: op.method,
+          headers: {
+            "content-type": "application/json",
+            ...(op.auth === "customer" ? { authorization: `Bearer ${tokens.access_token}` } : {}),
+          },
+          ...(op.method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
+        });
+      // The base's flags (terms_sales: true) are not string fields.
+      const bodyFields = (op.body instanceof z.ZodArray ? [] : [...new Set([...fieldsOf(op.body), ...Object.keys(base)])]).filter(
+        (field) => typeof (base[field] ?? "") === "string",
+      );
+      for (const field of bodyFields) {
+        for (const [kind, value] of Object.entries(UNSTORABLE)) {
+          const response = await call(pathOf(op), { ...base, [field]: value });
+          expect({ field, kind, status: response.status, body: await response.json() }).toEqual({
+            field,
+            kind,
+            status: 400,
+            body: { error: { description: MESSAGES.fieldCharactersNamed(field) } },
+          });
+        }
+        const response = await call(pathOf(op), { ...base, [field]: OVER_LONG });
+        expect(response.status, `${field} over-long`).toBeLessThan(500);
+        expect(response.status, `${field} over-long`).not.toBe(200);
+      }
+      // A list of ids: an item that cannot be stored is refused as well.
+      if (op.body instanceof z.ZodArray) {
+        for (const value of [...Object.values(UNSTORABLE), OVER_LONG]) {
+          const response = await call(pathOf(op), [value]);
+          expect(response.status, JSON.stringify(value.slice(0, 12))).toBeLessThan(500);
+          expect(response.status).not.toBe(200);
+        }
+      }
+      // A query travels in the address: a NUL is %00 there, and a lone surrogate cannot be written.
+      for (const field of fieldsOf(op.query)) {
+        for (const value of [UNSTORABLE.NUL, OVER_LONG]) {
+          const response = await call(`${pathOf(op)}?${new URLSearchParams({ [field]: value })}`);
+          expect(response.status, `${field}=${value.slice(0, 12)}`).toBeLessThan(500);
+        }
+      }
       expect(await snapshot()).toEqual(before);
     },
   );

@@ -27,6 +27,7 @@ import {
   userInterests,
   users,
 } from "../../server/db/schema.ts";
+import { MESSAGES } from "../../shared/messages.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
@@ -177,12 +178,14 @@ const fieldValue = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.string({ maxLength: 10 }).map((s) => `${s}\u0000${s}`),
+  // A lone surrogate: a form's UTF-8 cannot carry it (it arrives as U+FFFD), which is tried too.
+  fc.string({ maxLength: 10 }).map((s) => `${s}\uD800${s}`),
   fc.constantFrom("", " ", "on", "true", "-1", "1e309", "<script>alert(1)</script>", "' or 1=1 --"),
   fc.integer({ min: 10_000, max: 300_000 }).map((n) => "x".repeat(n)),
 );
 const entries = (route: FormRoute) => fc.array(fc.tuple(fieldName(route), fieldValue), { maxLength: 8 });
 
-/** Bodies that are not acceptable forms: other content types, unreadable, files, NUL characters. */
+/** Bodies that are not acceptable forms: other content types, unreadable, files, NUL in a field's name. */
 const malformedBody = (route: FormRoute): fc.Arbitrary<Body> =>
   fc.oneof(
     entries(route).map((e) => ({
@@ -205,7 +208,7 @@ const malformedBody = (route: FormRoute): fc.Arbitrary<Body> =>
     }),
     fc.tuple(entries(route), fc.string({ maxLength: 10 })).map(([e, s]) => {
       const params = new URLSearchParams(e);
-      params.append(route.fields[0] ?? "x", `${s}\u0000`);
+      params.append(`${route.fields[0] ?? "x"}\u0000`, s);
       return { kind: "NUL", headers: { "content-type": "application/x-www-form-urlencoded" }, body: params.toString() };
     }),
   );
@@ -238,10 +241,17 @@ async function send(path: string, body: Body, cookie: string | undefined, single
     body.headers["content-type"] ?? (body.body instanceof Uint8Array ? undefined : encoded.headers.get("content-type"));
   if (type) headers["content-type"] = type;
   const url = new URL(singleFetch ? `${path.replace(/\/$/, "")}.data` : path, origin);
-  return new Promise<{ status: number; requestId: string | undefined }>((resolve, reject) => {
+  return new Promise<{ status: number; requestId: string | undefined; text: string }>((resolve, reject) => {
     const req = request(url, { method: "POST", headers, agent: false }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, requestId: res.headers["x-request-id"] as string | undefined }));
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          requestId: res.headers["x-request-id"] as string | undefined,
+          text: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
     req.on("error", reject);
     req.end(bytes);
@@ -262,6 +272,63 @@ describe("every form route, fuzzed", () => {
       }),
       { numRuns: 40 },
     );
+    expect(await snapshot()).toBe(before);
+  });
+
+  it.each(FORM_ROUTES.filter((route) => !route.acceptsAnyForm))(
+    "$path answers a NUL, a lone surrogate and an over-long value in each field without a 5xx and writes nothing",
+    async (route) => {
+      const customer = route.signedIn ? await signedInCustomer(portal.services, database.db, "student") : null;
+      const path = route.pathFor && customer ? await route.pathFor(portal, customer.user.id) : route.path;
+      const before = await snapshot();
+      for (const field of route.fields) {
+        for (const value of ["Maria\u0000Rossi", "Maria\uD800", "x".repeat(10_000)]) {
+          for (const singleFetch of [false, true]) {
+            const body: Body = {
+              kind: "urlencoded",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: new URLSearchParams({ [field]: value }).toString(),
+            };
+            const { status } = await send(path, body, customer?.cookie, singleFetch);
+            expect(status, `${field}=${JSON.stringify(value.slice(0, 12))}`).toBeLessThan(500);
+          }
+        }
+      }
+      expect(await snapshot()).toBe(before);
+    },
+  );
+
+  it("refuses a NUL beside its field, in a form otherwise valid, and writes nothing", async () => {
+    const customer = await signedInCustomer(portal.services, database.db, "student");
+    const checkout = await ownCheckout(portal, customer.user.id);
+    const registration = { firstname: "Maria", lastname: "Rossi", email: "nul@example.it", password: "Segreta1!", terms: "on" };
+    const profile = { firstname: "Maria", lastname: "Rossi", email: customer.user.email ?? "", mobile: "" };
+    const cases = [
+      ...["firstname", "lastname", "email"].map((field) => ({
+        path: "/register/",
+        form: registration,
+        field,
+        cookie: undefined,
+      })),
+      ...["firstname", "lastname"].map((field) => ({ path: "/profile/", form: profile, field, cookie: customer.cookie })),
+      {
+        path: checkout,
+        form: { intent: "coupon-apply", couponcode: "BENVENUTO10" },
+        field: "couponcode",
+        cookie: customer.cookie,
+      },
+    ];
+    const before = await snapshot();
+    for (const { path, form, field, cookie } of cases) {
+      const body: Body = {
+        kind: "urlencoded",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ ...form, [field]: `${form[field as keyof typeof form]}\u0000` }).toString(),
+      };
+      const { status, text } = await send(path, body, cookie, false);
+      expect({ path, field, status }).toEqual({ path, field, status: 400 });
+      expect(text, `${path} ${field}`).toContain(MESSAGES.fieldCharacters);
+    }
     expect(await snapshot()).toBe(before);
   });
 

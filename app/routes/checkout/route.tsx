@@ -12,7 +12,7 @@ import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { checkoutOrderPath, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
 import { readCardStepForm } from "../../lib/card-step.server";
 import { customerOf } from "../../lib/customer.server";
-import { cardSchema, checkoutDetails, checkoutSchema } from "../../lib/checkout-form.server";
+import { cardSchema, checkoutDetails, checkoutSchema, couponSchema } from "../../lib/checkout-form.server";
 import type { FormReply } from "../../lib/form-reply";
 import { parseForm, refuse } from "../../lib/form-reply.server";
 import { shouldRevalidateCardStep } from "../../lib/use-card-step";
@@ -69,8 +69,10 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 
   switch (intent) {
     case "coupon-apply": {
-      const code = form.get("couponcode");
-      await checkout.applyCoupon(user.id, order.id, typeof code === "string" ? code.slice(0, 100) : "");
+      // Read by parseForm like every field, so a NUL is the field's error, not a query's.
+      const parsed = await parseForm(form, couponSchema);
+      if (!parsed.ok) return refusePayment(parsed.reply);
+      await checkout.applyCoupon(user.id, order.id, parsed.data.couponcode);
       throw redirect(page);
     }
     case "coupon-remove":
