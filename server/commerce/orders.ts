@@ -1,7 +1,8 @@
 // Orders. This issue creates only completed free orders (activations); the commerce issue adds
 // carts, checkout and payment on the same tables.
+import { eq, inArray } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
-import { orderItems, orders } from "../db/schema.ts";
+import { orderItems, orders, products, productTypes } from "../db/schema.ts";
 import { newOrderCode } from "./order-code.ts";
 
 export type OrderLine = { productId: string; description: string; totalCents: number; monthlyPriceCents?: number | null };
@@ -19,6 +20,17 @@ export async function insertCompletedOrder(
     .insert(orders)
     .values({ orderCode: newOrderCode(now), userId, status: "payed", totalCents, createdAt: now, committedAt: now })
     .returning({ id: orders.id, orderCode: orders.orderCode });
+  // Each line records its product's type, as a checkout's lines do (the API's `producttype`).
+  const types = await tx
+    .select({ productId: products.id, code: productTypes.code })
+    .from(products)
+    .innerJoin(productTypes, eq(productTypes.id, products.productTypeId))
+    .where(
+      inArray(
+        products.id,
+        lines.map((line) => line.productId),
+      ),
+    );
   await tx.insert(orderItems).values(
     lines.map((line) => ({
       orderId: order!.id,
@@ -26,6 +38,7 @@ export async function insertCompletedOrder(
       description: line.description,
       totalCents: line.totalCents,
       monthlyPriceCents: line.monthlyPriceCents ?? null,
+      productTypeCode: types.find((type) => type.productId === line.productId)?.code ?? null,
     })),
   );
   return order!;

@@ -1,4 +1,5 @@
-import { asc, count, eq, inArray } from "drizzle-orm";
+import { readFileSync } from "node:fs";
+import { asc, count, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { openDatabase, type DatabaseHandle } from "../db/client.ts";
@@ -204,10 +205,17 @@ describe("activate", () => {
       expect.objectContaining({
         productId: product.paper_flex.id,
         description: product.paper_flex.name,
+        productTypeCode: "paper_flex",
         totalCents: 0,
         quantity: 1,
       }),
     ]);
+    // A line written before lines named their type gets it from the upgrade (migration 0021).
+    await database.db.update(orderItems).set({ productTypeCode: null }).where(eq(orderItems.orderId, result.orderId));
+    const upgrade = readFileSync(new URL("../db/migrations/0021_activation_lines_typed.sql", import.meta.url), "utf8");
+    await database.db.execute(sql.raw(upgrade));
+    const [upgraded] = await database.db.select().from(orderItems).where(eq(orderItems.orderId, result.orderId));
+    expect(upgraded!.productTypeCode).toBe("paper_flex");
     const granted = await database.db.select().from(entitlements).where(eq(entitlements.userId, user));
     expect(granted).toEqual([
       expect.objectContaining({

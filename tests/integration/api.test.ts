@@ -141,9 +141,18 @@ describe("every operation through the manifest", () => {
     const activated = (await resultOf("order", "order", "order_create_with_codiceattivazione", {
       params: { code: codes[0]! },
     })) as {
+      order: string;
       product: string;
     };
     expect(activated.product).toBe(ebook.id);
+    // Its order's line names its product's type, as a bought one does.
+    const [activatedOrder] = (await resultOf("order", "order", "load", { body: [activated.order] })) as {
+      items: { uuid: string; producttype: string | null }[];
+    }[];
+    expect(activatedOrder!.items.map((item) => item.producttype)).toEqual(["ebook"]);
+    expect(await resultOf("order", "orderitem", "load", { body: [activatedOrder!.items[0]!.uuid] })).toEqual([
+      expect.objectContaining({ producttype: "ebook" }),
+    ]);
     expect((await call("order", "order", "order_create_with_codiceattivazione", { params: { code: codes[0]! } })).status).toBe(
       409,
     );
