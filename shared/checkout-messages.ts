@@ -18,7 +18,11 @@ export const CHECKOUT_MESSAGES = {
   shipmentProvinceMissing: "Manca la provincia nell indirizzo di spedizione",
   companyNameMissing: "Manca la Ragione Sociale",
   vatMissing: "Manca la Partita IVA",
+  // Each names the rule the Partita IVA breaks (partitaIvaProblem).
   vatInvalid: "La Partita IVA non è valida: sono 11 cifre, l ultima di controllo",
+  vatTaxpayerInvalid: "La Partita IVA non è valida: le prime 7 cifre non possono essere tutte zero",
+  vatOfficeInvalid: "La Partita IVA non è valida: le cifre dall 8ª alla 10ª non sono il codice di un ufficio provinciale",
+  vatCheckDigitInvalid: "La Partita IVA non è valida: l ultima cifra, di controllo, non corrisponde alle altre",
   sdiMissing: "Manca il Codice Univoco SDI",
   sdiInvalid: "Il Codice Univoco SDI non è valido: sono 7 lettere o cifre",
   ssnMissing: "Manca il Codice Fiscale",

@@ -7,7 +7,15 @@
 import { z } from "zod";
 import type { CheckoutDetails } from "../server/commerce/checkout.ts";
 import type { PostalAddress } from "../server/db/schema.ts";
-import { isBodyFiscalCode, isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId } from "./italian-ids.ts";
+import {
+  isBodyFiscalCode,
+  isCap,
+  isCodiceFiscale,
+  isCodiceSdi,
+  isProvince,
+  normalizeId,
+  partitaIvaProblem,
+} from "./italian-ids.ts";
 import { CHECKOUT_MESSAGES as M, invoiceFieldCharacters, invoiceFieldTooLong, type InvoiceField } from "./checkout-messages.ts";
 import { charactersOutsideFatturaPa, FATTURAPA_LIMITS } from "./fatturapa-text.ts";
 import { EMAIL_MAX_LENGTH, isEmail, isMobile, normalizeMobile } from "./contact-rules.ts";
@@ -106,6 +114,14 @@ function invoiceTextProblems(v: Record<string, string | undefined>, fields: [Inv
   });
 }
 
+/** What is said of a Partita IVA, by the rule it breaks. */
+const VAT_MESSAGES: Record<NonNullable<ReturnType<typeof partitaIvaProblem>>, string> = {
+  digits: M.vatInvalid,
+  taxpayer: M.vatTaxpayerInvalid,
+  office: M.vatOfficeInvalid,
+  check_digit: M.vatCheckDigitInvalid,
+};
+
 /** Spec §5 from 'Manca il nome' to the payment method, in that order. */
 export function customerProblems(v: CustomerValues, { needsShipment }: { needsShipment: boolean }): Problem[] {
   const problems: Problem[] = [];
@@ -122,8 +138,8 @@ export function customerProblems(v: CustomerValues, { needsShipment }: { needsSh
       need("billing_name", M.companyNameMissing);
       problems.push(...invoiceTextProblems(v, [["billing_name", FATTURAPA_LIMITS.name]]));
       need("billing_vat", M.vatMissing);
-      if (v.billing_vat && !isPartitaIva(normalizeId(v.billing_vat)))
-        problems.push({ field: "billing_vat", message: M.vatInvalid });
+      const vatProblem = v.billing_vat ? partitaIvaProblem(normalizeId(v.billing_vat)) : null;
+      if (vatProblem) problems.push({ field: "billing_vat", message: VAT_MESSAGES[vatProblem] });
       need("billing_sdi", M.sdiMissing);
       if (v.billing_sdi && !isCodiceSdi(normalizeId(v.billing_sdi)))
         problems.push({ field: "billing_sdi", message: M.sdiInvalid });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { isCap, isCodiceFiscale, isCodiceSdi, isPartitaIva, isProvince, normalizeId, PROVINCES } from "./italian-ids";
+import {
+  isCap,
+  isCodiceFiscale,
+  isCodiceSdi,
+  isPartitaIva,
+  isProvince,
+  normalizeId,
+  partitaIvaProblem,
+  PROVINCES,
+} from "./italian-ids";
 
 describe("normalizeId", () => {
   it("drops spaces and writes capitals", () => {
@@ -39,13 +48,16 @@ describe("isPartitaIva", () => {
   it.each(["06363391001", "00743110157"])("accepts %s", (code) => expect(isPartitaIva(code)).toBe(true));
 
   it.each([
-    ["a wrong check digit", "06363391002"],
-    ["an office that does not exist (234) though the check digit holds", "12345678903"],
-    ["a taxpayer number of zeros", "00000000000"],
-    ["ten digits", "0636339100"],
-    ["letters", "0636339100A"],
-    ["an invalid check digit", "01234567890"],
-  ])("refuses %s", (_, code) => expect(isPartitaIva(code)).toBe(false));
+    ["a wrong check digit", "06363391002", "check_digit"],
+    ["an office that does not exist (890) though the check digit holds", "12345678903", "office"],
+    ["an office that does not exist (789)", "01234567890", "office"],
+    ["a taxpayer number of zeros", "00000000000", "taxpayer"],
+    ["ten digits", "0636339100", "digits"],
+    ["letters", "0636339100A", "digits"],
+  ])("refuses %s, naming the rule", (_, code, rule) => {
+    expect(isPartitaIva(code)).toBe(false);
+    expect(partitaIvaProblem(code)).toBe(rule);
+  });
 });
 
 describe("isCodiceSdi", () => {

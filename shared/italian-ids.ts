@@ -58,9 +58,16 @@ export function isBodyFiscalCode(code: string): boolean {
  * 999 (given by the Agenzia delle Entrate itself). Give it normalized.
  */
 export function isPartitaIva(code: string): boolean {
-  if (!numericCheckDigitHolds(code) || code.startsWith("0000000")) return false;
+  return partitaIvaProblem(code) === null;
+}
+
+/** Which rule of a Partita IVA `code` breaks (see isPartitaIva), so that a message can name it; null: none. */
+export function partitaIvaProblem(code: string): "digits" | "taxpayer" | "office" | "check_digit" | null {
+  if (!/^\d{11}$/.test(code)) return "digits";
+  if (code.startsWith("0000000")) return "taxpayer";
   const office = Number(code.slice(7, 10));
-  return (office >= 1 && office <= 100) || office === 120 || office === 121 || office === 888 || office === 999;
+  if (!((office >= 1 && office <= 100) || office === 120 || office === 121 || office === 888 || office === 999)) return "office";
+  return numericCheckDigitHolds(code) ? null : "check_digit";
 }
 
 /** A Codice Univoco (Codice Destinatario) for e-invoices through SDI: 7 letters or digits. Give it normalized. */

@@ -160,7 +160,12 @@ describe("/checkout/:order", () => {
       [{ ...GOOD_FORM, hasbilling: "1", billing_iscompany: "1", billing_name: "Studio Legale Rossi" }, M.vatMissing],
       [
         { ...GOOD_FORM, hasbilling: "1", billing_iscompany: "1", billing_name: "Studio", billing_vat: "12345678903" },
-        M.vatInvalid,
+        // Its check digit holds: the office code (890) is what is wrong, and the message says so.
+        M.vatOfficeInvalid,
+      ],
+      [
+        { ...GOOD_FORM, hasbilling: "1", billing_iscompany: "1", billing_name: "Studio", billing_vat: "06363391002" },
+        M.vatCheckDigitInvalid,
       ],
       [
         { ...GOOD_FORM, hasbilling: "1", billing_iscompany: "1", billing_name: "Studio", billing_vat: "06363391001" },
