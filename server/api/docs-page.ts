@@ -1,6 +1,8 @@
 // A readable page of the JSON API (/api/docs/): each operation, its method, address and who may
 // call it, with a link to the OpenAPI document that tells the rest.
 import { escapeMarkup } from "../lib/escape.ts";
+import { API_MESSAGES } from "./errors.ts";
+import { URL_RULE } from "./manifest.ts";
 import { routeOf, type Operation } from "./operation.ts";
 
 export function renderApiDocs(operations: readonly Operation[], { nonce }: { nonce: string }): string {
@@ -28,5 +30,8 @@ h1,h2{color:#0b2545}table{border-collapse:collapse;width:100%;margin-bottom:2rem
 <p>Il manifest è a <a href="/api/manifest.json">/api/manifest.json</a>, il documento OpenAPI 3.1 a <a href="/api/openapi.json">/api/openapi.json</a>.
 Le risposte sono <code>{"result": …}</code> oppure <code>{"error": {"description": …}}</code>. Le operazioni del cliente vogliono
 l'intestazione <code>Authorization: Bearer &lt;token&gt;</code> con un token del provider d'identità del portale (flusso code + PKCE, scope <code>api</code>).</p>
+<p>${escapeMarkup(URL_RULE)} Per esempio <code>/api/v1/order/order/verify_codiceattivazione/DEM0-EBK0-0000-0001</code> e
+<code>/api/v1/order/order/verify_codiceattivazione/DEM0-EBK0-0000-0001/</code> sono la stessa operazione. Un indirizzo che non
+è di nessuna operazione risponde 404 «${escapeMarkup(API_MESSAGES.unknownAddress)}».</p>
 ${sections}</main></body></html>`;
 }

@@ -21,6 +21,7 @@ export class ApiError extends Error {
 export const API_MESSAGES = {
   unauthorized: "Accesso richiesto: manca un token valido",
   notFound: "Risorsa non trovata",
+  unknownAddress: "Indirizzo sconosciuto: nessuna operazione a questo indirizzo",
   badAddress: "Indirizzo non valido",
   badFilter: "Filtro non valido: usa student=1 oppure legal_professions=1",
   emailOnPortal: "L'email si cambia dalla pagina 'Il mio account' del portale",

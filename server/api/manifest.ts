@@ -2,14 +2,26 @@
 // needs at start-up (aaa, order, media) and lists, in `relations`, the manifests of the others
 // (/api/v1/<module>/manifest.json). Each module has its base URL, an `api` map per model
 // (operation → {url, method}) and a `schema` map per model (the JSON Schema of what its
-// operations answer). A client builds an operation's address by §7's rule: `baseurl/url`, each
-// part of `url` from ':' on replaced by its parameter, other parameters as a query string.
+// operations answer). A client builds an operation's address by §7's rule, which each module's
+// manifest states in `url_rule` (the router serves exactly that: see its `strict: false`).
 import { z } from "zod";
 import { API_VERSION, modulePath, type ApiModule, type Operation } from "./operation.ts";
+
+/**
+ * §7's URL rule as the server serves it. Clients read it literally (the parameters in place of
+ * everything from the first ':', so no trailing slash) or substitute each `:name` (keeping the
+ * slash): both forms answer alike.
+ */
+export const URL_RULE =
+  "L'indirizzo di un'operazione è baseurl + '/' + url. In url la parte dal primo ':' in poi si sostituisce " +
+  "con i parametri del percorso, nell'ordine dei loro ':nome', ciascuno codificato (encodeURIComponent) e separati da '/'; " +
+  "gli altri parametri vanno in una query string. La barra finale è facoltativa: ogni indirizzo risponde allo stesso modo " +
+  "con e senza, in GET come in POST.";
 
 export type ModuleManifest = {
   code: ApiModule;
   baseurl: string;
+  url_rule: string;
   api: Record<string, Record<string, { url: string; method: "GET" | "POST" }>>;
   schema: Record<string, unknown>;
 };
@@ -18,7 +30,13 @@ export type ModuleManifest = {
 const ROOT_MODULES: readonly ApiModule[] = ["aaa", "order", "media"];
 
 function moduleManifest(code: ApiModule, operations: readonly Operation[], origin: string): ModuleManifest {
-  const manifest: ModuleManifest = { code, baseurl: `${origin}${modulePath(code)}`, api: {}, schema: {} };
+  const manifest: ModuleManifest = {
+    code,
+    baseurl: `${origin}${modulePath(code)}`,
+    url_rule: URL_RULE,
+    api: {},
+    schema: {},
+  };
   for (const op of operations.filter((o) => o.module === code)) {
     (manifest.api[op.model] ??= {})[op.name] = { url: op.path, method: op.method };
     const schemas = (manifest.schema[op.model] ??= { operations: {} }) as { operations: Record<string, unknown> };
@@ -38,7 +56,7 @@ export function buildManifests(operations: readonly Operation[], origin: string)
   return { root, byModule };
 }
 
-/** §7's URL rule: `:name` parts replaced by their parameter, the other parameters as a query string. */
+/** §7's URL rule with each `:name` part replaced by its parameter (the trailing slash kept), the others as a query string. */
 export function operationUrl(baseurl: string, url: string, params: Record<string, string | number> = {}): string {
   const rest = new URLSearchParams();
   const used = new Set<string>();

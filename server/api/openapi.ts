@@ -80,7 +80,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
       version: "1.0.0",
       description:
         "Le API del portale clienti (spec §7). Risposte {result} oppure {error: {description}}. " +
-        "Le operazioni del cliente vogliono un token di accesso del provider d'identità del portale (code + PKCE, scope `api`).",
+        "Le operazioni del cliente vogliono un token di accesso del provider d'identità del portale (code + PKCE, scope `api`). " +
+        "Ogni percorso qui scritto con la barra finale risponde allo stesso modo anche senza (GET e POST).",
     },
     servers: [{ url: origin }],
     paths,

@@ -108,7 +108,11 @@ const jsonBodies: RequestHandler[] = [
 ];
 
 export function createApiRouter({ config, services, accessTokens, operations }: ApiRouterOptions) {
-  const router = express.Router({ strict: true });
+  // Not strict: every address answers with and without its trailing slash, for GET and POST alike,
+  // because §7's rule ("any path part from ':' on is replaced by the supplied parameter") gives
+  // `…/verify_codiceattivazione/<code>` while the manifests' urls end in '/'. Serving both beats a
+  // redirect: a 308 costs a GET a round trip and makes a POST resend its body.
+  const router = express.Router({ strict: false });
   router.use(corsFor(config.api.corsOrigins));
   router.use(jsonBodies);
 
@@ -164,18 +168,20 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
     });
   }
 
-  // Known paths with another method, then unknown paths: JSON, never the portal's pages.
+  // Known paths with another method, then unknown paths: JSON, never the portal's pages. An unknown
+  // address has a message of its own, so a client tells a wrong address from an object not found.
   const routes = operations.map(
     (op) =>
       new RegExp(
         `^${routeOf(op)
           .slice("/api".length)
-          .replace(/:[^/]+/g, "[^/]+")}$`,
+          .replace(/:[^/]+/g, "[^/]+")
+          .replace(/\/$/, "/?")}$`,
       ),
   );
   router.all("/{*rest}", (req, _res, next) => {
     const known = routes.some((route) => route.test(req.path));
-    next(new ApiError(known ? 405 : 404, known ? API_MESSAGES.noOperation : API_MESSAGES.notFound));
+    next(new ApiError(known ? 405 : 404, known ? API_MESSAGES.noOperation : API_MESSAGES.unknownAddress));
   });
 
   const handleError: ErrorRequestHandler = (error, req, res, _next) => {
