@@ -51,6 +51,11 @@ export type Operation<
   result: R;
   /** The result is an address the call is sent on to (302), not a JSON answer. */
   redirect?: boolean;
+  /**
+   * The answer is reference data, the same for everyone (the profile forms' lists, the product
+   * types): anyone may cache it for a few minutes and revalidate it by its ETag. Others are `no-store`.
+   */
+  publicCache?: boolean;
   handle(context: OperationContext<Out<P>, Out<Q>, Out<B>>): Promise<z.input<R>>;
 };
 

@@ -15,6 +15,9 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";
 import { routeOf, type Operation } from "./operation.ts";
 
+/** How long anyone may keep the API's documents and its reference lists (they change with a release or an editor's edit). */
+const PUBLIC_LIST_CACHE = "public, max-age=300";
+
 /** The API's bodies are small: codes, ids, a checkout's fields. */
 const MAX_JSON_BYTES = 64 * 1024;
 
@@ -123,7 +126,7 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
       manifests: buildManifests(operations, config.publicOrigin),
       openapi: buildOpenApiDocument(operations, config.publicOrigin),
     });
-  const publicDocument = (res: Response) => res.set("Cache-Control", "public, max-age=300");
+  const publicDocument = (res: Response) => res.set("Cache-Control", PUBLIC_LIST_CACHE);
   router.get("/manifest.json", (_req, res) => void publicDocument(res).json(built().manifests.root));
   router.get("/v1/:module/manifest.json", (req, res, next) => {
     const { byModule } = built().manifests;
@@ -161,7 +164,8 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
         };
         const result = op.result.parse(await op.handle(context as never));
         if (op.redirect) return res.redirect(302, String(result));
-        res.set("Cache-Control", "no-store").json({ result });
+        // Express answers a GET with its ETag, and 304 to a request that already holds it.
+        res.set("Cache-Control", op.publicCache ? PUBLIC_LIST_CACHE : "no-store").json({ result });
       } catch (error) {
         next(error);
       }

@@ -1,6 +1,7 @@
 // What a client of the JSON API reads besides the body: the bearer scheme in any case, the 401's
 // challenge (RFC 6750), the 429's Retry-After, the headers a browser's script may read (CORS), and
-// a JSON answer even for a body the host refuses before the API sees it.
+// a JSON answer even for a body the host refuses before the API sees it; and the reference lists,
+// the same for everyone, cacheable by anyone and revalidated by their ETag.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_MESSAGES } from "../../server/api/errors.ts";
@@ -155,5 +156,25 @@ describe("the OpenAPI document", () => {
     const resetResponses = doc.paths["/api/v1/aaa/passwordreset/request/"]!.post!.responses;
     expect(Object.keys(resetResponses[429]!.headers!)).toEqual(["Retry-After"]);
     expect(resetResponses[413]).toBeDefined();
+  });
+});
+
+describe("caching", () => {
+  it("lets anyone keep the reference lists and revalidate them by ETag; a customer's answer is never stored", async () => {
+    for (const path of [
+      "/api/v1/pim/universita/getall/",
+      "/api/v1/pim/professione/getall/",
+      "/api/v1/ecommerce/producttype/search/",
+    ]) {
+      const first = await portal.fetch(path);
+      expect([first.status, first.headers.get("cache-control")], path).toEqual([200, "public, max-age=300"]);
+      const etag = first.headers.get("etag");
+      expect(etag, path).toBeTruthy();
+      // As a browser revalidates (fetch would add `no-cache` to a bare conditional request).
+      const again = await portal.fetch(path, { headers: { "if-none-match": etag!, "cache-control": "max-age=0" } });
+      expect(again.status, path).toBe(304);
+    }
+    const mine = await tokenInfo(`Bearer ${tokens.access_token}`);
+    expect(mine.headers.get("cache-control")).toBe("no-store");
   });
 });

@@ -156,6 +156,7 @@ export const ecommerceOperations = [
     module: "ecommerce",
     model: "producttype",
     name: "producttype_search",
+    publicCache: true,
     method: "GET",
     path: "producttype/search/",
     summary: "Tutti i tipi di prodotto (ebook, paper_flex, paper_hard, corso, rivista, abbonamento).",
