@@ -229,6 +229,9 @@ export async function createServices({
       sessions,
       audit,
       endProviderSession: (refreshToken) => identity.endSessionOfRefreshToken(refreshToken),
+      portalClientId: config.oidc.clientId,
+      clientName: (clientId) => identity.clientName(clientId),
+      now,
     }),
     /** The account console's 'Scarica i tuoi dati'. */
     dataExports: createDataExports({ db, rateLimits, audit, now }),

@@ -92,6 +92,7 @@ export const MESSAGES = {
   deviceSignedOut: "Sei uscito dal dispositivo",
   otherDevicesSignedOut: "Sei uscito da tutti gli altri dispositivi",
   deviceAlreadySignedOut: "Quell'accesso era già terminato",
+  appSignedOut: "Sei uscito dall'app",
   dataExportTooMany: "Hai già scaricato i tuoi dati più volte nell'ultima ora.",
   /** How long to wait before trying again, from a rate limit's retry time. */
   retryAfter: (seconds: number) => {

@@ -1,7 +1,8 @@
 // /profile/sessions/ — 'Dove hai effettuato l'accesso', the account console's list of the places
 // the account is signed in: each session's device and browser, its rough place (from the network
 // prefix only), first and last seen; 'Esci da questo dispositivo' for each and 'Esci da tutti gli
-// altri'. It also says that a password change or reset ends the other sessions, and when the last
+// altri'. Beside the browsers it lists the apps signed in with the account (the publisher's app),
+// each with 'Esci dall'app'; 'Esci da tutti gli altri' ends those too. It also says that a password change or reset ends the other sessions, and when the last
 // one did. Ending a session ends the identity provider's behind it (server/accounts/devices.ts).
 import { Form, Link, useLocation } from "react-router";
 import { z } from "zod";
@@ -22,14 +23,20 @@ import { BackLink } from "../components/back-link";
 export async function loader({ context }: Route.LoaderArgs) {
   const { user, sessionId } = customerOf(context);
   const { devices } = context.get(servicesContext);
-  const [list, lastPasswordChange] = await Promise.all([devices.list(user.id, sessionId), devices.lastPasswordChange(user.id)]);
-  return { devices: list, lastPasswordChange };
+  const [list, apps, lastPasswordChange] = await Promise.all([
+    devices.list(user.id, sessionId),
+    devices.listApps(user.id),
+    devices.lastPasswordChange(user.id),
+  ]);
+  return { devices: list, apps, lastPasswordChange };
 }
 
 const sessionsSchema = z.object({
-  intent: z.enum(["end", "end-others"]),
+  intent: z.enum(["end", "end-app", "end-others"]),
   // The session's public id, for "end": the service ends it only if it is one of this account's.
   device: z.string().trim().max(64, MESSAGES.invalidChoice).optional(),
+  // The app's grant id, for "end-app": likewise ended only if it is one of this account's.
+  app: z.string().trim().max(128, MESSAGES.invalidChoice).optional(),
 });
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -43,6 +50,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     await devices.signOutOthers(user.id, sessionId, ip);
     return redirectWithToast(context, SESSIONS_PATH, { type: "success", title: MESSAGES.otherDevicesSignedOut });
   }
+  if (parsed.data.intent === "end-app") {
+    const ended = await devices.signOutApp(user.id, parsed.data.app ?? "", ip);
+    return redirectWithToast(
+      context,
+      SESSIONS_PATH,
+      ended ? { type: "success", title: MESSAGES.appSignedOut } : { type: "error", title: MESSAGES.deviceAlreadySignedOut },
+    );
+  }
   const ended = await devices.signOut(user.id, parsed.data.device ?? "", sessionId, ip);
   return redirectWithToast(
     context,
@@ -54,10 +69,10 @@ export async function action({ request, context }: Route.ActionArgs) {
 export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function Sessions({ loaderData, actionData }: Route.ComponentProps) {
-  const { devices, lastPasswordChange } = loaderData;
+  const { devices, apps, lastPasswordChange } = loaderData;
   const reply = readReply(actionData);
   const { pathname, search } = useLocation();
-  const others = devices.filter((device) => !device.current).length;
+  const others = devices.filter((device) => !device.current).length + apps.length;
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
       <BackLink to={PROFILE_PATH}>Il mio account</BackLink>
@@ -120,6 +135,39 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
           </li>
         ))}
       </ul>
+
+      {apps.length > 0 && (
+        <>
+          <h2 className="mt-8 font-serif text-xl font-bold text-brand">App</h2>
+          <ul className="mt-4 space-y-4" aria-label="App collegate al tuo account">
+            {apps.map((app) => (
+              <li key={app.id} className="card p-5" aria-labelledby={`app-${app.id}`}>
+                <h3 id={`app-${app.id}`} className="font-serif text-lg font-bold text-brand">
+                  {app.app}
+                </h3>
+                <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+                  <dt className="font-semibold">Primo accesso</dt>
+                  <dd>{formatLongDateTime(app.signedInAt)}</dd>
+                  <dt className="font-semibold">Ultimo utilizzo</dt>
+                  <dd>{formatLongDateTime(app.lastUsedAt)}</dd>
+                </dl>
+                <Form method="post" className="mt-4">
+                  <input type="hidden" name="app" value={app.id} />
+                  <button
+                    type="submit"
+                    name="intent"
+                    value="end-app"
+                    className="button-outline"
+                    aria-describedby={`app-${app.id}`}
+                  >
+                    Esci dall'app
+                  </button>
+                </Form>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
 
       {others > 0 && (
         <Form method="post" className="mt-6">

@@ -2,10 +2,17 @@
 // described by its device and rough place, and signing out of one or of all the others. Ending a
 // session also ends the identity provider's session and grant behind it: otherwise that browser
 // would be signed in again silently on its next visit, without the password.
+//
+// Apps signed in with the account (the publisher's app: another client of the provider, code +
+// PKCE) have no portal session: they hold a provider grant, listed here beside the browsers and
+// ended with its tokens. 'Esci da tutti gli altri' ends them too, as a password change does: a
+// customer who lost a phone is then signed out of its app as well.
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { auditLog } from "../db/schema.ts";
 import type { AuditLog } from "../audit/service.ts";
+import { endGrant, endOtherProviderSessions, grantOfSession, listGrants } from "../identity/grants.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { SessionStore } from "./sessions.ts";
 import { approximatePlace, describeDevice } from "./session-devices.ts";
@@ -25,6 +32,16 @@ export type DeviceView = {
   current: boolean;
 };
 
+export type AppView = {
+  /** The grant's id: names it in the form; only this account's grants are ever ended by it. */
+  id: string;
+  /** 'App Novalex': the client's name at the provider. */
+  app: string;
+  signedInAt: Date;
+  /** When the app last renewed its access (it does so every few minutes while in use). */
+  lastUsedAt: Date;
+};
+
 /** The events after which every other session of the account had ended. */
 const PASSWORD_EVENTS = ["password_changed", "password_reset"] as const;
 
@@ -33,12 +50,20 @@ export function createDevices({
   sessions,
   audit,
   endProviderSession,
+  portalClientId,
+  clientName,
+  now = systemClock,
 }: {
   db: Database;
   sessions: SessionStore;
   audit: AuditLog;
   /** Ends the identity provider's session and grant behind a portal session's refresh token. */
   endProviderSession: (refreshToken: string) => Promise<void>;
+  /** The portal's own client: its grants are the browsers', listed as sessions, not as apps. */
+  portalClientId: string;
+  /** The name a client is shown by ('App Novalex'). */
+  clientName: (clientId: string) => Promise<string>;
+  now?: Clock;
 }) {
   const endProviderSessions = async (ended: { refreshToken: string | null }[]) => {
     for (const { refreshToken } of ended) if (refreshToken) await endProviderSession(refreshToken);
@@ -57,6 +82,12 @@ export function createDevices({
         lastSeenAt: session.lastSeenAt,
         current: session.current,
       }));
+    },
+
+    /** The apps signed in with the account, the most recently used first. */
+    async listApps(userId: string): Promise<AppView[]> {
+      const grants = await listGrants(db, userId, portalClientId, now());
+      return Promise.all(grants.map(async ({ clientId, ...grant }) => ({ ...grant, app: await clientName(clientId) })));
     },
 
     /** When the password was last changed or reset (every other session ended then), or null. */
@@ -83,12 +114,36 @@ export function createDevices({
       return true;
     },
 
-    /** 'Esci da tutti gli altri': every session of the account but this browser's. Returns how many ended. */
-    async signOutOthers(userId: string, currentSessionId: string, ip: string): Promise<number> {
+    /**
+     * 'Esci dall'app' for one app of the account: its grant and tokens end. False when the account
+     * has no such app grant (ended already, or not theirs): nothing changes.
+     */
+    async signOutApp(userId: string, grantId: string, ip: string): Promise<boolean> {
+      const clientId = await endGrant(db, userId, grantId, portalClientId);
+      if (!clientId) return false;
+      await audit.record("session_ended", { userId, ip, details: { apps: [clientId] } });
+      return true;
+    },
+
+    /**
+     * 'Esci da tutti gli altri': every session of the account but this browser's, and every grant
+     * of the provider but the one behind this browser's session: the apps' included, so their
+     * access tokens are refused and their refresh tokens revoked from this moment. Returns how
+     * many browsers and apps ended.
+     */
+    async signOutOthers(userId: string, currentSessionId: string, ip: string): Promise<{ sessions: number; apps: number }> {
+      // The provider's side first, in one statement: what is ended there cannot sign back in, even
+      // if ending the portal's sessions below fails (they then end at their next token refresh).
+      const apps = await db.transaction(async (tx) => {
+        const kept = await grantOfSession(tx, currentSessionId);
+        const endedClients = await endOtherProviderSessions(tx, userId, kept);
+        return endedClients.filter((clientId) => clientId !== portalClientId);
+      });
       const ended = await sessions.destroyAllForUser(userId, currentSessionId);
-      await endProviderSessions(ended);
-      if (ended.length > 0) await audit.record("session_ended", { userId, ip, details: { sessions: ended.length } });
-      return ended.length;
+      if (ended.length > 0 || apps.length > 0) {
+        await audit.record("session_ended", { userId, ip, details: { sessions: ended.length, apps } });
+      }
+      return { sessions: ended.length, apps: apps.length };
     },
   };
 }

@@ -7,12 +7,12 @@
 // account except the grant behind the portal session that stays. Without that, a browser whose
 // portal session was ended would be signed straight back in by the provider's own session
 // cookie (30 days) at its next visit to /login/, without a password.
-import { createHash } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { AuditLog } from "../audit/service.ts";
-import { oidcPayloads, sessions, users } from "../db/schema.ts";
+import { users } from "../db/schema.ts";
+import { endOtherProviderSessions, grantOfSession } from "../identity/grants.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
@@ -33,42 +33,6 @@ export type PasswordChangeOptions = {
   /** The provider grant that survives (an API client's: the app that made the change). */
   keepGrantId?: string;
 };
-
-/** Same digest as server/accounts/sessions.ts: the table keeps only the id's SHA-256. */
-const sessionIdHash = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");
-
-/** The provider grant behind a portal session (through its refresh token), or null. */
-async function grantOfSession(db: Database, rawSessionId: string): Promise<string | null> {
-  const [row] = await db
-    .select({ grantId: oidcPayloads.grantId })
-    .from(sessions)
-    .innerJoin(oidcPayloads, and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, sessions.refreshToken)))
-    .where(eq(sessions.idHash, sessionIdHash(rawSessionId)));
-  return row?.grantId ?? null;
-}
-
-/**
- * Deletes the provider's sessions, grants, codes and tokens of the account, except the grant
- * `keepGrantId`, its tokens and the provider session that holds it. Without a grant to keep it
- * deletes everything, as `identity.revokeAccount` does.
- */
-async function endOtherProviderSessions(db: Database, userId: string, keepGrantId: string | null): Promise<void> {
-  const ofAccount = sql`${oidcPayloads.payload} ->> 'accountId' = ${userId}`;
-  if (!keepGrantId) {
-    await db.delete(oidcPayloads).where(ofAccount);
-    return;
-  }
-  // Never null (a null would make `not kept` null, and the row would survive).
-  const kept = sql`(
-    coalesce(${oidcPayloads.grantId}, '') = ${keepGrantId}
-    or (${oidcPayloads.type} = 'Grant' and ${oidcPayloads.id} = ${keepGrantId})
-    or (${oidcPayloads.type} = 'Session' and exists (
-      select 1 from jsonb_each(coalesce(${oidcPayloads.payload} -> 'authorizations', '{}'::jsonb)) as authorization_entry
-      where authorization_entry.value ->> 'grantId' = ${keepGrantId}
-    ))
-  )`;
-  await db.delete(oidcPayloads).where(and(ofAccount, sql`not ${kept}`));
-}
 
 /**
  * Changes the password of an active account after checking the current one. The new hash is

@@ -69,6 +69,11 @@ export function createIdentityService(provider: Provider, db: Database) {
         ))`);
     },
 
+    /** The name a client is shown by ('App Novalex'); its id when the provider does not know it. */
+    async clientName(clientId: string): Promise<string> {
+      return (await provider.Client.find(clientId))?.clientName ?? clientId;
+    },
+
     /** Ends every provider session, grant and token of an account (password reset, deletion). */
     async revokeAccount(accountId: string): Promise<void> {
       await db.delete(oidcPayloads).where(sql`${oidcPayloads.payload} ->> 'accountId' = ${accountId}`);
