@@ -78,7 +78,7 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
       <BackLink to={PROFILE_PATH}>Il mio account</BackLink>
       <PageHeading title="Dove hai effettuato l'accesso" className="mt-4" />
       <p className="mt-3">
-        Questi sono i dispositivi in cui il tuo account è aperto. Se non riconosci un accesso, esci da quel dispositivo e{" "}
+        Questi sono i dispositivi e le app in cui il tuo account è aperto. Se non riconosci un accesso, esci da quel dispositivo e{" "}
         <Link to={CHANGE_PASSWORD_PATH} className="link">
           cambia la password
         </Link>
