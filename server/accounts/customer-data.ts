@@ -2,7 +2,7 @@
 // dati', GDPR art. 15 and 20) and for the operators' `customer:show` and `customer:export`. Every
 // read is an explicit list of columns: no password hash, session id, token, reset link or mail
 // body ever leaves the database through here.
-import { asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Queryable } from "../db/client.ts";
 import {
@@ -336,7 +336,7 @@ export async function customerData(db: Queryable, customer: { id: string; email:
       .from(mailOutbox)
       // The account's own mails, wherever they went; never by address: one the account gave up
       // may since belong to another account, whose mails are not this customer's to read.
-      .where(eq(mailOutbox.userId, userId))
+      .where(and(eq(mailOutbox.userId, userId), eq(mailOutbox.inDownload, true)))
       .orderBy(asc(mailOutbox.seq)),
     db
       .select({ gateway: paymentCustomers.gateway, createdAt: paymentCustomers.createdAt })

@@ -78,22 +78,27 @@ export function createEmailChanges({
     ip: string | undefined,
   ) {
     const [holder] = await db.select({ id: users.id }).from(users).where(eq(users.email, newEmail));
-    const messages = [];
-    if (holder) {
-      messages.push({ to: newEmail, ...emailChangeTakenMail({ forgotPasswordUrl: `${publicOrigin}/forgot-password/` }) });
-    } else {
-      const token = randomBytes(32).toString("base64url");
-      await db.insert(emailChangeRequests).values({
-        tokenHash: hashToken(token),
-        userId: user.id,
-        newEmail,
-        expiresAt: new Date(now().getTime() + EMAIL_CHANGE_TTL_MS),
-      });
-      const link = `${publicOrigin}/profile/confirm-email/${token}`;
-      messages.push({ to: newEmail, ...emailChangeConfirmationMail({ firstname: user.firstname, link }) });
-    }
+    // The request is recorded alike whether or not the address is taken (its link is mailed only
+    // when it is free), and the mail to the new address stays out of the requester's data
+    // download either way: neither tells the requester which addresses have an account.
+    const token = randomBytes(32).toString("base64url");
+    await db.insert(emailChangeRequests).values({
+      tokenHash: hashToken(token),
+      userId: user.id,
+      newEmail,
+      createdAt: now(),
+      expiresAt: new Date(now().getTime() + EMAIL_CHANGE_TTL_MS),
+    });
+    const toNewAddress = holder
+      ? emailChangeTakenMail({ forgotPasswordUrl: `${publicOrigin}/forgot-password/` })
+      : emailChangeConfirmationMail({ firstname: user.firstname, link: `${publicOrigin}/profile/confirm-email/${token}` });
+    const messages = [{ to: newEmail, inDownload: false, ...toNewAddress }];
     const changePasswordUrl = `${publicOrigin}/profile/change-password/`;
-    messages.push({ to: user.email, ...emailChangeNoticeMail({ firstname: user.firstname, changePasswordUrl }) });
+    messages.push({
+      to: user.email,
+      inDownload: true,
+      ...emailChangeNoticeMail({ firstname: user.firstname, changePasswordUrl }),
+    });
     await audit.record("email_change_requested", { userId: user.id, ip });
     try {
       for (const message of messages) await mail.send({ ...message, userId: user.id });

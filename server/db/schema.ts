@@ -406,6 +406,12 @@ export const mailOutbox = pgTable("mail_outbox", {
   subject: text("subject").notNull(),
   text: text("text").notNull(),
   html: text("html").notNull(),
+  /**
+   * Whether the account's data download lists it: not a mail to an address the account asked to
+   * move to (a confirmation link, or a notice that the address has an account), so the download
+   * does not tell which addresses are registered.
+   */
+  inDownload: boolean("in_download").notNull().default(true),
   createdAt: createdAt(),
   sentAt: timestamp("sent_at", { withTimezone: true }),
   // Orders the outbox: created_at can tie when mails are sent within one clock tick.

@@ -17,6 +17,8 @@ export type MailMessage = {
   to: string;
   /** The account the mail is about, if any: its deletion erases the mail from the outbox. */
   userId?: string;
+  /** False: the account's data download does not list it (see mail_outbox.in_download). */
+  inDownload?: boolean;
   subject: string;
   /** Plain-text body. */
   text: string;
@@ -60,6 +62,7 @@ export function createMailService({ db, smtpUrl, from, log, now = systemClock }:
       .values({
         to: message.to,
         userId: message.userId,
+        inDownload: message.inDownload ?? true,
         subject: message.subject,
         text: message.text,
         html: message.html,

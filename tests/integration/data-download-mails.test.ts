@@ -121,4 +121,43 @@ describe("the mails in the data download", () => {
       "nuovo indirizzo: di Carla": first.id,
     });
   });
+
+  it("tell nothing of whether an address asked for has an account: a taken one and a free one download alike", async () => {
+    now = new Date(START.getTime() + 20 * MINUTE);
+    await register("occupato@example.it", "Elena");
+    const asking = [await register("chiede.occupato@example.it", "Fabio"), await register("chiede.libero@example.it", "Gino")];
+    const wanted = ["occupato@example.it", "libero@example.it"];
+    for (const [i, user] of asking.entries()) {
+      const started = await services.emailChanges.start({
+        userId: user.id,
+        currentPassword: PASSWORD,
+        newEmail: wanted[i]!,
+        ip: undefined,
+      });
+      if (!started.ok || !started.send) throw new Error("setup: the change did not start");
+      await started.send();
+    }
+    // The mails did go: the notice to the taken address, the link to the free one.
+    const outbox = await services.mail.listOutbox();
+    expect(
+      outbox.find((m) => m.to === "occupato@example.it" && m.subject === "Richiesta di cambio indirizzo email"),
+    ).toBeDefined();
+    expect(
+      outbox.find((m) => m.to === "libero@example.it" && m.subject === "Conferma il tuo nuovo indirizzo email"),
+    ).toBeDefined();
+
+    // What each download says, without the addresses and the names that differ anyway.
+    const seen = await Promise.all(
+      asking.map(async (user) => {
+        const data = await customerData(database.db, user, now);
+        return {
+          mails: data.mails.map((m) => m.subject),
+          emailChangeRequests: data.emailChangeRequests.map(({ newEmail: _, ...request }) => request),
+        };
+      }),
+    );
+    expect(seen[0]).toEqual(seen[1]);
+    expect(seen[0]!.emailChangeRequests).toHaveLength(1);
+    expect(seen[0]!.mails).not.toContain("Conferma il tuo nuovo indirizzo email");
+  });
 });
