@@ -1,20 +1,70 @@
-// The API's refusals: `{error: {description}}` with an HTTP status (§7). The description is the
-// same Italian message the pages show for the same refusal.
+// The API's refusals: `{error: {code, field?, description}}` with an HTTP status (§7). The
+// description is the same Italian message the pages show for the same refusal; the code is for
+// programs, which must not parse Italian; the field names the input at fault, when one is.
+import type { z } from "zod";
+
 export type ApiErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 503;
+
+/** Every code an error may carry (published as the OpenAPI error schema's enum): a client's switch is exhaustive. */
+export const API_ERROR_CODES = [
+  "invalid_field",
+  "invalid_request",
+  "invalid_json",
+  "bad_address",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "unknown_address",
+  "method_not_allowed",
+  "conflict",
+  "body_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "unavailable",
+  "server_error",
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** The code of a status when nothing more precise is said: one place, so no refusal goes without. */
+const CODE_OF_STATUS: Record<ApiErrorStatus, ApiErrorCode> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "body_too_large",
+  415: "unsupported_media_type",
+  422: "invalid_request",
+  429: "rate_limited",
+  503: "unavailable",
+};
+
+type ApiErrorOptions = { code?: ApiErrorCode; field?: string };
 
 export class ApiError extends Error {
   override name = "ApiError";
   readonly status: ApiErrorStatus;
+  readonly code: ApiErrorCode;
   readonly description: string;
+  /** The input at fault (a dotted path, e.g. `ids[0]`), when one is. */
+  readonly field: string | undefined;
   /** A 429's wait, sent as Retry-After so a client knows when to try again without reading the message. */
   readonly retryAfterSeconds: number | undefined;
-  constructor(status: 429, description: string, options: { retryAfterSeconds: number });
-  constructor(status: Exclude<ApiErrorStatus, 429>, description: string);
-  constructor(status: ApiErrorStatus, description: string, options?: { retryAfterSeconds: number }) {
+  constructor(status: 429, description: string, options: ApiErrorOptions & { retryAfterSeconds: number });
+  constructor(status: Exclude<ApiErrorStatus, 429>, description: string, options?: ApiErrorOptions);
+  constructor(status: ApiErrorStatus, description: string, options?: ApiErrorOptions & { retryAfterSeconds?: number }) {
     super(description);
     this.status = status;
     this.description = description;
+    this.code = options?.code ?? (options?.field !== undefined ? "invalid_field" : CODE_OF_STATUS[status]);
+    this.field = options?.field;
     this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+
+  /** The answer's body, the same shape whoever refuses (the router, the host's body limit). */
+  toJSON() {
+    return { error: { code: this.code, ...(this.field !== undefined && { field: this.field }), description: this.description } };
   }
 }
 
@@ -23,12 +73,85 @@ export const API_MESSAGES = {
   notFound: "Risorsa non trovata",
   unknownAddress: "Indirizzo sconosciuto: nessuna operazione a questo indirizzo",
   badAddress: "Indirizzo non valido",
+  badEscape: "Indirizzo non valido: contiene una sequenza '%' che non codifica un carattere",
   badFilter: "Filtro non valido: usa student=1 oppure legal_professions=1",
   emailOnPortal: "L'email si cambia dalla pagina 'Il mio account' del portale",
   socialLoginOff: "L'accesso con Google non è disponibile",
   noOperation: "Operazione non disponibile",
   invalidJson: "Il corpo della richiesta non è JSON valido",
   notJson: "Il corpo della richiesta deve essere application/json",
+  notObject: "Il corpo della richiesta deve essere un oggetto JSON",
+  invalidRequest: "La richiesta non è valida",
   tooLarge: "Il corpo della richiesta è troppo grande",
   internal: "Si è verificato un errore, riprova più tardi",
 } as const;
+
+/** `ids[0]`, `billing.city`: the path of an input as a client writes it. */
+function fieldName(path: readonly PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join("");
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "un testo",
+  number: "un numero",
+  int: "un numero intero",
+  boolean: "true o false",
+  array: "un elenco",
+  object: "un oggetto",
+};
+
+const plural = (n: number | bigint, one: string, many: string) => `${n} ${Number(n) === 1 ? one : many}`;
+
+/** What is wrong with the field, after "Il campo X": the Italian of zod's issue, from its code and bounds. */
+function problemOf(issue: z.core.$ZodRawIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "è obbligatorio";
+      return `deve essere ${TYPE_NAMES[issue.expected] ?? "di un altro tipo"}`;
+    case "too_big":
+      if (issue.origin === "string") return `è troppo lungo: al massimo ${plural(issue.maximum, "carattere", "caratteri")}`;
+      if (issue.origin === "array" || issue.origin === "set") return `ha troppi elementi: al massimo ${issue.maximum}`;
+      return `è troppo grande: al massimo ${issue.maximum}`;
+    case "too_small":
+      if (issue.origin === "string") {
+        return Number(issue.minimum) === 1
+          ? "è obbligatorio"
+          : `è troppo corto: almeno ${plural(issue.minimum, "carattere", "caratteri")}`;
+      }
+      if (issue.origin === "array" || issue.origin === "set")
+        return `deve avere almeno ${plural(issue.minimum, "elemento", "elementi")}`;
+      return `è troppo piccolo: almeno ${issue.minimum}`;
+    case "invalid_value":
+      return "non ha uno dei valori ammessi";
+    case "unrecognized_keys":
+      return "non è previsto";
+    default:
+      return "non è valido";
+  }
+}
+
+/** The field an issue is about: an unknown key is itself the field at fault, not the object holding it. */
+function pathOf(issue: { code: string; path?: PropertyKey[]; keys?: string[] }): PropertyKey[] {
+  const path = issue.path ?? [];
+  return issue.code === "unrecognized_keys" && issue.keys?.[0] !== undefined ? [...path, issue.keys[0]] : path;
+}
+
+/**
+ * The Italian message of a zod issue that its schema did not word itself ("Il campo firstname è
+ * obbligatorio"): passed as the parse's error map, it stands in for zod's English, while a
+ * schema's own message (the pages' messages) wins over it.
+ */
+export function italianIssue(issue: z.core.$ZodRawIssue): string {
+  const path = pathOf(issue);
+  if (path.length === 0)
+    return issue.code === "invalid_type" && issue.expected === "object" ? API_MESSAGES.notObject : API_MESSAGES.invalidRequest;
+  return `Il campo ${fieldName(path)} ${problemOf(issue)}`;
+}
+
+/** A failed parse as the API's 400: the first issue's message, the field it names, `invalid_field`. */
+export function invalidInput(error: z.ZodError): ApiError {
+  const [issue] = error.issues;
+  const path = issue ? pathOf(issue) : [];
+  if (!issue || path.length === 0) return new ApiError(400, issue?.message ?? API_MESSAGES.invalidRequest);
+  return new ApiError(400, issue.message, { field: fieldName(path) });
+}

@@ -2,6 +2,7 @@
 // zod schemas: the same schemas that validate each call.
 import { z } from "zod";
 import { routeOf, type Operation } from "./operation.ts";
+import { API_ERROR_CODES } from "./errors.ts";
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
@@ -90,7 +91,21 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
         Error: {
           type: "object",
           required: ["error"],
-          properties: { error: { type: "object", required: ["description"], properties: { description: { type: "string" } } } },
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "description"],
+              properties: {
+                code: {
+                  type: "string",
+                  enum: [...API_ERROR_CODES],
+                  description: "Stabile, per i programmi: la descrizione è per le persone e può cambiare",
+                },
+                field: { type: "string", description: "Il campo in errore (es. `firstname`, `ids[0]`), quando è uno" },
+                description: { type: "string", description: "Il messaggio in italiano, lo stesso delle pagine" },
+              },
+            },
+          },
         },
       },
       securitySchemes: {

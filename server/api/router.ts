@@ -1,5 +1,5 @@
 // The JSON API's Express router (mounted at /api): the operations' routes, bearer tokens, CORS,
-// JSON bodies, validation, and the `{result}` / `{error: {description}}` answers of §7. A route
+// JSON bodies, validation, and the `{result}` / `{error: {code, field?, description}}` answers of §7. A route
 // only validates and calls its operation, which calls the same services the pages call.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import type { z } from "zod";
@@ -9,7 +9,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
 import type { AccessTokens } from "./access-tokens.ts";
-import { API_MESSAGES, ApiError } from "./errors.ts";
+import { API_MESSAGES, ApiError, invalidInput, italianIssue } from "./errors.ts";
 import { buildManifests } from "./manifest.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";
@@ -28,12 +28,6 @@ export type ApiRouterOptions = {
   operations: readonly Operation[];
 };
 
-/** The first problem zod found, as the Italian message the schema carries. */
-function problemOf(error: z.ZodError): string {
-  const [issue] = error.issues;
-  return issue?.message ?? API_MESSAGES.notFound;
-}
-
 /**
  * A string PostgreSQL cannot store (a NUL, a lone surrogate) is the field's 400, whatever the
  * schema: checked here, before any schema, so that no operation can forget it.
@@ -44,14 +38,16 @@ function refuseUnstorableText(value: unknown) {
   const [field] = path;
   // A key that is itself unstorable is not echoed back.
   const named = typeof field === "string" && isStorableText(field);
-  throw new ApiError(400, named ? MESSAGES.fieldCharactersNamed(field) : MESSAGES.fieldCharacters);
+  if (!named) throw new ApiError(400, MESSAGES.fieldCharacters, { code: "invalid_field" });
+  throw new ApiError(400, MESSAGES.fieldCharactersNamed(field), { field });
 }
 
 function parsed<S extends z.ZodType | undefined>(schema: S, value: unknown): unknown {
   if (!schema) return undefined;
   refuseUnstorableText(value);
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ApiError(400, problemOf(result.error));
+  // The parse's error map words in Italian what the schema leaves to zod; the schema's own messages win.
+  const result = schema.safeParse(value, { error: italianIssue });
+  if (!result.success) throw invalidInput(result.error);
   return result.data;
 }
 
@@ -75,7 +71,7 @@ function sendError(req: Request, res: Response, error: ApiError) {
     res.set("WWW-Authenticate", sent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"');
   }
   if (error.retryAfterSeconds !== undefined) res.set("Retry-After", String(error.retryAfterSeconds));
-  res.status(error.status).json({ error: { description: error.description } });
+  res.status(error.status).json(error);
 }
 
 /** CORS for the configured origins only; other origins get no CORS header, so browsers keep their pages out. */
@@ -185,7 +181,11 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
   );
   router.all("/{*rest}", (req, _res, next) => {
     const known = routes.some((route) => route.test(req.path));
-    next(new ApiError(known ? 405 : 404, known ? API_MESSAGES.noOperation : API_MESSAGES.unknownAddress));
+    next(
+      known
+        ? new ApiError(405, API_MESSAGES.noOperation)
+        : new ApiError(404, API_MESSAGES.unknownAddress, { code: "unknown_address" }),
+    );
   });
 
   const handleError: ErrorRequestHandler = (error, req, res, _next) => {
@@ -193,14 +193,17 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
       req.log.warn({ status: error.status, description: error.description }, "API call refused");
       return sendError(req, res, error);
     }
+    // A '%' that decodes to nothing in the path (Express decodes its parameters): the address is at fault, not a body.
+    if (error instanceof URIError) return sendError(req, res, new ApiError(400, API_MESSAGES.badEscape, { code: "bad_address" }));
     const status = Number((error as { status?: unknown }).status);
     if (status === 413) return sendError(req, res, new ApiError(413, API_MESSAGES.tooLarge));
     if (status === 400 && (error as { type?: string }).type === "entity.parse.failed") {
-      return sendError(req, res, new ApiError(400, API_MESSAGES.invalidJson));
+      return sendError(req, res, new ApiError(400, API_MESSAGES.invalidJson, { code: "invalid_json" }));
     }
-    if (status >= 400 && status < 500) return sendError(req, res, new ApiError(400, API_MESSAGES.invalidJson));
+    if (status >= 400 && status < 500)
+      return sendError(req, res, new ApiError(400, API_MESSAGES.invalidJson, { code: "invalid_json" }));
     req.log.error({ err: error }, "API call failed");
-    res.status(500).json({ error: { description: API_MESSAGES.internal } });
+    res.status(500).json({ error: { code: "server_error", description: API_MESSAGES.internal } });
   };
   router.use(handleError);
   return router;

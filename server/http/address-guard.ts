@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { API_MESSAGES } from "../api/errors.ts";
+import { API_MESSAGES, ApiError } from "../api/errors.ts";
 import { renderErrorPage } from "./error-page.ts";
 
 /**
@@ -14,7 +14,7 @@ export function refuseNulInAddress(): RequestHandler {
     req.log.warn("address with a NUL character refused");
     res.status(400).set("Cache-Control", "no-store");
     // The API's clients read JSON, in its error shape; people read the error page.
-    if (req.path.startsWith("/api/")) res.json({ error: { description: API_MESSAGES.badAddress } });
+    if (req.path.startsWith("/api/")) res.json(new ApiError(400, API_MESSAGES.badAddress, { code: "bad_address" }));
     else res.type("html").send(renderErrorPage({ status: 400, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
   };
 }

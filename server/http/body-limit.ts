@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Request, RequestHandler, Response } from "express";
-import { API_MESSAGES } from "../api/errors.ts";
+import { API_MESSAGES, ApiError } from "../api/errors.ts";
 import { renderErrorPage } from "./error-page.ts";
 
 /**
@@ -52,6 +52,6 @@ function refuse(req: Request, res: Response) {
     .set("Connection", "close")
     .set("Cache-Control", "no-store");
   // The API's clients read JSON, in its error shape (its own smaller limit answers so too); people read the error page.
-  if (req.path.startsWith("/api/")) res.json({ error: { description: API_MESSAGES.tooLarge } });
+  if (req.path.startsWith("/api/")) res.json(new ApiError(413, API_MESSAGES.tooLarge));
   else res.type("html").send(renderErrorPage({ status: 413, requestId: String(req.id), nonce: res.locals.cspNonce as string }));
 }

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { API_MESSAGES } from "../../server/api/errors.ts";
+import { API_ERROR_CODES, API_MESSAGES } from "../../server/api/errors.ts";
 import { routeOf, type Operation } from "../../server/api/operation.ts";
 import { API_OPERATIONS } from "../../server/api/operations/index.ts";
 import {
@@ -58,6 +58,7 @@ const EBOOK = "EB-9788828813217";
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const refused = { status: 401, body: { error: { description: API_MESSAGES.unauthorized } } };
 const notFound = { status: 404, body: { error: { description: API_MESSAGES.notFound } } };
+const ZOD_ENGLISH = /invalid input|expected|too (big|small)|received|unrecognized/i;
 
 /** A customer of its own for each test (none depends on what another did to its customer). */
 async function newCustomer(name: string) {
@@ -381,11 +382,14 @@ describe("every operation, fuzzed", () => {
             ).toEqual([]);
             if (op.redirect && response.status === 302) return;
             expect(response.status === 200 || response.status >= 400, `${label}: ${response.status}`).toBe(true);
-            const answer = (await response.json()) as { result?: unknown; error?: { description?: unknown } };
+            const answer = (await response.json()) as { result?: unknown; error?: { code?: unknown; description?: unknown } };
             if (response.status >= 400) {
               expect(Object.keys(answer), label).toEqual(["error"]);
+              expect(API_ERROR_CODES, label).toContain(answer.error?.code);
               expect(typeof answer.error?.description, label).toBe("string");
               expect(answer.error!.description, label).not.toBe("");
+              // zod's own English ("Invalid input: expected string…", "Too big: …") never reaches a client.
+              expect(answer.error!.description, label).not.toMatch(ZOD_ENGLISH);
             } else {
               expect(Object.keys(answer), label).toEqual(["result"]);
             }
@@ -460,7 +464,7 @@ describe("every string field of every operation", () => {
             field,
             kind,
             status: 400,
-            body: { error: { description: MESSAGES.fieldCharactersNamed(field) } },
+            body: { error: { code: "invalid_field", field, description: MESSAGES.fieldCharactersNamed(field) } },
           });
         }
         const response = await call(pathOf(op), { ...base, [field]: OVER_LONG });

@@ -57,7 +57,7 @@ describe("the bearer token", () => {
       const response = await tokenInfo(authorization);
       expect(response.status, `case ${index}`).toBe(401);
       expect(response.headers.get("www-authenticate"), `case ${index}`).toBe(challenge);
-      expect(await response.json()).toEqual({ error: { description: API_MESSAGES.unauthorized } });
+      expect(await response.json()).toEqual({ error: { code: "unauthorized", description: API_MESSAGES.unauthorized } });
     }
   });
 });
@@ -107,7 +107,7 @@ describe("a body over the host's limit", () => {
       const answer = await postAnnouncing("/api/v1/aaa/passwordreset/request/", declared);
       expect(answer.status).toBe(413);
       expect(answer.headers["content-type"]).toMatch(/^application\/json/);
-      expect(JSON.parse(answer.body)).toEqual({ error: { description: API_MESSAGES.tooLarge } });
+      expect(JSON.parse(answer.body)).toEqual({ error: { code: "body_too_large", description: API_MESSAGES.tooLarge } });
     }
     // The portal's pages keep their error page.
     const page = await postAnnouncing("/register/", MAX_BODY_BYTES + 1);

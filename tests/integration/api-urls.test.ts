@@ -144,12 +144,12 @@ describe("§7's URL rule", () => {
     for (const address of [slashed!, bare!]) {
       expect(await send(address, "GET", { bearer: token })).toMatchObject({
         status: 405,
-        body: { error: { description: API_MESSAGES.noOperation } },
+        body: { error: { code: "method_not_allowed", description: API_MESSAGES.noOperation } },
       });
     }
     expect(await send(`${create.baseurl}/order/nessuna`, "GET")).toMatchObject({
       status: 404,
-      body: { error: { description: API_MESSAGES.unknownAddress } },
+      body: { error: { code: "unknown_address", description: API_MESSAGES.unknownAddress } },
     });
   });
 });

@@ -298,7 +298,11 @@ describe("every operation through the manifest", () => {
       body: { error: { description: MESSAGES.lastnameRequired } },
     });
     expect((await call("aaa", "user", "save", { body: { uuid: me.user.uuid, email: "altra@example.it" } })).body).toEqual({
-      error: { description: "L'email si cambia dalla pagina 'Il mio account' del portale" },
+      error: {
+        code: "invalid_field",
+        field: "email",
+        description: "L'email si cambia dalla pagina 'Il mio account' del portale",
+      },
     });
     expect((await call("aaa", "user", "save", { body: { uuid: crypto.randomUUID(), firstname: "X" } })).status).toBe(404);
     const account = { uuid: me.user.uuid };
@@ -352,14 +356,19 @@ describe("every operation through the manifest", () => {
     expect(await (await post("/api/user/register/", account)).json()).toEqual({ result: true });
     const again = await post("/api/user/register/", account);
     expect(again.status).toBe(409);
-    expect(await again.json()).toEqual({ error: { description: "Email già registrata" } });
+    expect(await again.json()).toEqual({ error: { code: "conflict", description: "Email già registrata" } });
     const weak = await post("/api/user/register/", { ...account, username: "altro@example.it", password: "debole" });
-    expect(await weak.json()).toEqual({ error: { description: "La password non rispetta i requisiti" } });
+    expect(await weak.json()).toEqual({
+      error: { code: "invalid_field", field: "password", description: "La password non rispetta i requisiti" },
+    });
     for (const path of ["/api/passwordreset/reset/", "/api/passwordresetfrommagento/reset/"]) {
       const dead = await post(path, { token: "x".repeat(43), password: "Segreta1!" });
       expect(dead.status).toBe(400);
       expect(await dead.json()).toEqual({
-        error: { description: "La sessione è scaduta, prova a richiedere di nuovo il cambio della password" },
+        error: {
+          code: "invalid_request",
+          description: "La sessione è scaduta, prova a richiedere di nuovo il cambio della password",
+        },
       });
     }
   });
@@ -445,7 +454,7 @@ describe("abuse", () => {
       headers: { authorization: `Bearer ${tokens.access_token}` },
     });
     expect(nul.status).toBe(400);
-    expect(await nul.json()).toEqual({ error: { description: "Indirizzo non valido" } });
+    expect(await nul.json()).toEqual({ error: { code: "bad_address", description: "Indirizzo non valido" } });
     const after = await portal.services.customerOrders.list(
       (await portal.services.accounts.findActiveByEmail(customer.email))!.id,
     );

@@ -102,7 +102,7 @@ export const aaaOperations = [
     result: z.literal(true),
     async handle({ body, services, config, ip }) {
       if (![config.oidc.clientId, config.oidc.appClient.clientId].includes(body.client_id)) {
-        throw new ApiError(400, MESSAGES.fieldInvalid);
+        throw new ApiError(400, MESSAGES.fieldInvalid, { field: "client_id" });
       }
       const result = await services.registration.register(
         { email: body.username, password: body.password, firstname: body.firstname, lastname: body.lastname },
@@ -228,7 +228,7 @@ export const aaaOperations = [
       const { id } = profile;
       // A new address is confirmed by a link and needs the current password: the portal's page does that.
       if (body.email !== undefined && normalizeEmail(body.email) !== profile.email) {
-        throw new ApiError(400, API_MESSAGES.emailOnPortal);
+        throw new ApiError(400, API_MESSAGES.emailOnPortal, { field: "email" });
       }
       const result = await services.profiles.update(id, {
         firstname: body.firstname,
@@ -306,7 +306,7 @@ export const aaaOperations = [
     summary:
       "L'indirizzo che avvia l'accesso con Google sul portale; al ritorno il cliente va a `url` (un indirizzo del portale, altrimenti alla home).",
     auth: "public",
-    body: z.object({ url: z.string().max(2000, API_MESSAGES.notFound) }),
+    body: z.object({ url: z.string().max(2000) }),
     result: z.url(),
     async handle({ body, services, config }) {
       if (!services.socialLogin.enabled) throw new ApiError(404, API_MESSAGES.socialLoginOff);

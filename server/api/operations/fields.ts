@@ -5,11 +5,11 @@ import { API_MESSAGES } from "../errors.ts";
 /** A uuid, as every object's id; anything else finds nothing (never reaches the database). */
 export const uuid = z.uuid({ error: API_MESSAGES.notFound }).transform((id) => id.toLowerCase());
 
-/** The body of a load: the ids of the objects wanted (§7: `load [ids]`). */
-export const idList = z
-  .array(uuid, { error: API_MESSAGES.notFound })
-  .min(1, API_MESSAGES.notFound)
-  .max(100, API_MESSAGES.notFound);
+/**
+ * The body of a load: the ids of the objects wanted (§7: `load [ids]`). An id that is no uuid finds
+ * nothing; a body that is no list of 1 to 100 is a malformed request, worded by the router.
+ */
+export const idList = z.array(uuid).min(1).max(100);
 
 /** A time as milliseconds since the epoch (§3: has_edu_upto and the like); null when unset. */
 export const millis = z.number().int().nullable();

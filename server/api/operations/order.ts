@@ -9,7 +9,7 @@ import { MESSAGES } from "../../../shared/messages.ts";
 import type { CustomerOrders } from "../../commerce/customer-orders.ts";
 import { isProductCode } from "../../lib/ids.ts";
 import type { Services } from "../../services.ts";
-import { API_MESSAGES, ApiError } from "../errors.ts";
+import { API_MESSAGES, ApiError, invalidInput, italianIssue } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
 import { euros, idList, listLimit, millis, toMillis, uuid } from "./fields.ts";
 
@@ -139,10 +139,7 @@ const hubSchema = z.object({
 });
 
 /** A reference list of codes and names (order and payment statuses, payment methods), loaded by code. */
-const codeList = z
-  .array(z.string().max(40, API_MESSAGES.notFound), { error: API_MESSAGES.notFound })
-  .min(1, API_MESSAGES.notFound)
-  .max(100, API_MESSAGES.notFound);
+const codeList = z.array(z.string().max(40, API_MESSAGES.notFound)).min(1).max(100);
 const codeName = z.object({ code: z.string(), name: z.string() });
 type Names = Readonly<Record<string, string>>;
 const namesOf = (names: Names, codes: readonly string[]) =>
@@ -335,8 +332,11 @@ export const orderOperations = [
         return { state: checked.state, message, setup_intent_client_secret: null };
       }
       if (order.status !== "new") throw new ApiError(409, M.paymentCancelled);
-      const parsed = customerSchema({ needsShipment: order.hasShipment }).safeParse({ ...body, paymenthub: params.hub });
-      if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+      const parsed = customerSchema({ needsShipment: order.hasShipment }).safeParse(
+        { ...body, paymenthub: params.hub },
+        { error: italianIssue },
+      );
+      if (!parsed.success) throw invalidInput(parsed.error);
       const started = await services.payments.start(
         userId,
         order.id,
