@@ -19,6 +19,8 @@ export const URL_RULE =
   "con e senza, in GET come in POST.";
 
 export type ModuleManifest = {
+  /** The API's version, as in the root manifest: a related manifest read alone still says it. */
+  version: typeof API_VERSION;
   code: ApiModule;
   baseurl: string;
   url_rule: string;
@@ -31,6 +33,7 @@ const ROOT_MODULES: readonly ApiModule[] = ["aaa", "order", "media"];
 
 function moduleManifest(code: ApiModule, operations: readonly Operation[], origin: string): ModuleManifest {
   const manifest: ModuleManifest = {
+    version: API_VERSION,
     code,
     baseurl: `${origin}${modulePath(code)}`,
     url_rule: URL_RULE,

@@ -1,11 +1,14 @@
 // The OpenAPI 3.1 document of the JSON API (/api/openapi.json), generated from the operations'
 // zod schemas: the same schemas that validate each call.
 import { z } from "zod";
-import { routeOf, type Operation } from "./operation.ts";
+import { routeOf, type Operation, type RefusalStatus } from "./operation.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 
-const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
-  z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+/** A schema as it sits inside the document: without its own `$schema`, since OpenAPI 3.1 already says the dialect. */
+function jsonSchema(schema: z.ZodType, io: "input" | "output") {
+  const { $schema: _dialect, ...nested } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" });
+  return nested as Record<string, unknown>;
+}
 
 /** Express's `:name` parts as OpenAPI's `{name}`. */
 export const openApiPath = (route: string) => route.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
@@ -26,28 +29,58 @@ const errorResponse = (description: string) => ({
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
 
+/** The errors an operation's handler answers itself (its `refusals`). */
+function refusalResponse(status: RefusalStatus) {
+  switch (status) {
+    case 403:
+      return errorResponse("Non consentito");
+    case 404:
+      return errorResponse("Non trovato, o non del cliente");
+    case 409:
+      return errorResponse("Non possibile nello stato attuale");
+    case 429:
+      return {
+        ...errorResponse("Troppi tentativi"),
+        headers: {
+          "Retry-After": { description: "Secondi da attendere prima di riprovare", schema: { type: "integer", minimum: 1 } },
+        },
+      };
+    case 503:
+      return errorResponse("Servizio momentaneamente non disponibile");
+  }
+}
+
 export function buildOpenApiDocument(operations: readonly Operation[], origin: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const path = openApiPath(routeOf(op));
     const responses: Record<string, unknown> = {
-      200: {
-        description: "Esito",
-        content: {
-          "application/json": {
-            schema: { type: "object", required: ["result"], properties: { result: jsonSchema(op.result, "output") } },
-          },
-        },
-      },
+      ...(op.redirect
+        ? {
+            302: {
+              description: "Rinvio alla risorsa",
+              headers: { Location: { description: "L'indirizzo della risorsa", required: true, schema: { type: "string" } } },
+            },
+          }
+        : {
+            200: {
+              description: "Esito",
+              content: {
+                "application/json": {
+                  schema: { type: "object", required: ["result"], properties: { result: jsonSchema(op.result, "output") } },
+                },
+              },
+            },
+          }),
+      // Every operation checks its input: at least its query, where unknown parameters are refused.
       400: errorResponse("Dati non validi"),
-      429: {
-        ...errorResponse("Troppi tentativi"),
-        headers: {
-          "Retry-After": { description: "Secondi da attendere prima di riprovare", schema: { type: "integer", minimum: 1 } },
-        },
-      },
+      // Its address answers any other method so.
+      405: errorResponse("Metodo non previsto per questo indirizzo"),
     };
-    if (op.method === "POST") responses[413] = errorResponse("Corpo della richiesta troppo grande");
+    if (op.method === "POST") {
+      responses[413] = errorResponse("Corpo della richiesta troppo grande");
+      responses[415] = errorResponse("Corpo non in JSON");
+    }
     if (op.auth === "customer") {
       responses[401] = {
         ...errorResponse("Token mancante, scaduto o revocato"),
@@ -59,9 +92,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
           },
         },
       };
-      responses[404] = errorResponse("Non trovato, o non del cliente");
-      responses[409] = errorResponse("Non possibile nello stato attuale");
     }
+    for (const status of op.refusals ?? []) responses[status] = refusalResponse(status);
     (paths[path] ??= {})[op.method.toLowerCase()] = {
       operationId: `${op.module}.${op.model}.${op.name}`,
       tags: [op.module],

@@ -2,7 +2,7 @@
 // zod schemas of what it takes and gives. The router, the manifest and the OpenAPI document are
 // all built from the same list of operations (server/api/operations/index.ts), so they cannot
 // disagree.
-import type { z } from "zod";
+import { z } from "zod";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
@@ -49,6 +49,11 @@ export type Operation<
   query?: Q;
   body?: B;
   result: R;
+  /**
+   * The statuses the handler itself answers besides 200 (e.g. 404 for another's object, 409, 429):
+   * the OpenAPI document lists them beside the router's own (400, 401, 405, 413, 415).
+   */
+  refusals?: readonly RefusalStatus[];
   /** The result is an address the call is sent on to (302), not a JSON answer. */
   redirect?: boolean;
   /**
@@ -59,14 +64,31 @@ export type Operation<
   handle(context: OperationContext<Out<P>, Out<Q>, Out<B>>): Promise<z.input<R>>;
 };
 
-/** Declares an operation; the schemas type its handler. */
+/** The statuses an operation's handler may answer with an error of its own. */
+export type RefusalStatus = 403 | 404 | 409 | 429 | 503;
+
+/**
+ * An object schema that refuses the fields it does not name: zod would drop them, and a client's
+ * misspelt or unsupported field would pass as if it had been taken.
+ */
+function strict<S extends Schema | undefined>(schema: S): S {
+  return schema instanceof z.ZodObject ? (schema.strict() as unknown as S) : schema;
+}
+
+/** The query of an operation that takes none: any parameter is refused, not ignored. */
+const NO_QUERY = z.strictObject({});
+
+/**
+ * Declares an operation; the schemas type its handler. Its query and body objects are made strict
+ * here, so the router, the manifests and the OpenAPI document all see the schema that is enforced.
+ */
 export function operation<
   P extends Schema | undefined,
   Q extends Schema | undefined,
   B extends Schema | undefined,
   R extends Schema,
 >(op: Operation<P, Q, B, R>): Operation {
-  return op as unknown as Operation;
+  return { ...op, query: strict(op.query) ?? NO_QUERY, body: strict(op.body) } as unknown as Operation;
 }
 
 /** The version of the API in every manifest-driven path. */

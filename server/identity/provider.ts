@@ -214,5 +214,14 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
   provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
     requestLogger(ctx)?.error({ err: error }, "identity provider server error");
   });
+  // Discovery's scopes_supported lists the provider's OpenID scopes only; the API's is a resource
+  // scope (declaring it among `scopes` would make it an OpenID one and break the API's grants), so
+  // it is added to the answer: a client learns there that it may ask for it.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== "discovery") return;
+    const body = ctx.body as { scopes_supported?: string[] };
+    body.scopes_supported = [...new Set([...(body.scopes_supported ?? []), API_SCOPE])];
+  });
   return provider;
 }

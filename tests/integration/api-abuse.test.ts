@@ -237,7 +237,7 @@ describe("another customer's token", () => {
     );
     // Writes on the owner's open order: the coupon neither added nor removed, no payment started.
     for (const name of ["order_addcoupon", "order_rmcoupon"]) {
-      expect(await call("order", "order", name, { params: { ...theirs, code: "BENVENUTO10" } })).toMatchObject(notFound);
+      expect(await call("order", "order", name, { params: { order: openId, code: "BENVENUTO10" } })).toMatchObject(notFound);
     }
     expect(
       await call("order", "order", "order_checkpaymenthub", { params: theirs, body: hubDetails(intruder.email) }),

@@ -90,6 +90,7 @@ export const aaaOperations = [
     name: "register",
     method: "POST",
     path: "user/register/",
+    refusals: [409, 429],
     summary: "Registra un nuovo cliente (username = email).",
     auth: "public",
     body: z.object({
@@ -127,6 +128,7 @@ export const aaaOperations = [
       auth: "public",
       body: resetBody,
       result: purpose === "reset" ? z.literal(true) : z.url(),
+      refusals: [429],
       async handle({ body, services, config, ip }) {
         const result = await services.passwordLinks.reset({ token: body.token, purpose, password: body.password, ip });
         if (result.ok) return purpose === "reset" ? (true as const) : `${config.publicOrigin}/login/`;
@@ -144,6 +146,7 @@ export const aaaOperations = [
     summary: "Invia il link per reimpostare la password all'indirizzo dell'account.",
     auth: "public",
     body: z.object({ username: accountFields.email }),
+    refusals: [404, 429, 503],
     result: z.literal(true),
     async handle({ body, services, ip }) {
       const result = await services.passwordLinks.requestReset({ email: body.username, ip });
@@ -201,6 +204,7 @@ export const aaaOperations = [
     name: "save",
     method: "POST",
     path: "user/save/",
+    refusals: [404],
     summary:
       "Salva i campi cambiati dell'account (come la pagina 'Il mio account': la professione non cambia più, i percorsi restano completi); l'email si cambia dal portale.",
     auth: "customer",
@@ -220,6 +224,11 @@ export const aaaOperations = [
         .nullish()
         .transform((v) => v ?? undefined),
       accept_marketing: z.boolean({ error: MESSAGES.invalidChoice }).nullish(),
+      // A client may send back the account as it loaded it: these read-only fields are taken and
+      // left as they are (the address changes on the portal, the rest is not the client's to set).
+      username: z.unknown().optional(),
+      accept_customize: z.unknown().optional(),
+      has_edu_upto: z.unknown().optional(),
     }),
     result: userSchema,
     async handle(context) {
@@ -256,6 +265,7 @@ export const aaaOperations = [
     name: "verifypassword",
     method: "POST",
     path: "user/verifypassword/",
+    refusals: [404, 429],
     summary: "Se la password è quella dell'account (con i limiti dell'accesso: troppi errori la bloccano).",
     auth: "customer",
     body: z.object({ uuid, password: z.string().max(200, MESSAGES.currentPasswordWrong) }),
@@ -273,6 +283,7 @@ export const aaaOperations = [
     name: "changepassword",
     method: "POST",
     path: "user/changepassword/",
+    refusals: [404, 429],
     summary:
       "Cambia la password: con quella attuale (currentpassword) e la nuova (password). Dopo il cambio resta collegata solo l'app che l'ha chiesto: le altre sessioni finiscono.",
     auth: "customer",
@@ -303,6 +314,7 @@ export const aaaOperations = [
     name: "google-loginlink",
     method: "POST",
     path: "session/google-loginlink/",
+    refusals: [404],
     summary:
       "L'indirizzo che avvia l'accesso con Google sul portale; al ritorno il cliente va a `url` (un indirizzo del portale, altrimenti alla home).",
     auth: "public",

@@ -7,17 +7,17 @@ import { isOrderCode, isProductCode } from "../../lib/ids.ts";
 import { API_MESSAGES, ApiError } from "../errors.ts";
 import { operation } from "../operation.ts";
 import { orderOf, orderSchema } from "./order.ts";
+import { queryCount } from "./fields.ts";
 import { productOf, productSchema } from "./pim.ts";
 
 /** An area code as the publisher names them (dashboard_studenti_top_right, dashboard_contatti). */
 const areaQuery = z.object({ areacode: z.string().regex(/^[a-z0-9_]{1,64}$/, API_MESSAGES.notFound) });
 /** How many products a list gives: 20 unless asked, at most 100. */
-const limit = z.coerce.number().int().min(1).max(100).default(20).catch(20);
-/** A yes/no of the query string: 1/true or 0/false. */
+const limit = queryCount(20);
+/** A yes/no of the query string: 1/true or 0/false (absent: no); any other value is refused. */
 const flag = z
   .enum(["1", "0", "true", "false"])
   .optional()
-  .catch(undefined)
   .transform((v) => v === "1" || v === "true");
 
 const promoBoxSchema = z.object({
@@ -72,6 +72,7 @@ export const ecommerceOperations = [
     auth: "public",
     query: areaQuery,
     result: promoBoxSchema,
+    refusals: [404],
     async handle({ query, services }) {
       const box = await services.library.dashboard.promoBox(query.areacode);
       if (!box) throw new ApiError(404, API_MESSAGES.notFound);
@@ -132,6 +133,7 @@ export const ecommerceOperations = [
     auth: "public",
     query: z.object({ sku: z.string().refine(isProductCode, API_MESSAGES.notFound) }),
     result: z.url(),
+    refusals: [404],
     async handle({ query, services, config }) {
       const product = await services.products.bySku(query.sku.trim());
       const buylink = product && productOf(product, config).buylink;
@@ -176,8 +178,8 @@ export const ecommerceOperations = [
     query: z.object({
       onlyactive: flag,
       hidepaper: flag,
-      num: z.coerce.number().int().min(1).max(100).default(10).catch(10),
-      page: z.coerce.number().int().min(1).max(10_000).default(1).catch(1),
+      num: queryCount(10),
+      page: z.coerce.number().int().min(1).max(10_000).default(1),
       ordercode: z.string().refine(isOrderCode, API_MESSAGES.notFound).optional(),
     }),
     result: z.array(orderSchema),

@@ -15,8 +15,14 @@ export const idList = z.array(uuid).min(1).max(100);
 export const millis = z.number().int().nullable();
 export const toMillis = (date: Date | null | undefined) => (date ? date.getTime() : null);
 
+/**
+ * A count asked for in the query string, from 1 to 100, `fallback` when absent. Anything else
+ * (0, 101, "abc") is refused, not replaced: a client learns its mistake instead of other data.
+ */
+export const queryCount = (fallback: number) => z.coerce.number().int().min(1).max(100).default(fallback);
+
 /** A list's length asked for in the query string (the dashboard asks for 2). */
-export const listLimit = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50).catch(50) });
+export const listLimit = z.object({ limit: queryCount(50) });
 
 /** Cents as euros with two decimals (§3's totals are amounts, not cents). */
 export const euros = (cents: number) => Math.round(cents) / 100;

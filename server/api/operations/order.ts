@@ -3,7 +3,7 @@
 // rules: its checks, its rate limit, its exactly-once claims.
 import { z } from "zod";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
-import { checkoutDetails, customerSchema } from "../../../shared/checkout-rules.server.ts";
+import { checkoutDetails, customerSchema, customerShape } from "../../../shared/checkout-rules.server.ts";
 import { PAYMENT_METHOD_LABELS, PAYMENT_STATUS_LABELS } from "../../../shared/commerce-constants.ts";
 import { MESSAGES } from "../../../shared/messages.ts";
 import type { CustomerOrders } from "../../commerce/customer-orders.ts";
@@ -121,6 +121,20 @@ async function ownOrder({ services, caller }: OperationContext<unknown, unknown,
   return order;
 }
 
+/**
+ * A 'check hub' body: §3's customer, shipment and billing fields (typed and checked after, by the
+ * checkout's own rules, which depend on the order) and two of §7's that the card step does not
+ * use, a yes/no each. Any other field is refused (strict), not ignored; `paymenthub` too, since
+ * the address names the hub.
+ */
+const checkoutFields = Object.keys(customerShape).filter((field) => field !== "paymenthub");
+const unusedFlag = z.union([z.boolean(), z.string().max(10)]).optional();
+const checkHubBody = z.object({
+  ...Object.fromEntries(checkoutFields.map((field) => [field, z.unknown().optional()])),
+  return_immediately: unusedFlag,
+  option_advance: unusedFlag,
+});
+
 /** Where a payment stands, as 'check hub' answers (spec §4's states of the return page). */
 const hubState = z.object({
   state: z.enum(["started", "paid", "pending", "requires_customer", "failed", "requires_action", "canceled", "none"]),
@@ -182,6 +196,7 @@ export const orderOperations = [
     name: "order_create_with_codiceattivazione",
     method: "POST",
     path: "order/create_with_codiceattivazione/:code/",
+    refusals: [404, 409],
     summary: "Attiva il codice: l'ordine gratuito, il prodotto per 6 mesi.",
     auth: "customer",
     params: codeParam,
@@ -262,6 +277,7 @@ export const orderOperations = [
     name: "order_create_with_product_code",
     method: "POST",
     path: "order/create_with_product_code/:productcode/",
+    refusals: [404, 409],
     summary: "Apre l'ordine del prodotto (o quello già aperto): l'id dell'ordine.",
     auth: "customer",
     params: z.object({ productcode: z.string().refine(isProductCode, M.productUnavailable) }),
@@ -279,6 +295,7 @@ export const orderOperations = [
     name: "order_getpaymenthubs",
     method: "GET",
     path: "order/getpaymenthubs/:order/",
+    refusals: [404],
     summary: "Come si può pagare l'ordine.",
     auth: "customer",
     params: orderParam,
@@ -294,6 +311,7 @@ export const orderOperations = [
     name: "order_getpaymenthub",
     method: "GET",
     path: "order/getpaymenthub/:order/:hub/",
+    refusals: [404],
     summary: "Una modalità di pagamento dell'ordine.",
     auth: "customer",
     params: hubParam,
@@ -310,11 +328,12 @@ export const orderOperations = [
     name: "order_checkpaymenthub",
     method: "POST",
     path: "order/checkpaymenthub/:order/:hub/",
+    refusals: [404, 409, 429],
     summary:
       "Con i dati dell'ordine: li controlla (spec §5) e avvia il pagamento. Senza corpo: dove sta il pagamento (e lo registra quando è riuscito).",
     auth: "customer",
     params: hubParam,
-    body: z.record(z.string(), z.unknown()),
+    body: checkHubBody,
     result: hubState,
     async handle(context): Promise<z.input<typeof hubState>> {
       const { params, body, caller, services } = context;
@@ -365,6 +384,7 @@ export const orderOperations = [
     name: "order_resetpaymenthub",
     method: "POST",
     path: "order/resetpaymenthub/:order/",
+    refusals: [404],
     summary: "Annulla il pagamento in corso: l'ordine torna modificabile.",
     auth: "customer",
     params: orderParam,
@@ -381,6 +401,7 @@ export const orderOperations = [
       name: `order_${name}`,
       method: "POST",
       path: `order/${name}/:order/:code/`,
+      refusals: [404],
       summary: name === "addcoupon" ? "Applica il codice sconto all'ordine." : "Toglie il codice sconto dall'ordine.",
       auth: "customer",
       params: orderParam.extend({ code: z.string().trim().max(100) }),

@@ -4,6 +4,8 @@ import { z } from "zod";
 import type { Config } from "../../config.ts";
 import type { CatalogProduct } from "../../catalog/products.ts";
 import { checkoutPath, coverPath } from "../../../shared/links.ts";
+import { MESSAGES } from "../../../shared/messages.ts";
+import { ApiError } from "../errors.ts";
 import { operation } from "../operation.ts";
 import { euros, idList, millis, toMillis, uuid } from "./fields.ts";
 
@@ -142,9 +144,13 @@ export const pimOperations = [
     path: "corsolaurea/getall/",
     summary: "I corsi di laurea, per nome; con `universita`, solo quelli di un'università.",
     auth: "public",
-    query: z.object({ universita: uuid.optional().catch(undefined) }),
+    query: z.object({ universita: uuid.optional() }),
     result: z.array(option.extend({ universita: z.string() })),
     async handle({ query, services }) {
+      // An unknown university is the client's mistake, not a university without courses.
+      if (query.universita && !(await services.reference.universities()).some((u) => u.id === query.universita)) {
+        throw new ApiError(400, MESSAGES.invalidChoice);
+      }
       const all = await services.reference.allDegreeCourses();
       const wanted = query.universita ? all.filter((c) => c.universityId === query.universita) : all;
       return wanted.map((c) => ({ ...asOption(c), universita: c.universityId }));
