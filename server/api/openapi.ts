@@ -112,7 +112,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
       title: "Novalex Editore: servizi per i clienti",
       version: "1.0.0",
       description:
-        "Le API del portale clienti (spec §7). Risposte {result} oppure {error: {description}}. " +
+        "Le API del portale clienti (spec §7). Risposte {result} oppure {error: {code, field?, description}}. " +
         "Le operazioni del cliente vogliono un token di accesso del provider d'identità del portale (code + PKCE, scope `api`). " +
         "Ogni percorso qui scritto con la barra finale risponde allo stesso modo anche senza (GET e POST).",
     },
