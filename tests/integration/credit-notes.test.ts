@@ -60,8 +60,13 @@ type Gateway = {
 
 function helpers(h: Harness) {
   const paymentOf = async (orderId: string) => (await h.db.select().from(payments).where(eq(payments.orderId, orderId)))[0]!;
+  /** In number order: two documents issued in one run of the jobs share their time. */
   const documentsOf = (paymentId: string): Promise<Document[]> =>
-    h.db.select().from(invoices).where(eq(invoices.paymentId, paymentId)).orderBy(asc(invoices.createdAt), asc(invoices.type));
+    h.db
+      .select()
+      .from(invoices)
+      .where(eq(invoices.paymentId, paymentId))
+      .orderBy(asc(invoices.type), asc(invoices.year), asc(invoices.number));
   const invoiceOf = async (paymentId: string) => (await documentsOf(paymentId)).find((d) => d.type === "TD01");
   const creditNotesOf = async (paymentId: string) => (await documentsOf(paymentId)).filter((d) => d.type === "TD04");
   /** An order that asked for an invoice: an eBook (4 %) and a course, paid now; its invoice issued by the runner. */
