@@ -42,6 +42,13 @@ async function confirmationToken(to: string) {
   return /\/profile\/confirm-email\/([A-Za-z0-9_-]{43})/.exec(mail?.text ?? "")![1]!;
 }
 
+/** Asks, with the password, to move the account to `newEmail`: the mails go out. */
+async function askToMove(userId: string, newEmail: string) {
+  const started = await services.emailChanges.start({ userId, currentPassword: PASSWORD, newEmail, ip: undefined });
+  if (!started.ok || !started.send) throw new Error("setup: the change did not start");
+  await started.send();
+}
+
 const mailsOf = async (user: { id: string; email: string | null }) =>
   (await customerData(database.db, user, now)).mails.map((m) => [m.to, m.subject, m.createdAt.getTime()] as const);
 
@@ -49,14 +56,7 @@ describe("the mails in the data download", () => {
   it("are the account's own: an address given up and taken by another account shows neither the other's mails", async () => {
     const first = await register("indirizzo.condiviso@example.it", "Anna");
     now = new Date(START.getTime() + MINUTE);
-    const started = await services.emailChanges.start({
-      userId: first.id,
-      currentPassword: PASSWORD,
-      newEmail: "anna.nuovo@example.it",
-      ip: undefined,
-    });
-    if (!started.ok || !started.send) throw new Error("setup: the change did not start");
-    await started.send();
+    await askToMove(first.id, "anna.nuovo@example.it");
     expect((await services.emailChanges.confirm(await confirmationToken("anna.nuovo@example.it"))).ok).toBe(true);
 
     // The freed address is taken by a second account, which then asks for a password link.
@@ -79,14 +79,7 @@ describe("the mails in the data download", () => {
     now = new Date(START.getTime() + 10 * MINUTE);
     const first = await register("vecchio.indirizzo@example.it", "Carla");
     now = new Date(START.getTime() + 11 * MINUTE);
-    const started = await services.emailChanges.start({
-      userId: first.id,
-      currentPassword: PASSWORD,
-      newEmail: "carla.nuovo@example.it",
-      ip: undefined,
-    });
-    if (!started.ok || !started.send) throw new Error("setup: the change did not start");
-    await started.send();
+    await askToMove(first.id, "carla.nuovo@example.it");
     expect((await services.emailChanges.confirm(await confirmationToken("carla.nuovo@example.it"))).ok).toBe(true);
     now = new Date(START.getTime() + 12 * MINUTE);
     const second = await register("vecchio.indirizzo@example.it", "Dario");
@@ -128,14 +121,7 @@ describe("the mails in the data download", () => {
     const asking = [await register("chiede.occupato@example.it", "Fabio"), await register("chiede.libero@example.it", "Gino")];
     const wanted = ["occupato@example.it", "libero@example.it"];
     for (const [i, user] of asking.entries()) {
-      const started = await services.emailChanges.start({
-        userId: user.id,
-        currentPassword: PASSWORD,
-        newEmail: wanted[i]!,
-        ip: undefined,
-      });
-      if (!started.ok || !started.send) throw new Error("setup: the change did not start");
-      await started.send();
+      await askToMove(user.id, wanted[i]!);
     }
     // The mails did go: the notice to the taken address, the link to the free one.
     const outbox = await services.mail.listOutbox();
