@@ -195,7 +195,7 @@ function invoiceFile(
 }
 
 /** The invoice a credit note corrects, as its DatiFattureCollegate names it. */
-async function correctedInvoice(tx: Queryable, invoiceId: string): Promise<CorrectedInvoice> {
+export async function correctedInvoice(tx: Queryable, invoiceId: string): Promise<CorrectedInvoice> {
   const [invoice] = await tx
     .select({ number: invoices.documentNumber, date: invoices.date })
     .from(invoices)

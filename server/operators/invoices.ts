@@ -17,8 +17,8 @@ import {
   type InvoiceState,
   type ResendResult,
 } from "../invoices/sdi-outcomes.ts";
-import { InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
-import { invoices as invoicesTable, paymentRefunds, type InvoiceType } from "../db/schema.ts";
+import { correctedInvoice, InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
+import { paymentRefunds, type InvoiceType } from "../db/schema.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 
 /** `2026-11` → its year and month (0–11), or an OperatorError. */
@@ -144,7 +144,7 @@ export async function issueMissingInvoices(op: Operator, month: string, { late =
           date,
           fileName,
           totalCents,
-          corrects: await documentNumberOf(op, note.correctsInvoiceId!),
+          corrects: (await correctedInvoice(op.db, note.correctsInvoiceId!)).number,
         });
       }
     } catch (error) {
@@ -167,15 +167,6 @@ export async function issueMissingInvoices(op: Operator, month: string, { late =
   await op.services.jobs.runDue();
   return { month, issued, refused, notDue, creditNotes, refusedCreditNotes };
 }
-
-/** The number of an invoice (the one a credit note corrects). */
-const documentNumberOf = async (op: Operator, invoiceId: string) =>
-  (
-    await op.db
-      .select({ documentNumber: invoicesTable.documentNumber })
-      .from(invoicesTable)
-      .where(eq(invoicesTable.id, invoiceId))
-  )[0]!.documentNumber;
 
 /** What a refund gave back, and the day in Rome it did. */
 async function refundOf(op: Operator, refundId: string) {
