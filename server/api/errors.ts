@@ -2,6 +2,7 @@
 // description is the same Italian message the pages show for the same refusal; the code is for
 // programs, which must not parse Italian; the field names the input at fault, when one is.
 import type { z } from "zod";
+import type { Refusal } from "../../shared/refusals.ts";
 
 export type ApiErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 503;
 
@@ -66,6 +67,14 @@ export class ApiError extends Error {
   toJSON() {
     return { error: { code: this.code, ...(this.field !== undefined && { field: this.field }), description: this.description } };
   }
+}
+
+/** A use-case's refusal (shared/refusals.ts) as the API's answer: the page's message, the agreed status. */
+export function refused(refusal: Refusal, retryAfterSeconds?: number): ApiError {
+  const options = refusal.field === undefined ? {} : { field: refusal.field };
+  if (refusal.status === 429)
+    return new ApiError(429, refusal.message, { ...options, retryAfterSeconds: retryAfterSeconds ?? 60 });
+  return new ApiError(refusal.status, refusal.message, options);
 }
 
 export const API_MESSAGES = {
