@@ -146,6 +146,11 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
                   {app.app}
                 </h3>
                 <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+                  <dt className="font-semibold">Luogo approssimativo</dt>
+                  <dd>
+                    {app.place ?? "Sconosciuto"}
+                    {app.network && <span className="text-muted"> (rete {app.network})</span>}
+                  </dd>
                   <dt className="font-semibold">Primo accesso</dt>
                   <dd>{formatLongDateTime(app.signedInAt)}</dd>
                   <dt className="font-semibold">Ultimo utilizzo</dt>

@@ -9,6 +9,7 @@ import {
   activationCodeBatches,
   activationCodes,
   activationRedemptions,
+  appSignIns,
   auditLog,
   couponRedemptions,
   coupons,
@@ -91,6 +92,15 @@ async function portalSessionsOf(db: Queryable, userId: string) {
     .from(sessions)
     .where(eq(sessions.userId, userId))
     .orderBy(desc(sessions.lastSeenAt));
+}
+
+/** Where the account's apps last got tokens from: when and from what, never the grant's id. */
+async function appSignInsOf(db: Queryable, userId: string) {
+  return db
+    .select({ lastSeenAt: appSignIns.lastSeenAt, userAgent: appSignIns.userAgent, networkPrefix: appSignIns.ipPrefix })
+    .from(appSignIns)
+    .where(eq(appSignIns.userId, userId))
+    .orderBy(desc(appSignIns.lastSeenAt));
 }
 
 /** Every order, newest first, with its lines and its payments and their refunds (no provider references). */
@@ -237,14 +247,15 @@ async function subscriptionsOf(db: Queryable, userId: string) {
 
 /** Who they are, where they are signed in, what they bought and hold: `customer:show`, and the export's core. */
 export async function customerSummary(db: Queryable, userId: string) {
-  const [profile, portalSessions, customerOrders, grants, subs] = await Promise.all([
+  const [profile, portalSessions, apps, customerOrders, grants, subs] = await Promise.all([
     profileOf(db, userId),
     portalSessionsOf(db, userId),
+    appSignInsOf(db, userId),
     ordersOf(db, userId),
     entitlementsOf(db, userId),
     subscriptionsOf(db, userId),
   ]);
-  return { profile, portalSessions, orders: customerOrders, entitlements: grants, subscriptions: subs };
+  return { profile, portalSessions, appSignIns: apps, orders: customerOrders, entitlements: grants, subscriptions: subs };
 }
 
 /**

@@ -40,6 +40,9 @@ export type AppView = {
   signedInAt: Date;
   /** When the app last renewed its access (it does so every few minutes while in use). */
   lastUsedAt: Date;
+  /** Where it last renewed it from, as for a browser: 'Italia', 'Rete locale', or null. */
+  place: string | null;
+  network: string | null;
 };
 
 /** The events after which every other session of the account had ended. */
@@ -87,7 +90,14 @@ export function createDevices({
     /** The apps signed in with the account, the most recently used first. */
     async listApps(userId: string): Promise<AppView[]> {
       const grants = await listGrants(db, userId, portalClientId, now());
-      return Promise.all(grants.map(async ({ clientId, ...grant }) => ({ ...grant, app: await clientName(clientId) })));
+      return Promise.all(
+        grants.map(async ({ clientId, ipPrefix, ...grant }) => ({
+          ...grant,
+          app: await clientName(clientId),
+          place: approximatePlace(ipPrefix),
+          network: ipPrefix,
+        })),
+      );
     },
 
     /** When the password was last changed or reset (every other session ended then), or null. */

@@ -384,6 +384,27 @@ export const oidcPayloads = pgTable(
 );
 
 /**
+ * Where each app grant (a provider client other than the portal, e.g. the publisher's app) last
+ * got tokens from, for the account console's 'Luogo approssimativo': the provider keeps no address.
+ * Written at every code exchange and refresh; the row goes when the grant is ended.
+ */
+export const appSignIns = pgTable(
+  "app_sign_ins",
+  {
+    grantId: text("grant_id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The app's client as it said (kept for the data download; never trusted). */
+    userAgent: text("user_agent"),
+    /** The network, cut to its prefix as the sessions keep it (IPv4 /24, IPv6 /48): never the address. */
+    ipPrefix: text("ip_prefix"),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("app_sign_ins_user_idx").on(t.userId)],
+);
+
+/**
  * The provider's signing keys, generated at first start so every instance shares them. The
  * newest active key signs; retired keys stay published until tokens they signed have expired.
  */

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
-import { oidcPayloads, sessions } from "../db/schema.ts";
+import { appSignIns, oidcPayloads, sessions } from "../db/schema.ts";
 
 /** Same digest as server/accounts/sessions.ts: the table keeps only the id's SHA-256. */
 const sessionIdHash = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");
@@ -44,7 +44,36 @@ export async function endOtherProviderSessions(db: Queryable, userId: string, ke
     .delete(oidcPayloads)
     .where(and(ofAccount(userId), sql`not ${kept}`))
     .returning({ type: oidcPayloads.type, clientId: sql<string>`${oidcPayloads.payload} ->> 'clientId'` });
+  await forgetEndedApps(db, userId);
   return ended.filter((row) => row.type === "Grant").map((row) => row.clientId);
+}
+
+/**
+ * An app's grant got tokens (its code exchange or a refresh): where from, as the console shows it.
+ * The account's rows of grants that are gone (ended, expired) go at the same time.
+ */
+export async function recordAppUse(
+  db: Queryable,
+  use: { grantId: string; userId: string; userAgent: string | null; ipPrefix: string | null; at: Date },
+): Promise<void> {
+  const seen = { userAgent: use.userAgent, ipPrefix: use.ipPrefix, lastSeenAt: use.at };
+  await db
+    .insert(appSignIns)
+    .values({ grantId: use.grantId, userId: use.userId, ...seen })
+    .onConflictDoUpdate({ target: appSignIns.grantId, set: seen });
+  await forgetEndedApps(db, use.userId);
+}
+
+/** Deletes the account's app places whose grant no longer exists. */
+async function forgetEndedApps(db: Queryable, userId: string): Promise<void> {
+  await db
+    .delete(appSignIns)
+    .where(
+      and(
+        eq(appSignIns.userId, userId),
+        sql`not exists (select 1 from ${oidcPayloads} where ${oidcPayloads.type} = 'Grant' and ${oidcPayloads.id} = ${appSignIns.grantId})`,
+      ),
+    );
 }
 
 /** An app's grant as the account console lists it. */
@@ -56,6 +85,8 @@ export type AppGrant = {
   signedInAt: Date;
   /** When the app last got tokens: its sign-in, or its latest refresh. */
   lastUsedAt: Date;
+  /** The network it last got tokens from (IPv4 /24, IPv6 /48), or null when not known. */
+  ipPrefix: string | null;
 };
 
 /** A provider timestamp (seconds) as a date. */
@@ -78,8 +109,10 @@ export async function listGrants(db: Queryable, userId: string, exceptClientId: 
       clientId: sql<string>`${oidcPayloads.payload} ->> 'clientId'`,
       iat: sql<number>`(${oidcPayloads.payload} ->> 'iat')::bigint`,
       lastRefresh,
+      ipPrefix: appSignIns.ipPrefix,
     })
     .from(oidcPayloads)
+    .leftJoin(appSignIns, eq(appSignIns.grantId, oidcPayloads.id))
     .where(
       and(
         eq(oidcPayloads.type, "Grant"),
@@ -94,6 +127,7 @@ export async function listGrants(db: Queryable, userId: string, exceptClientId: 
       clientId: row.clientId,
       signedInAt: fromSeconds(Number(row.iat)),
       lastUsedAt: fromSeconds(Math.max(Number(row.iat), Number(row.lastRefresh ?? 0))),
+      ipPrefix: row.ipPrefix,
     }))
     .sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime());
 }
@@ -119,6 +153,7 @@ export async function endGrant(db: Database, userId: string, grantId: string, ex
       .returning({ clientId: sql<string>`${oidcPayloads.payload} ->> 'clientId'` });
     if (!grant) return null;
     await tx.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId));
+    await forgetEndedApps(tx, userId);
     return grant.clientId;
   });
 }

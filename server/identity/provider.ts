@@ -8,8 +8,10 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import { escapeMarkup } from "../lib/escape.ts";
+import { keptUserAgent, networkPrefix } from "../accounts/session-devices.ts";
 import { createAdapterClass } from "./adapter.ts";
-import type { Clock } from "../lib/clock.ts";
+import { recordAppUse } from "./grants.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
 import { LOGIN_PATH } from "../../shared/links.ts";
 
 /** Lifetimes in seconds. The portal refreshes access tokens; sessions outlive them. */
@@ -51,7 +53,7 @@ function nonceOf(ctx: KoaContextWithOIDC) {
   return String((ctx.res as ServerResponse & { locals?: { cspNonce?: string } }).locals?.cspNonce ?? "");
 }
 
-function requestLogger(ctx: KoaContextWithOIDC): Logger | undefined {
+function requestLogger(ctx: Pick<KoaContextWithOIDC, "req">): Logger | undefined {
   return (ctx.req as IncomingMessage & { log?: Logger }).log;
 }
 
@@ -86,7 +88,13 @@ function appSignInPolicy() {
   return policy;
 }
 
-export function createIdentityProvider({ config, db, accounts, signingKeys, now }: IdentityProviderOptions): Provider {
+export function createIdentityProvider({
+  config,
+  db,
+  accounts,
+  signingKeys,
+  now = systemClock,
+}: IdentityProviderOptions): Provider {
   const clientId = config.oidc.clientId;
   const apiResource = config.api.resource;
   // The publisher's own clients: no consent screen, their grants cover every scope they may ask.
@@ -222,6 +230,25 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
     if (ctx.oidc?.route !== "discovery") return;
     const body = ctx.body as { scopes_supported?: string[] };
     body.scopes_supported = [...new Set([...(body.scopes_supported ?? []), API_SCOPE])];
+  });
+  // The provider keeps no address: each time an app (any client but the portal, whose browsers
+  // have sessions of their own) gets tokens, the network it came from is kept beside its grant for
+  // the account console. Tokens already issued are not taken back if that write fails.
+  provider.use(async (ctx, next) => {
+    await next();
+    const grant = ctx.oidc?.route === "token" && ctx.status === 200 ? ctx.oidc.entities.Grant : undefined;
+    if (!grant?.jti || !grant.accountId || grant.clientId === clientId) return;
+    try {
+      await recordAppUse(db, {
+        grantId: grant.jti,
+        userId: grant.accountId,
+        userAgent: keptUserAgent(ctx.get("user-agent") || null),
+        ipPrefix: networkPrefix(ctx.ip),
+        at: now(),
+      });
+    } catch (error) {
+      requestLogger(ctx)?.warn({ err: error }, "app sign-in place not recorded");
+    }
   });
   return provider;
 }

@@ -8,7 +8,8 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as sessionsActionBare, loader as sessionsLoaderBare } from "../../app/routes/profile.sessions";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { oidcPayloads } from "../../server/db/schema.ts";
+import { customerSummary } from "../../server/accounts/customer-data.ts";
+import { appSignIns, oidcPayloads } from "../../server/db/schema.ts";
 import { MESSAGES } from "../../shared/messages.ts";
 import { apiClient, loadManifests, signInApp } from "../support/api-client.ts";
 import { behindSignIn } from "../support/customer-pages.ts";
@@ -165,6 +166,8 @@ describe("apps signed in with the account", () => {
       expect(app.signedInAt.getTime()).toBeGreaterThanOrEqual(before);
       expect(app.lastUsedAt.getTime()).toBeGreaterThanOrEqual(app.signedInAt.getTime());
       expect(app.lastUsedAt.getTime()).toBeLessThanOrEqual(after);
+      // Where from, as for a browser: the test's phone calls from this machine.
+      expect(app).toMatchObject({ place: "Rete locale", network: expect.stringMatching(/^127\.0\.0\.0\/24$|::\/48$/) });
     }
 
     const ended = (await sessionsAction(post(here.cookie, { intent: "end-app", app: phone.grantId }))) as Response;
@@ -175,6 +178,13 @@ describe("apps signed in with the account", () => {
     expect(await apiStatus(renewed.body.access_token!)).toBe(200);
     expect(await stillSignedIn(here.cookie)).toBe(true);
     expect((await sessionsLoader(get(here.cookie))).apps.map((a) => a.id)).toEqual([tablet.grantId]);
+    // The ended app's place is forgotten with it; the other app's stays, as the download shows.
+    const kept = await database.db.select().from(appSignIns).where(eq(appSignIns.userId, customer.id));
+    expect(kept.map((row) => row.grantId)).toEqual([tablet.grantId]);
+    const summary = await customerSummary(database.db, customer.id);
+    expect(summary.appSignIns).toEqual([
+      { lastSeenAt: kept[0]!.lastSeenAt, userAgent: kept[0]!.userAgent, networkPrefix: kept[0]!.ipPrefix },
+    ]);
     const events = (await portal.services.audit.listForUser(customer.id)).filter((e) => e.event === "session_ended");
     expect(events.map((e) => e.details)).toEqual([{ apps: ["novalex-app"] }]);
   });
