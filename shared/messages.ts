@@ -36,6 +36,7 @@ export const MESSAGES = {
   interestsRequired: "Seleziona almeno un interesse",
   degreeCourseMismatch: "Il corso di laurea scelto non appartiene all'università selezionata",
   invalidChoice: "Scelta non valida: selezionane una dall'elenco",
+  professionLocked: "La professione non può essere modificata.",
   emailInUse: "Questa email è già associata a un altro account",
   // E-mail change on the account page: confirmed by a link sent to the new address.
   currentPasswordHint: "Serve solo se cambi l'email: ti invieremo un link per confermare il nuovo indirizzo.",

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
-import { MESSAGES } from "../../shared/messages.ts";
+import { ACTIVATION_REFUSALS } from "../../shared/activation-refusals.ts";
 import { useHydrated } from "../lib/use-hydrated";
 
 /** Where the form posts: routes/activate-product.tsx. */
@@ -84,7 +84,7 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
       </div>
       {mark === "already" && (
         <p id="activation-code-note" className="field-error">
-          {MESSAGES.activationAlreadyRedeemed}
+          {ACTIVATION_REFUSALS.already_redeemed.message}
         </p>
       )}
       <div className="mt-6 flex justify-end gap-3">
@@ -124,7 +124,7 @@ function CodeMarkIcon({ mark }: { mark: CodeMark }) {
       className={`absolute inset-y-0 right-3 grid place-items-center text-lg font-bold ${valid ? "text-green-700" : "text-accent-dark"}`}
     >
       <span aria-hidden="true">{valid ? "✓" : "✗"}</span>
-      <span className="sr-only">{valid ? "Codice valido" : MESSAGES.activationCodeInvalid}</span>
+      <span className="sr-only">{valid ? "Codice valido" : ACTIVATION_REFUSALS.invalid.message}</span>
     </span>
   );
 }

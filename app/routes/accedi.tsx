@@ -11,7 +11,7 @@ import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { isEmail } from "../../shared/contact-rules.ts";
+import { accountFields } from "../../shared/account-rules.server.ts";
 import { withRedirect } from "../lib/redirects";
 import { FORGOT_PASSWORD_PATH, REGISTER_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
@@ -19,7 +19,7 @@ import { PageHeading } from "../components/page-heading";
 export const handle = MINIMAL_CHROME;
 
 const credentialsSchema = z.object({
-  email: z.string().trim().min(1, MESSAGES.emailRequired).refine(isEmail, MESSAGES.emailInvalid),
+  email: accountFields.email,
   password: secret(z.string().min(1, MESSAGES.passwordRequired)),
 });
 

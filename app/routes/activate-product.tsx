@@ -3,9 +3,11 @@
 // modal's form posts here. Either way a good code goes to the dashboard with the success toast,
 // and a bad one gets the invalid mark (without JavaScript, on this page). Only signed-in
 // customers; failures are rate limited by the service.
+import { data } from "react-router";
 import type { Route } from "./+types/activate-product";
 import { ActivationIntro } from "../components/activation-dialog";
-import { ActivationForm, type ActivationResult } from "../components/activation-form";
+import { ActivationForm, type ActivationResult, type CodeMark } from "../components/activation-form";
+import { ACTIVATION_REFUSALS, type ActivationRefusal } from "../../shared/activation-refusals.ts";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import { customerOf, signInFirst } from "../lib/customer.server";
 import { MESSAGES } from "../../shared/messages.ts";
@@ -19,24 +21,33 @@ const MAX_CODE_LENGTH = 64;
 
 export const loader = signInFirst;
 
-export async function action({ request, context }: Route.ActionArgs): Promise<ActivationResult | Response> {
+export async function action({
+  request,
+  context,
+}: Route.ActionArgs): Promise<ActivationResult | Response | ReturnType<typeof refusedCode>> {
   const { user } = customerOf(context);
   const form = await request.formData();
   const code = String(form.get("code") ?? "").trim();
   const viaFetcher = form.get("mode") === "fetch";
   // Empty: no mark, and Conferma does nothing (spec §5).
   if (code === "") return { state: "empty", code };
-  if (code.length > MAX_CODE_LENGTH) return { state: "invalid", code: code.slice(0, MAX_CODE_LENGTH) };
+  const verifying = form.get("intent") === "verify";
+  if (code.length > MAX_CODE_LENGTH) {
+    const cut = code.slice(0, MAX_CODE_LENGTH);
+    return verifying ? { state: "invalid", code: cut } : refusedCode("invalid", cut);
+  }
 
   const { activation } = context.get(servicesContext).library;
   const who = { userId: user.id, ip: context.get(requestContext).ip, code };
-  if (form.get("intent") === "verify") {
+  // A check is no refusal (the API's order_verify_codiceattivazione answers false): its mark only.
+  if (verifying) {
     const verdict = await activation.verify(who);
     return { state: verdict === "already_redeemed" ? "already" : verdict, code };
   }
 
   const result = await activation.activate(who);
-  if (!result.ok) return { state: result.reason === "already_redeemed" ? "already" : "invalid", code };
+  // The refusal's status is the table's, the API's too; the form shows the table's message.
+  if (!result.ok) return refusedCode(result.reason, code);
   // The router follows a fetcher's redirect as a navigation, whose data brings the toast. It
   // replaces the modal's history entry (…?show=activateProduct), so Back does not reopen it.
   return redirectWithToast(
@@ -49,6 +60,12 @@ export async function action({ request, context }: Route.ActionArgs): Promise<Ac
     },
     { replace: viaFetcher },
   );
+}
+
+/** A code not redeemed: its mark, with the status both doors answer. */
+function refusedCode(reason: ActivationRefusal, code: string) {
+  const state: CodeMark = reason === "already_redeemed" ? "already" : "invalid";
+  return data<ActivationResult>({ state, code }, { status: ACTIVATION_REFUSALS[reason].status });
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";

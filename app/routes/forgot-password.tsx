@@ -11,7 +11,7 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/forgot-password";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { isEmail } from "../../shared/contact-rules.ts";
+import { accountFields } from "../../shared/account-rules.server.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox, TextField } from "../components/form-fields";
 import { readReply } from "../lib/form-reply";
@@ -22,7 +22,7 @@ import { PageHeading } from "../components/page-heading";
 export const handle = MINIMAL_CHROME;
 
 const requestSchema = z.object({
-  email: z.string().trim().min(1, MESSAGES.emailRequired).refine(isEmail, MESSAGES.emailInvalid),
+  email: accountFields.email,
 });
 
 export function headers() {

@@ -7,11 +7,11 @@
 import { Form, useLocation } from "react-router";
 import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
-import type { PasswordChangeFailure } from "../../server/accounts/password-change";
 import type { Route } from "./+types/profile.change-password";
 import { customerOf, signInFirst } from "../lib/customer.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { PASSWORD_CHANGE_REFUSALS } from "../../shared/profile-messages.ts";
+import { PASSWORD_CHANGE_REFUSALS, type PasswordChangeRefusal } from "../../shared/profile-messages.ts";
+import { withRetryAfter, type Refusal } from "../../shared/refusals.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { AlertBox } from "../components/form-fields";
 import { NewPasswordFields, PasswordInput } from "../components/password-fields";
@@ -35,18 +35,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const checked = await parseForm(request, changeSchema());
   if (!checked.ok) return refuse(checked.reply);
   const { currentPassword, password } = checked.data;
-  // The reason tells the page whether the current password is the field to mark.
-  const failed = (reason: PasswordChangeFailure | "locked", text: string, status: number) =>
-    refuse({ alert: { title: MESSAGES.passwordChangeFailed, text }, reason, values: checked.values }, status);
+  // The reason tells the page whether the current password is the field to mark; the message
+  // and the status are the table's, the API's too.
+  const failed = (reason: PasswordChangeRefusal, { message, status }: Refusal) =>
+    refuse({ alert: { title: MESSAGES.passwordChangeFailed, text: message }, reason, values: checked.values }, status);
 
   const result = await context
     .get(servicesContext)
     .passwordChanges.change({ user, keep: { sessionId }, currentPassword, newPassword: password, ip });
   if (!result.ok) {
-    if (result.reason === "locked") {
-      return failed("locked", `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(result.retryAfterSeconds)}`, 429);
-    }
-    return failed(result.reason, PASSWORD_CHANGE_REFUSALS[result.reason], result.reason === "unknown_user" ? 404 : 400);
+    const refusal = PASSWORD_CHANGE_REFUSALS[result.reason];
+    return failed(result.reason, result.reason === "locked" ? withRetryAfter(refusal, result.retryAfterSeconds) : refusal);
   }
   return redirectWithToast(context, CHANGE_PASSWORD_PATH, { type: "success", title: MESSAGES.passwordUpdated });
 }

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { ProfileSubmission } from "../../server/accounts/profile";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
-import { isEmail } from "../../shared/contact-rules.ts";
+import { accountFields } from "../../shared/account-rules.server.ts";
 import {
   CHANGE_PASSWORD_PATH,
   DASHBOARD_PATH,
@@ -27,7 +27,7 @@ import { customerOf } from "../lib/customer.server";
 import { readReply, type ReplyView } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { describeProfileErrors, profileFieldErrors, type ProfileFormField } from "../../shared/profile-messages.ts";
+import { profileFieldErrors, profileSaveRefusal, type ProfileFormField } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
 import { BackLink } from "../components/back-link";
@@ -59,11 +59,8 @@ const id = z.string().trim().max(64, MESSAGES.invalidChoice).optional();
 const profileSchema = z.object({
   firstname: text(PROFILE_LIMITS.name),
   lastname: text(PROFILE_LIMITS.name),
-  email: z
-    .string()
-    .trim()
-    .refine((v) => v === "" || isEmail(v), MESSAGES.emailInvalid)
-    .optional(),
+  // Emptied, the address is left to the service, which refuses it with the other emptied fields.
+  email: z.string().trim().pipe(z.literal("").or(accountFields.email)).optional(),
   mobile: z.string().max(40, MESSAGES.mobileInvalid).optional(),
   profession: id,
   university: id,
@@ -149,8 +146,9 @@ export async function action({ request, context }: Route.ActionArgs) {
         : { type: "info", title: MESSAGES.profileNoChanges },
     );
   }
-  if (result.reason === "not_found") throw redirect(LOGIN_PATH);
-  return refuseWith(profileFieldErrors(result.errors), describeProfileErrors(result.errors));
+  // The message and the status are the table's, the API's user/save too.
+  const { message, status } = profileSaveRefusal(result);
+  return refuseWith(result.reason === "invalid" ? profileFieldErrors(result.errors) : {}, message, status);
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";
@@ -303,7 +301,7 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
             disabled={professionLocked}
             value={professionId}
             onChange={setProfessionId}
-            hint={professionLocked ? "La professione non può essere modificata." : undefined}
+            hint={professionLocked ? MESSAGES.professionLocked : undefined}
             error={error("profession")}
           />
 

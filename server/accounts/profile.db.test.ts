@@ -228,10 +228,20 @@ describe("account save", () => {
     expect((await row(user.id)).email).toBe(user.email);
   });
 
-  it("never changes a profession once set", async () => {
+  it("never changes a profession once set: another one, or none, is refused; the same one is no change", async () => {
     const user = await student();
-    const result = await createProfiles(database.db).update(user.id, { professionId: ref.professor, subjectId: ref.subject });
-    expect(result).toEqual({ ok: true, changed: [] });
+    const profiles = createProfiles(database.db);
+    expect(await profiles.update(user.id, { professionId: ref.professor, subjectId: ref.subject })).toEqual({
+      ok: false,
+      reason: "invalid",
+      errors: { professionId: "locked" },
+    });
+    expect(await profiles.update(user.id, { professionId: " " })).toEqual({
+      ok: false,
+      reason: "invalid",
+      errors: { professionId: "required" },
+    });
+    expect(await profiles.update(user.id, { professionId: ref.student.toUpperCase() })).toEqual({ ok: true, changed: [] });
     expect(await row(user.id)).toMatchObject({ professionId: ref.student, subjectId: null });
   });
 

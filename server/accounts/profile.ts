@@ -46,9 +46,10 @@ export type ProfileField =
 
 /**
  * Why a field was refused: `required` (empty), `invalid` (malformed or too long), `unknown` (no
- * such choice), `mismatch` (a degree course of another university).
+ * such choice), `mismatch` (a degree course of another university), `locked` (another profession
+ * than the one set: it is set once).
  */
-export type ProfileErrorCode = "required" | "invalid" | "unknown" | "mismatch";
+export type ProfileErrorCode = "required" | "invalid" | "unknown" | "mismatch" | "locked";
 export type ProfileErrors = Partial<Record<ProfileField, ProfileErrorCode>>;
 
 export type Profile = {
@@ -322,7 +323,8 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
      * Saves the account form (spec §5 "Account save"): only the fields that differ from what is
      * stored are written. Emptied names, e-mail, profession, university, degree course or
      * subject are refused, as is a profile the profession's branch leaves incomplete; emptied
-     * interests are refused when they were edited. The profession, once set, is never changed.
+     * interests are refused when they were edited. The profession, once set, is never changed:
+     * another one submitted is refused (`locked`).
      */
     async update(userId: string, submission: ProfileSubmission): Promise<ProfileUpdateResult> {
       return db.transaction(async (tx): Promise<ProfileUpdateResult> => {
@@ -370,10 +372,16 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
           }
         }
 
-        // The profession: set once (first access, or here while still empty), never changed.
+        // The profession: set once (first access, or here while still empty), never changed. The
+        // page does not send a set one (its select is disabled); a submission that names another,
+        // or empties it, is refused rather than answered as saved.
         const settingProfession = current.professionId === null;
         const profession = await professionById(tx, settingProfession ? submission.professionId : current.professionId);
         if (settingProfession && !profession) errors.professionId = submission.professionId ? "unknown" : "required";
+        const submittedProfession = submission.professionId?.trim().toLowerCase();
+        if (!settingProfession && submittedProfession !== undefined && submittedProfession !== current.professionId) {
+          errors.professionId = submittedProfession === "" ? "required" : "locked";
+        }
 
         if (profession) {
           const pick = (submitted: string | undefined, stored: string | null) =>

@@ -36,6 +36,13 @@ function post(fields: Record<string, string>, cookie?: string) {
   return action({ ...loaderArgs(services, "/prodotti/attiva"), request: formPost("/prodotti/attiva", fields, cookie) });
 }
 
+/** A refused activation: the mark the form shows, with the status the API answers too. */
+function refusal(result: unknown) {
+  const value = result as { type?: string; data: { state: string; code: string }; init?: ResponseInit | null };
+  if (value?.type !== "DataWithResponseInit") throw new Error(`expected data(), got ${String(result)}`);
+  return { status: value.init?.status ?? 200, data: value.data };
+}
+
 describe("the activation action", () => {
   it("sends a signed-out visitor to the login", async () => {
     const response = await thrownResponse(post({ code: codes[0]! }));
@@ -78,19 +85,25 @@ describe("the activation action", () => {
     expect(toast).toMatchObject({ type: "success", title: "Prodotto attivato" });
     expect(toast?.message).toContain(productName);
     // The same customer again is told they already did it; anyone else gets the invalid mark.
-    expect(await post({ intent: "activate", code: codes[2]! }, cookie)).toEqual({ state: "already", code: codes[2] });
+    expect(refusal(await post({ intent: "activate", code: codes[2]! }, cookie))).toEqual({
+      status: 409,
+      data: { state: "already", code: codes[2] },
+    });
     expect(await post({ intent: "verify", code: codes[2]!, mode: "fetch" }, cookie)).toEqual({
       state: "already",
       code: codes[2],
     });
     const other = await signedInCustomer(services, database.db);
-    expect(await post({ intent: "activate", code: codes[2]! }, other.cookie)).toEqual({ state: "invalid", code: codes[2] });
+    expect(refusal(await post({ intent: "activate", code: codes[2]! }, other.cookie))).toEqual({
+      status: 404,
+      data: { state: "invalid", code: codes[2] },
+    });
   });
 
   it("refuses input longer than any code before looking it up", async () => {
     const { cookie } = await signedInCustomer(services, database.db);
-    const result = await post({ intent: "activate", code: "X".repeat(500) }, cookie);
-    expect(result).toMatchObject({ state: "invalid" });
-    expect((result as { code: string }).code.length).toBeLessThanOrEqual(64);
+    const result = refusal(await post({ intent: "activate", code: "X".repeat(500) }, cookie));
+    expect(result).toMatchObject({ status: 404, data: { state: "invalid" } });
+    expect(result.data.code.length).toBeLessThanOrEqual(64);
   });
 });

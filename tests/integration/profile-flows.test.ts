@@ -310,8 +310,17 @@ describe("'Il mio account'", () => {
     expect(data.interests.map((i) => i.id)).toContain(ref.altro);
   });
 
-  it("saves the changed fields with 'Profilo aggiornato'; the username and a set profession are never taken from the form", async () => {
+  it("saves the changed fields with 'Profilo aggiornato'; the username is never taken from the form, a set profession never changed", async () => {
     const { user, cookie } = await studentCustomer();
+    // Another profession (the page sends none once set: its select is disabled) is refused, not answered saved.
+    const { data, status } = payload<FormReply<string>>(
+      await profileAction(post("/profile/", cookie, { firstname: "Marta", profession: ref.professor })),
+    );
+    expect(status).toBe(400);
+    expect(data.fieldErrors).toEqual({ profession: MESSAGES.professionLocked });
+    expect(data.alert).toEqual({ title: "Errore", text: MESSAGES.professionLocked });
+    expect((await userRow(user.id)).firstname).toBe("Maria");
+
     const response = (await profileAction(
       post("/profile/", cookie, {
         username: "altro@example.it",
@@ -319,7 +328,7 @@ describe("'Il mio account'", () => {
         lastname: "Rossi",
         email: user.email!,
         mobile: "+39 333 1234567",
-        profession: ref.professor,
+        profession: ref.student,
         university: ref.milano,
         degreeCourse: ref.milanoCourse,
       }),

@@ -3,10 +3,12 @@
 import { z } from "zod";
 import { accountFields } from "../../../shared/account-rules.server.ts";
 import { MESSAGES } from "../../../shared/messages.ts";
-import { describeProfileErrors, PASSWORD_CHANGE_REFUSALS } from "../../../shared/profile-messages.ts";
+import { PASSWORD_CHANGE_REFUSALS, PROFILE_SAVE_REFUSALS, profileSaveRefusal } from "../../../shared/profile-messages.ts";
+import { PROFILE_LIMITS } from "../../../shared/profile-limits.ts";
+import { withRetryAfter } from "../../../shared/refusals.ts";
 import { safeRedirectTarget } from "../../../shared/safe-redirect.ts";
 import { normalizeEmail } from "../../accounts/service.ts";
-import { API_MESSAGES, ApiError } from "../errors.ts";
+import { API_MESSAGES, ApiError, refused } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
 import { idList, millis, toMillis, uuid } from "./fields.ts";
 
@@ -68,7 +70,7 @@ async function ownAccount({ body, caller, services }: OperationContext<unknown, 
   if (body.uuid !== caller!.userId) throw new ApiError(404, API_MESSAGES.notFound);
   const profile = await services.profiles.get(caller!.userId);
   // The token was checked against an active account; one deleted since is refused like it.
-  if (!profile) throw new ApiError(401, MESSAGES.accountNotFound);
+  if (!profile) throw refused(PROFILE_SAVE_REFUSALS.not_found);
   return profile;
 }
 
@@ -80,8 +82,9 @@ const kept = (max: number, message: string) =>
     .nullish()
     .transform((v) => v ?? undefined);
 
+/** The sign-in's lock, as the password change page says it. */
 const currentPasswordLocked = (retryAfterSeconds: number) =>
-  new ApiError(429, `${MESSAGES.currentPasswordLocked} ${MESSAGES.retryAfter(retryAfterSeconds)}`, { retryAfterSeconds });
+  refused(withRetryAfter(PASSWORD_CHANGE_REFUSALS.locked, retryAfterSeconds), retryAfterSeconds);
 
 export const aaaOperations = [
   operation({
@@ -210,9 +213,10 @@ export const aaaOperations = [
     auth: "customer",
     body: z.object({
       uuid,
-      firstname: kept(200, MESSAGES.fieldTooLong),
-      lastname: kept(200, MESSAGES.fieldTooLong),
-      email: kept(320, MESSAGES.emailInvalid),
+      // The page's limits and the page's address rule.
+      firstname: kept(PROFILE_LIMITS.name, MESSAGES.fieldTooLong),
+      lastname: kept(PROFILE_LIMITS.name, MESSAGES.fieldTooLong),
+      email: accountFields.email.nullish().transform((v) => v ?? undefined),
       mobile: kept(40, MESSAGES.mobileInvalid),
       professione: kept(64, MESSAGES.invalidChoice),
       universita: kept(64, MESSAGES.invalidChoice),
@@ -249,10 +253,7 @@ export const aaaOperations = [
         subjectId: body.materia,
         interestIds: body.interessi,
       });
-      if (!result.ok) {
-        if (result.reason === "not_found") throw new ApiError(401, MESSAGES.accountNotFound);
-        throw new ApiError(400, describeProfileErrors(result.errors));
-      }
+      if (!result.ok) throw refused(profileSaveRefusal(result));
       if (typeof body.accept_marketing === "boolean") {
         await services.profiles.updatePreferences(id, { acceptMarketing: body.accept_marketing });
       }
@@ -305,7 +306,7 @@ export const aaaOperations = [
       });
       if (result.ok) return true as const;
       if (result.reason === "locked") throw currentPasswordLocked(result.retryAfterSeconds);
-      throw new ApiError(result.reason === "unknown_user" ? 401 : 400, PASSWORD_CHANGE_REFUSALS[result.reason]);
+      throw refused(PASSWORD_CHANGE_REFUSALS[result.reason]);
     },
   }),
   operation({

@@ -2,14 +2,14 @@
 // (spec §7). Money moves only through the payment service the checkout page uses, with its
 // rules: its checks, its rate limit, its exactly-once claims.
 import { z } from "zod";
+import { ACTIVATION_REFUSALS } from "../../../shared/activation-refusals.ts";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { checkoutDetails, customerSchema, customerShape } from "../../../shared/checkout-rules.server.ts";
 import { PAYMENT_METHOD_LABELS, PAYMENT_STATUS_LABELS } from "../../../shared/commerce-constants.ts";
-import { MESSAGES } from "../../../shared/messages.ts";
 import type { CustomerOrders } from "../../commerce/customer-orders.ts";
 import { isProductCode } from "../../lib/ids.ts";
 import type { Services } from "../../services.ts";
-import { API_MESSAGES, ApiError, invalidInput, italianIssue } from "../errors.ts";
+import { API_MESSAGES, ApiError, invalidInput, italianIssue, refused } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
 import { euros, idList, listLimit, millis, toMillis, uuid } from "./fields.ts";
 
@@ -211,8 +211,7 @@ export const orderOperations = [
           expires: toMillis(result.expiresAt),
         };
       }
-      if (result.reason === "already_redeemed") throw new ApiError(409, MESSAGES.activationAlreadyRedeemed);
-      throw new ApiError(404, MESSAGES.activationCodeInvalid);
+      throw refused(ACTIVATION_REFUSALS[result.reason]);
     },
   }),
   ...(["myorders", "myactiveorders"] as const).map((name) =>
