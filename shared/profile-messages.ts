@@ -65,7 +65,7 @@ export function profileFieldErrors(errors: ProfileErrors): Partial<Record<Profil
 }
 
 /** The description under 'Errore': what keeps the profile from being saved. */
-export function describeProfileErrors(errors: ProfileErrors): string {
+function describeProfileErrors(errors: ProfileErrors): string {
   const branch: ProfileField[] = ["professionId", "universityId", "degreeCourseId", "subjectId"];
   if (branch.some((f) => errors[f] === "required")) return MESSAGES.profileIncomplete;
   const refused = Object.entries(errors) as [ProfileField, ProfileErrorCode][];

@@ -4,7 +4,7 @@
 import { MESSAGES } from "./messages.ts";
 
 /** The statuses a use-case's refusal may carry (the API's own, like 405 or 413, are not a use-case's). */
-export type RefusalStatus = 400 | 401 | 403 | 404 | 409 | 429;
+type RefusalStatus = 400 | 401 | 403 | 404 | 409 | 429;
 
 export type Refusal = {
   /** The Italian message both doors show. */

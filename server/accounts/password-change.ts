@@ -17,7 +17,7 @@ import type { RateLimits } from "../security/rate-limits.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
-export type PasswordChangeFailure =
+type PasswordChangeFailure =
   /** The current password is wrong (or the password changed meanwhile, so it is no longer right). */
   | "wrong_password"
   /** The new password does not meet the rule (the form checks it first; this is the guard). */
