@@ -9,6 +9,7 @@ import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import { escapeMarkup } from "../lib/escape.ts";
 import { createAdapterClass } from "./adapter.ts";
+import { readRequestsAsExpress } from "../http/client-address.ts";
 import type { Clock } from "../lib/clock.ts";
 import { LOGIN_PATH } from "../../shared/links.ts";
 
@@ -38,7 +39,7 @@ const API_ACCESS_TOKEN_TTL = 10 * 60;
 const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
 
 export type IdentityProviderOptions = {
-  config: Pick<Config, "publicOrigin" | "isHttps" | "trustProxy" | "oidc" | "secrets" | "api">;
+  config: Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets" | "api">;
   db: Database;
   accounts: Pick<AccountsService, "findActiveById">;
   signingKeys: JWK[];
@@ -210,7 +211,8 @@ export function createIdentityProvider({ config, db, accounts, signingKeys, now 
   };
 
   const provider = new Provider(config.oidc.issuer, configuration);
-  provider.proxy = config.trustProxy;
+  // The client's address, scheme and host are Express's (TRUST_PROXY), not Koa's own `proxy`.
+  readRequestsAsExpress(provider);
   provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
     requestLogger(ctx)?.error({ err: error }, "identity provider server error");
   });
