@@ -5,7 +5,7 @@
 import { request } from "node:http";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, users } from "../../server/db/schema.ts";
+import { auditLog, sessions, users } from "../../server/db/schema.ts";
 import { RATE_LIMIT_POLICIES } from "../../server/security/rate-limits.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startForwardingProxy } from "../support/forwarding-proxy.ts";
@@ -40,7 +40,7 @@ function send(
     headers = {},
     body,
   }: { from: string; method?: string; path: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; location: string | undefined; cookies: string[] }> {
   const target = new URL(path, proxy.origin);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -49,7 +49,14 @@ function send(
       (res) => {
         let text = "";
         res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            body: text,
+            location: res.headers.location,
+            cookies: res.headers["set-cookie"] ?? [],
+          }),
+        );
       },
     );
     req.on("error", reject);
@@ -68,6 +75,45 @@ const register = (proxy: Proxy, from: string, email: string, forwardedFor: strin
     headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": forwardedFor },
     body: new URLSearchParams({ firstname: "Lia", lastname: "Neri", email, password: "Segreta1!", terms: "on" }).toString(),
   });
+
+/**
+ * A browser at `from` that signs in through `proxy` (/login/ → the provider → /accedi → the
+ * provider → /oauthcb), sending `forwardedFor` as its own X-Forwarded-For with every request.
+ * Resolves once /oauthcb has answered.
+ */
+async function signIn(proxy: Proxy, from: string, credentials: { email: string; password: string }, forwardedFor: string) {
+  const jar = new Map<string, string>();
+  const visit = async (path: string, form?: Record<string, string>) => {
+    const answer = await send(proxy, {
+      from,
+      method: form ? "POST" : "GET",
+      path,
+      headers: {
+        "x-forwarded-for": forwardedFor,
+        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const cookie of answer.cookies) {
+      const [pair = "", ...attributes] = cookie.split(";");
+      const name = pair.slice(0, pair.indexOf("=")).trim();
+      const value = pair.slice(pair.indexOf("=") + 1);
+      if (attributes.some((a) => /^\s*max-age=0$/i.test(a)) || value === "") jar.delete(name);
+      else jar.set(name, value);
+    }
+    return answer;
+  };
+  let answer = await visit("/login/");
+  for (let hop = 0; hop < 10 && answer.location; hop++) {
+    const next = new URL(answer.location, portal.origin);
+    const path = `${next.pathname}${next.search}`;
+    if (next.pathname === "/oauthcb") return visit(path);
+    // The provider's login screen: the browser posts the credentials to it.
+    answer = await visit(path, next.pathname.startsWith("/accedi/") ? credentials : undefined);
+  }
+  throw new Error(`sign-in did not reach /oauthcb: ${answer.status} ${answer.location}`);
+}
 
 /** What every proxy must guarantee: one client is one address, however it forges the header. */
 function clientCannotChooseItsAddress(name: string, start: (upstream: string) => Promise<Proxy>, client: string) {
@@ -98,6 +144,23 @@ function clientCannotChooseItsAddress(name: string, start: (upstream: string) =>
       .innerJoin(users, eq(users.id, auditLog.userId))
       .where(and(eq(auditLog.event, "account_registered"), inArray(users.email, emails)));
     expect(registered.map((row) => row.ip)).toEqual(emails.map(() => client));
+  });
+
+  it(`${name}: keeps the network of a session the client signed in from, not the one it wrote`, async () => {
+    const credentials = { email: `sessione.${client}@example.it`, password: "Segreta1!" };
+    const registered = await portal.services.accounts.register({ firstname: "Ada", lastname: "Bruni", ...credentials });
+    if (!registered.ok) throw new Error("setup: registration failed");
+    expect((await signIn(proxy, client, credentials, "93.44.12.7")).status).toBe(302);
+    const kept = await database.db
+      .select({ ipPrefix: sessions.ipPrefix })
+      .from(sessions)
+      .where(eq(sessions.userId, registered.user.id));
+    expect(kept).toEqual([{ ipPrefix: "127.0.0.0/24" }]);
+    const [signedIn] = await database.db
+      .select({ ip: auditLog.ip })
+      .from(auditLog)
+      .where(and(eq(auditLog.event, "sign_in_success"), eq(auditLog.userId, registered.user.id)));
+    expect(signedIn?.ip).toBe(client);
   });
 
   it(`${name}: limits the provider's token endpoint per client, whatever X-Forwarded-For it sends`, async () => {
