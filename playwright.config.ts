@@ -33,8 +33,9 @@ const serverEnv = {
   OIDC_COOKIE_KEYS: "e2e-oidc-cookie-key-0123456789-0123456789-abc",
   ACTIVATION_CODE_KEY: "e2e-activation-code-key-0123456789-0123456789",
   LOG_LEVEL: "warn",
-  // Tests speak through a pretend proxy, one client address each (see identity-support.ts).
-  TRUST_PROXY: "true",
+  // Each browser context is its own pretend proxy (one hop): the X-Forwarded-For it sends is the
+  // client's address, one for each test (see identity-support.ts).
+  TRUST_PROXY: "1",
   SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
   // Production issues e-invoices only for the seller it is given (README, "E-invoices (FatturaPA)").
   SELLER_NAME: "Novalex Editore S.r.l.",

@@ -484,7 +484,8 @@ try {
     PAYMENTS: "sandbox",
     DATABASE_URL: postgres.url,
     PUBLIC_ORIGIN: origin,
-    TRUST_PROXY: "true",
+    // One proxy in front (scripts/load/proxy.ts): its last X-Forwarded-For entry is the client.
+    TRUST_PROXY: "1",
     LOG_LEVEL: "warn",
     ...productionSecrets(),
   };

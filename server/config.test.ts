@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import express from "express";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.ts";
 import { isPartitaIva } from "../shared/italian-ids.ts";
@@ -35,6 +36,54 @@ describe("loadConfig", () => {
     const config = loadConfig({ env: { PUBLIC_ORIGIN: "https://account.novalex.example/", DATA_DIR: tempDir() } });
     expect(config.publicOrigin).toBe("https://account.novalex.example");
     expect(config.isHttps).toBe(true);
+  });
+
+  describe("TRUST_PROXY", () => {
+    const trustOf = (value?: string) =>
+      loadConfig({ env: { DATA_DIR: tempDir(), ...(value === undefined ? {} : { TRUST_PROXY: value }) } }).trustProxy;
+
+    it("trusts no proxy unless told which", () => {
+      for (const nothing of [undefined, "", "false", "0"]) expect(trustOf(nothing)).toBe(false);
+    });
+
+    it("takes what Express takes: a number of proxies, their addresses and subnets, its range names", () => {
+      expect(trustOf("1")).toBe(1);
+      expect(trustOf("2")).toBe(2);
+      expect(trustOf("loopback")).toEqual(["loopback"]);
+      expect(trustOf(" 10.0.0.5, 10.1.0.0/16 ,uniquelocal,::1, fd00::/8")).toEqual([
+        "10.0.0.5",
+        "10.1.0.0/16",
+        "uniquelocal",
+        "::1",
+        "fd00::/8",
+      ]);
+      // Express compiles the setting when it is set, and throws on what it cannot read.
+      for (const value of ["1", "loopback", "10.0.0.5,10.1.0.0/16,uniquelocal,linklocal,::1,fd00::/8"]) {
+        expect(() => express().set("trust proxy", trustOf(value))).not.toThrow();
+      }
+    });
+
+    it("refuses true, which would let any client choose its address, saying what to set instead", () => {
+      expect(() => trustOf("true")).toThrow(ConfigError);
+      expect(() => trustOf("true")).toThrow(/TRUST_PROXY: true would trust every address in X-Forwarded-For/);
+      expect(() => trustOf("true")).toThrow(/TRUST_PROXY=1 behind one nginx/);
+    });
+
+    it("refuses what is not an address, a subnet or a range name, naming it", () => {
+      for (const wrong of [
+        "yes",
+        "nginx.local",
+        "10.0.0.0/33",
+        "fd00::/129",
+        "10.0.0.1/8/8",
+        "1.5",
+        "-1",
+        "loopback,",
+        "10.0.0.256",
+      ]) {
+        expect(() => trustOf(wrong), wrong).toThrow(/TRUST_PROXY: .* is not a proxy's address, subnet or range name/);
+      }
+    });
   });
 
   it("refuses to start in production without secrets, naming them", () => {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { PublicSettings } from "../shared/context.ts";
 import { isCap, isCodiceFiscale, isPartitaIva, isProvince } from "../shared/italian-ids.ts";
 import { isEmail } from "../shared/contact-rules.ts";
+import { parseTrustProxy, type TrustProxy } from "./trust-proxy.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** A setting that may be left empty (as .env.example lists it): empty is unset. */
@@ -17,7 +18,16 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   // Where customers reach the portal; behind a proxy this is the proxy's address.
   PUBLIC_ORIGIN: z.url().optional(),
-  TRUST_PROXY: boolean.default(false),
+  /** Which proxies may give the client's address (server/trust-proxy.ts); unset: none. */
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const parsed = parseTrustProxy(value);
+      if (parsed.ok) return parsed.trust;
+      ctx.addIssue({ code: "custom", message: parsed.message });
+      return z.NEVER;
+    }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   // Unset: the embedded PGlite database under DATA_DIR. Set: a PostgreSQL server.
@@ -196,7 +206,8 @@ export type Config = {
   publicOrigin: string;
   /** True when customers reach the portal over HTTPS (enables HSTS and Secure cookies). */
   isHttps: boolean;
-  trustProxy: boolean;
+  /** Express's `trust proxy`: the proxies whose X-Forwarded-* headers are believed (false: none). */
+  trustProxy: TrustProxy;
   logLevel: string;
   dataDir: string;
   database: { url: string | undefined; poolMax: number; pgliteDir: string };

@@ -12,8 +12,10 @@
 //     HEAD, which change nothing; any other method (a form's POST: a payment, an activation) may
 //     have been carried out, so it is not repeated: the client gets 502 with `x-load-proxy: cut`,
 //     and the proxy counts it, with its instance, time and path: the "lost in flight" requests;
-//   - X-Forwarded-For is the client's address (the instances run with TRUST_PROXY=true), so each
-//     virtual customer has an address of its own, as customers do, for the portal's rate limits.
+//   - X-Forwarded-For gets the client's address appended, as Debian's nginx does with
+//     $proxy_add_x_forwarded_for (the instances run with TRUST_PROXY=1: they believe this proxy's
+//     last entry only, never what a client wrote before it), so each virtual customer has an
+//     address of its own, as customers do, for the portal's rate limits.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
@@ -89,7 +91,8 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers))
       if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
-    headers["x-forwarded-for"] = clientIp;
+    const forwarded = req.headers["x-forwarded-for"];
+    headers["x-forwarded-for"] = forwarded ? `${String(forwarded)}, ${clientIp}` : clientIp;
     headers["x-forwarded-proto"] = "http";
     if (body.length > 0 || !IDEMPOTENT.has(req.method ?? "GET")) headers["content-length"] = String(body.length);
     return new Promise((resolve) => {

@@ -10,6 +10,7 @@ import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
 import type { AccessTokens } from "./access-tokens.ts";
 import { API_MESSAGES, ApiError, invalidInput, italianIssue } from "./errors.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { buildManifests } from "./manifest.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";
@@ -153,7 +154,7 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
           // A POST without a body is an empty object to its schema (e.g. 'check hub' polling).
           body: parsed(op.body, req.body === undefined ? {} : req.body),
           caller,
-          ip: req.ip ?? "",
+          ip: clientAddress(req),
           services,
           config,
           log: req.log as Logger,

@@ -16,6 +16,7 @@ import { publicSettingsOf } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
 import { refuseNulInAddress } from "./address-guard.ts";
+import { clientAddress } from "./client-address.ts";
 import { limitRequestBodies, MAX_BODY_BYTES } from "./body-limit.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { redactingSerializers } from "./log-redaction.ts";
@@ -146,7 +147,7 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
         context.set(keys.requestContext, {
           id: String(req.id),
           nonce: res.locals.cspNonce as string,
-          ip: req.ip ?? "",
+          ip: clientAddress(req),
           log: req.log,
           document: !req.path.endsWith(".data"),
         });

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { RequestHandler } from "express";
 import type { RateLimits } from "../security/rate-limits.ts";
+import { clientAddress } from "./client-address.ts";
 
 /**
  * Rate limit of the identity provider's token endpoint, per client address. The portal's own
@@ -24,7 +25,7 @@ export function limitTokenRequests({
 
   return async (req, res, next) => {
     if (isPortal(req.headers.authorization)) return next();
-    const result = await rateLimits.checkTokenRequest(req.ip);
+    const result = await rateLimits.checkTokenRequest(clientAddress(req));
     if (result.ok) return next();
     req.log.warn({ limit: result.limit }, "token request rate limited");
     res

@@ -11,6 +11,7 @@ import { escapeMarkup } from "../lib/escape.ts";
 import { keptUserAgent, networkPrefix } from "../accounts/session-devices.ts";
 import { createAdapterClass } from "./adapter.ts";
 import { recordAppUse } from "./grants.ts";
+import { readRequestsAsExpress } from "../http/client-address.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { LOGIN_PATH } from "../../shared/links.ts";
 
@@ -40,7 +41,7 @@ const API_ACCESS_TOKEN_TTL = 10 * 60;
 const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
 
 export type IdentityProviderOptions = {
-  config: Pick<Config, "publicOrigin" | "isHttps" | "trustProxy" | "oidc" | "secrets" | "api">;
+  config: Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets" | "api">;
   db: Database;
   accounts: Pick<AccountsService, "findActiveById">;
   signingKeys: JWK[];
@@ -218,7 +219,8 @@ export function createIdentityProvider({
   };
 
   const provider = new Provider(config.oidc.issuer, configuration);
-  provider.proxy = config.trustProxy;
+  // The client's address, scheme and host are Express's (TRUST_PROXY), not Koa's own `proxy`.
+  readRequestsAsExpress(provider);
   provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
     requestLogger(ctx)?.error({ err: error }, "identity provider server error");
   });

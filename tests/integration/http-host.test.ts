@@ -16,8 +16,8 @@ let portal: Portal;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  // Behind a proxy, so each test can be a client of its own (X-Forwarded-For).
-  portal = await startPortal(database, { TRUST_PROXY: "true" });
+  // Behind one proxy (the test itself), so each test can be a client of its own (X-Forwarded-For).
+  portal = await startPortal(database, { TRUST_PROXY: "1" });
 });
 afterAll(async () => {
   await portal.close();

@@ -1,0 +1,94 @@
+// Debian's nginx in front of a portal, with the configuration the README ships
+// (deploy/nginx/portal.conf), on a port of its own, for the tests.
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, connect } from "node:net";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** Debian's nginx (`apt-get install nginx-light`; .ci/run installs it), or undefined. */
+export const NGINX_BINARY = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((candidate) => existsSync(candidate));
+
+export const SHIPPED_CONFIG = path.join(import.meta.dirname, "../../deploy/nginx/portal.conf");
+
+/** `text` with `from` replaced by `to`, which it must contain: the shipped file changed shape otherwise. */
+function replaced(text: string, from: string, to: string): string {
+  if (!text.includes(from))
+    throw new Error(`deploy/nginx/portal.conf no longer contains "${from}": update tests/support/nginx.ts`);
+  return text.replace(from, to);
+}
+
+/** A port free now, for nginx to listen on. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+/**
+ * nginx with the shipped server block, pointed at `upstream` (host:port). `forwardedFor`
+ * replaces the shipped X-Forwarded-For line's value (e.g. `$proxy_add_x_forwarded_for`, Debian's
+ * usual, which appends the client's address to what the client sent).
+ */
+export async function startNginx({ upstream, forwardedFor }: { upstream: string; forwardedFor?: string }) {
+  if (!NGINX_BINARY) throw new Error("nginx is not installed (apt-get install nginx-light)");
+  const dir = mkdtempSync(path.join(tmpdir(), "portal-nginx-"));
+  // nginx's workers run as nobody when started by root: they read and write in here.
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  let site = readFileSync(SHIPPED_CONFIG, "utf8");
+  site = replaced(site, "server 127.0.0.1:3000;", `server ${upstream};`);
+  site = replaced(site, "listen 80;", `listen 127.0.0.1:${port};`);
+  if (forwardedFor) site = replaced(site, "X-Forwarded-For $remote_addr;", `X-Forwarded-For ${forwardedFor};`);
+  writeFileSync(path.join(dir, "portal.conf"), site);
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((kind) => `${kind}_temp_path ${dir}/${kind};`);
+  writeFileSync(
+    path.join(dir, "nginx.conf"),
+    [
+      "daemon off;",
+      "worker_processes 1;",
+      `pid ${dir}/nginx.pid;`,
+      `error_log ${dir}/error.log warn;`,
+      "events { worker_connections 64; }",
+      `http { access_log off; ${temp.join(" ")} include ${dir}/portal.conf; }`,
+    ].join("\n"),
+  );
+
+  const nginx = spawn(NGINX_BINARY, ["-p", dir, "-c", path.join(dir, "nginx.conf")], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  nginx.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => nginx.once("exit", () => resolve()));
+  for (let wait = 0; !(await accepts(port)); wait++) {
+    if (nginx.exitCode !== null || wait > 100) {
+      nginx.kill("SIGTERM");
+      throw new Error(`nginx did not start: ${stderr}${readLog(dir)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    async close() {
+      nginx.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function readLog(dir: string): string {
+  const file = path.join(dir, "error.log");
+  return existsSync(file) ? readFileSync(file, "utf8") : "";
+}
