@@ -91,6 +91,7 @@ export const API_MESSAGES = {
   notJson: "Il corpo della richiesta deve essere application/json",
   notObject: "Il corpo della richiesta deve essere un oggetto JSON",
   invalidRequest: "La richiesta non è valida",
+  oneId: "Il corpo della richiesta deve essere un elenco con un solo id",
   tooLarge: "Il corpo della richiesta è troppo grande",
   internal: "Si è verificato un errore, riprova più tardi",
 } as const;

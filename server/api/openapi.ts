@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the JSON API (/api/openapi.json), generated from the operations'
 // zod schemas: the same schemas that validate each call.
 import { z } from "zod";
-import { routeOf, type Operation, type RefusalStatus } from "./operation.ts";
+import { routeOf, TOTAL_COUNT_HEADER, type Operation, type RefusalStatus } from "./operation.ts";
 import { API_ERROR_CODES } from "./errors.ts";
 
 /** A schema as it sits inside the document: without its own `$schema`, since OpenAPI 3.1 already says the dialect. */
@@ -19,6 +19,10 @@ function parametersOf(schema: z.ZodType | undefined, where: "path" | "query") {
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
     name,
     in: where,
+    // A parameter's own description, where its schema has one, as readers of the document look for it.
+    ...(typeof (property as { description?: unknown }).description === "string" && {
+      description: (property as { description: string }).description,
+    }),
     required: where === "path" || (object.required ?? []).includes(name),
     schema: property,
   }));
@@ -65,6 +69,15 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
         : {
             200: {
               description: "Esito",
+              ...(op.paged && {
+                headers: {
+                  [TOTAL_COUNT_HEADER]: {
+                    description: "Quanti elementi ha la lista intera (le pagine si chiedono con limit e offset)",
+                    required: true,
+                    schema: { type: "integer", minimum: 0 },
+                  },
+                },
+              }),
               content: {
                 "application/json": {
                   schema: { type: "object", required: ["result"], properties: { result: jsonSchema(op.result, "output") } },
@@ -94,6 +107,14 @@ export function buildOpenApiDocument(operations: readonly Operation[], origin: s
       };
     }
     for (const status of op.refusals ?? []) responses[status] = refusalResponse(status);
+    if (op.params) {
+      // An empty parameter ('…/download//') or a dot segment that the client's URL parser folds away
+      // ('…/verify_codiceattivazione/./') leaves an address no operation has: the router's 404.
+      const unknownAddress = "indirizzo sconosciuto (un parametro del percorso vuoto, o '.' o '..')";
+      responses[404] = errorResponse(
+        responses[404] ? `Non trovato, o non del cliente; oppure ${unknownAddress}` : `L'${unknownAddress}`,
+      );
+    }
     (paths[path] ??= {})[op.method.toLowerCase()] = {
       operationId: `${op.module}.${op.model}.${op.name}`,
       tags: [op.module],

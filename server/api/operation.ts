@@ -57,6 +57,11 @@ export type Operation<
   /** The result is an address the call is sent on to (302), not a JSON answer. */
   redirect?: boolean;
   /**
+   * The result is one page of a longer list (see `pagedOperation`): the handler answers
+   * `{page, total}`, the client gets `{result: page}` and the total in `X-Total-Count`.
+   */
+  paged?: boolean;
+  /**
    * The answer is reference data, the same for everyone (the profile forms' lists, the product
    * types): anyone may cache it for a few minutes and revalidate it by its ETag. Others are `no-store`.
    */
@@ -89,6 +94,24 @@ export function operation<
   R extends Schema,
 >(op: Operation<P, Q, B, R>): Operation {
   return { ...op, query: strict(op.query) ?? NO_QUERY, body: strict(op.body) } as unknown as Operation;
+}
+
+/** The header that tells a paged list's full length (a common name; CORS exposes it). */
+export const TOTAL_COUNT_HEADER = "X-Total-Count";
+
+/** What a paged operation's handler answers: the page the client asked for, and how many the whole list holds. */
+export type PageAnswer<T> = { page: T; total: number };
+
+/**
+ * Declares an operation whose result is one page of a list: its query takes `limit` and `offset`
+ * (see `listPage`), its handler answers the page and the total, sent as `X-Total-Count`.
+ */
+export function pagedOperation<P extends Schema | undefined, Q extends Schema | undefined, R extends z.ZodArray>(
+  op: Omit<Operation<P, Q, undefined, R>, "handle" | "paged" | "body" | "redirect"> & {
+    handle(context: OperationContext<Out<P>, Out<Q>, undefined>): Promise<PageAnswer<z.input<R>>>;
+  },
+): Operation {
+  return operation({ ...op, paged: true, handle: op.handle as never });
 }
 
 /** The version of the API in every manifest-driven path. */

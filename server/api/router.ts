@@ -14,7 +14,7 @@ import { clientAddress } from "../http/client-address.ts";
 import { buildManifests } from "./manifest.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";
-import { routeOf, type Operation } from "./operation.ts";
+import { routeOf, TOTAL_COUNT_HEADER, type Operation, type PageAnswer } from "./operation.ts";
 
 /** How long anyone may keep the API's documents and its reference lists (they change with a release or an editor's edit). */
 const PUBLIC_LIST_CACHE = "public, max-age=300";
@@ -87,8 +87,8 @@ function corsFor(origins: readonly string[]): RequestHandler {
         "Access-Control-Allow-Methods": "GET, POST",
         "Access-Control-Max-Age": "600",
         // A browser's script reads only the headers listed here: the 401's challenge, the 429's wait,
-        // the validator of cached answers and the id to quote when reporting a problem.
-        "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After, ETag, X-Request-Id",
+        // the validator of cached answers, the id to quote when reporting a problem and a paged list's length.
+        "Access-Control-Expose-Headers": `WWW-Authenticate, Retry-After, ETag, X-Request-Id, ${TOTAL_COUNT_HEADER}`,
       });
     }
     res.vary("Origin");
@@ -97,15 +97,18 @@ function corsFor(origins: readonly string[]): RequestHandler {
   };
 }
 
-/** A POST's body must be JSON (an empty body is no body). */
-const jsonBodies: RequestHandler[] = [
-  (req, _res, next) => {
-    const hasBody = Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
-    if (req.method === "POST" && hasBody && !req.is("application/json")) return next(new ApiError(415, API_MESSAGES.notJson));
-    next();
-  },
-  express.json({ limit: MAX_JSON_BYTES, strict: false }),
-];
+/**
+ * A POST's body must be JSON (an empty body is no body). A GET's body is not read: no operation
+ * takes one (RFC 9110 §9.3.1 gives it no meaning), so it can neither be too large nor malformed,
+ * statuses the document does not list for a GET.
+ */
+const parseJson = express.json({ limit: MAX_JSON_BYTES, strict: false });
+const jsonBodies: RequestHandler = (req, res, next) => {
+  if (req.method !== "POST") return next();
+  const hasBody = Number(req.get("content-length") ?? 0) > 0 || req.get("transfer-encoding") !== undefined;
+  if (hasBody && !req.is("application/json")) return next(new ApiError(415, API_MESSAGES.notJson));
+  parseJson(req, res, next);
+};
 
 export function createApiRouter({ config, services, accessTokens, operations }: ApiRouterOptions) {
   // Not strict: every address answers with and without its trailing slash, for GET and POST alike,
@@ -159,7 +162,12 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
           config,
           log: req.log as Logger,
         };
-        const result = op.result.parse(await op.handle(context as never));
+        const answer = await op.handle(context as never);
+        // A paged list's handler answers its page and the list's length; the length goes in a header,
+        // so the answer stays §7's `{result}`.
+        const { page, total } = op.paged ? (answer as PageAnswer<unknown>) : { page: answer, total: undefined };
+        const result = op.result.parse(page);
+        if (total !== undefined) res.set(TOTAL_COUNT_HEADER, String(total));
         if (op.redirect) return res.redirect(302, String(result));
         // Express answers a GET with its ETag, and 304 to a request that already holds it.
         res.set("Cache-Control", op.publicCache ? PUBLIC_LIST_CACHE : "no-store").json({ result });

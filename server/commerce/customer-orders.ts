@@ -1,13 +1,18 @@
 // A customer's orders and payments as the API gives them (spec §7: myorders, myactiveorders,
 // mypayments, order load, orderpayment load): always filtered by the customer, so an id of
 // someone else's order or payment finds nothing.
-import { and, desc, eq, exists, inArray, notInArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, exists, inArray, notInArray, sql, type SQL } from "drizzle-orm";
 import { PAPER_TYPE_CODES } from "../../shared/commerce-constants.ts";
-import type { Database } from "../db/client.ts";
+import type { Database, Queryable } from "../db/client.ts";
 import { orderItems, orderStatuses, orders, payments } from "../db/schema.ts";
 
-/** Orders newest first by when they were paid (committed), those never paid by when they were made. */
+/**
+ * Orders newest first by when they were paid (committed), those never paid by when they were made;
+ * the order code (unique) breaks ties, so pages neither repeat nor skip an order paid at the same time.
+ */
 const byCommitted = [desc(sql`coalesce(${orders.committedAt}, ${orders.createdAt})`), desc(orders.orderCode)];
+/** Payments newest first; the payment code (unique) breaks ties, as for orders. */
+const byPaid = [desc(payments.paidAt), desc(payments.paymentCode)];
 
 const orderColumns = {
   id: orders.id,
@@ -30,6 +35,12 @@ const orderColumns = {
   customerEmail: orders.customerEmail,
 };
 
+/** A page of a list: `limit` rows from `offset`. */
+export type PageQuery = { limit?: number; offset?: number };
+
+/** One page of a list and how many rows the whole list holds, read together. */
+export type Page<T> = { rows: T[]; total: number };
+
 export type OrderQuery = {
   activeOnly?: boolean;
   hidePaper?: boolean;
@@ -39,9 +50,12 @@ export type OrderQuery = {
 };
 
 export function createCustomerOrders(db: Database) {
-  async function withItems<T extends { id: string }>(rows: T[]): Promise<(T & { items: (typeof orderItems.$inferSelect)[] })[]> {
+  async function withItems<T extends { id: string }>(
+    rows: T[],
+    on: Queryable = db,
+  ): Promise<(T & { items: (typeof orderItems.$inferSelect)[] })[]> {
     if (rows.length === 0) return [];
-    const items = await db
+    const items = await on
       .select()
       .from(orderItems)
       .where(
@@ -53,41 +67,87 @@ export function createCustomerOrders(db: Database) {
     return rows.map((row) => ({ ...row, items: items.filter((item) => item.orderId === row.id) }));
   }
 
+  /** Which of the customer's orders a list holds (see `list`). */
+  function ordersWhere(userId: string, { activeOnly = false, hidePaper = false, orderCode }: OrderQuery): SQL {
+    return and(
+      eq(orders.userId, userId),
+      activeOnly ? eq(orders.status, "payed") : undefined,
+      orderCode === undefined ? undefined : eq(orders.orderCode, orderCode),
+      hidePaper
+        ? exists(
+            db
+              .select({ one: sql`1` })
+              .from(orderItems)
+              .where(
+                and(
+                  eq(orderItems.orderId, orders.id),
+                  // A line of any other type (or of none recorded) is not a printed book.
+                  notInArray(sql`coalesce(${orderItems.productTypeCode}, '')`, [...PAPER_TYPE_CODES]),
+                ),
+              ),
+          )
+        : undefined,
+    )!;
+  }
+
+  async function listOn(on: Queryable, userId: string, query: OrderQuery) {
+    const rows = await on
+      .select(orderColumns)
+      .from(orders)
+      .where(ordersWhere(userId, query))
+      .orderBy(...byCommitted)
+      .limit(query.limit ?? 50)
+      .offset(query.offset ?? 0);
+    return withItems(rows, on);
+  }
+
+  const paymentsWhere = (userId: string, ids?: readonly string[]) =>
+    and(eq(payments.userId, userId), ids ? inArray(payments.id, [...ids]) : undefined);
+
+  function paymentsOn(on: Queryable, userId: string, { ids, limit = 50, offset = 0 }: PageQuery & { ids?: readonly string[] }) {
+    return on
+      .select({
+        id: payments.id,
+        paymentCode: payments.paymentCode,
+        orderId: payments.orderId,
+        orderCode: orders.orderCode,
+        methodCode: payments.methodCode,
+        status: payments.status,
+        amountCents: payments.amountCents,
+        cardBrand: payments.cardBrand,
+        cardLast4: payments.cardLast4,
+        paidAt: payments.paidAt,
+        refundedAt: payments.refundedAt,
+      })
+      .from(payments)
+      .innerJoin(orders, eq(orders.id, payments.orderId))
+      .where(paymentsWhere(userId, ids))
+      .orderBy(...byPaid)
+      .limit(limit)
+      .offset(offset);
+  }
+
+  /**
+   * A page and the count of its whole list in one snapshot (a read-only, repeatable-read
+   * transaction): an order paid between the two reads cannot make the total disagree with the page.
+   */
+  function consistently<T>(read: (tx: Queryable) => Promise<T>): Promise<T> {
+    return db.transaction(read, { isolationLevel: "repeatable read", accessMode: "read only" });
+  }
+
   return {
     /**
      * The customer's orders, newest first, `limit` from `offset`. `activeOnly`: the paid ones;
      * `hidePaper`: without the orders of printed books only; `orderCode`: that one order.
      */
-    async list(userId: string, { activeOnly = false, hidePaper = false, orderCode, limit = 50, offset = 0 }: OrderQuery = {}) {
-      const rows = await db
-        .select(orderColumns)
-        .from(orders)
-        .where(
-          and(
-            eq(orders.userId, userId),
-            activeOnly ? eq(orders.status, "payed") : undefined,
-            orderCode === undefined ? undefined : eq(orders.orderCode, orderCode),
-            hidePaper
-              ? exists(
-                  db
-                    .select({ one: sql`1` })
-                    .from(orderItems)
-                    .where(
-                      and(
-                        eq(orderItems.orderId, orders.id),
-                        // A line of any other type (or of none recorded) is not a printed book.
-                        notInArray(sql`coalesce(${orderItems.productTypeCode}, '')`, [...PAPER_TYPE_CODES]),
-                      ),
-                    ),
-                )
-              : undefined,
-          ),
-        )
-        .orderBy(...byCommitted)
-        .limit(limit)
-        .offset(offset);
-      return withItems(rows);
-    },
+    list: (userId: string, query: OrderQuery = {}) => listOn(db, userId, query),
+
+    /** A page of `list` and how many orders the whole list holds. */
+    orderPage: (userId: string, query: OrderQuery = {}) =>
+      consistently(async (tx) => {
+        const [counted] = await tx.select({ total: count() }).from(orders).where(ordersWhere(userId, query));
+        return { rows: await listOn(tx, userId, query), total: counted?.total ?? 0 };
+      }),
 
     /** The statuses an order can be in, code → name (the same for everyone). */
     async statusNames(): Promise<Record<string, string>> {
@@ -117,28 +177,19 @@ export function createCustomerOrders(db: Database) {
       return withItems(rows);
     },
 
-    /** The customer's payments, newest first; `ids`: only those. */
-    async payments(userId: string, { ids, limit = 50 }: { ids?: readonly string[]; limit?: number } = {}) {
-      return db
-        .select({
-          id: payments.id,
-          paymentCode: payments.paymentCode,
-          orderId: payments.orderId,
-          orderCode: orders.orderCode,
-          methodCode: payments.methodCode,
-          status: payments.status,
-          amountCents: payments.amountCents,
-          cardBrand: payments.cardBrand,
-          cardLast4: payments.cardLast4,
-          paidAt: payments.paidAt,
-          refundedAt: payments.refundedAt,
-        })
-        .from(payments)
-        .innerJoin(orders, eq(orders.id, payments.orderId))
-        .where(and(eq(payments.userId, userId), ids ? inArray(payments.id, [...ids]) : undefined))
-        .orderBy(desc(payments.paidAt), desc(payments.paymentCode))
-        .limit(limit);
-    },
+    /** The customer's payments, newest first, `limit` from `offset`; `ids`: only those. */
+    payments: (userId: string, query: PageQuery & { ids?: readonly string[] } = {}) => paymentsOn(db, userId, query),
+
+    /** A page of the customer's payments and how many they have, read together. */
+    paymentPage: (userId: string, query: PageQuery = {}) =>
+      consistently(async (tx) => {
+        const [counted] = await tx
+          .select({ total: count() })
+          .from(payments)
+          .innerJoin(orders, eq(orders.id, payments.orderId))
+          .where(paymentsWhere(userId));
+        return { rows: await paymentsOn(tx, userId, query), total: counted?.total ?? 0 };
+      }),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import {
   contactBoxes,
+  discoverBoxes,
   ebookChapters,
   entitlements,
   orders,
@@ -87,6 +88,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
   const suggestionCache = createTtlCache<Suggestions>(CACHE_TTL_MS);
   const promoCache = createTtlCache<PromoBox[]>(CACHE_TTL_MS);
   const contactCache = createTtlCache<ContactBox[]>(CACHE_TTL_MS);
+  const areaCache = createTtlCache<ReadonlySet<string>>(CACHE_TTL_MS);
 
   function externalUrlOf(typeCode: string, moodleId: number | null, url: string | null): string | null {
     if (typeCode === "corso") return moodleId === null ? null : courseUrl(links.coursePlatform, moodleId);
@@ -355,8 +357,23 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
         .orderBy(asc(contactBoxes.position)),
     );
 
+  /** Every area code the editors use: those of any promo, contact or discover box (a few dozen). */
+  const areaCodes = () =>
+    areaCache.get("all", async () => {
+      const codes = (table: typeof promoBoxes | typeof contactBoxes | typeof discoverBoxes) =>
+        db.selectDistinct({ code: table.areaCode }).from(table);
+      const rows = (await Promise.all([codes(promoBoxes), codes(contactBoxes), codes(discoverBoxes)])).flat();
+      return new Set(rows.map((row) => row.code));
+    });
+
   return {
     page,
+
+    /**
+     * Whether an area code is one the editors use, in any kind of box: the API's box calls answer
+     * an unknown one alike, and a known one with what it holds (a list may be empty).
+     */
+    isKnownArea: async (areaCode: string): Promise<boolean> => (await areaCodes()).has(areaCode),
 
     /** The promo box of an area code (spec §3), or null: the API's boxpromoarea. */
     promoBox: async (areaCode: string): Promise<PromoBox | null> => (await promoBoxList([areaCode]))[0] ?? null,
@@ -380,6 +397,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
       suggestionCache.clear();
       promoCache.clear();
       contactCache.clear();
+      areaCache.clear();
     },
   };
 }

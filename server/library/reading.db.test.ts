@@ -207,7 +207,7 @@ describe("status and chapters", () => {
     expect((await sessionsOf(userId))[0]!.lastReadAt).toEqual(later(60_000));
   });
 
-  it("reports an expired grant, and a product never granted, as expired", async () => {
+  it("reports an expired grant as expired, and nothing of a product never granted or not read here", async () => {
     const userId = await newUser();
     await grant(userId, ebook.id, { startsAt: later(-200 * DAY), expiresAt: later(-DAY) });
     // Read up to chapter 2 while access lasted: now only 'Contenuti aggiuntivi' is left to read.
@@ -227,11 +227,12 @@ describe("status and chapters", () => {
       expires: later(-DAY),
       ebookIsExpired: true,
     });
-    expect(await reading.status({ userId, productId: paperFlex.id, now: NOW })).toMatchObject({
-      expires: null,
-      ebookIsExpired: true,
-    });
+    // Never granted: the same nothing as a product that is not read here (spec §6: only one's own).
+    expect(await reading.status({ userId, productId: paperFlex.id, now: NOW })).toBeNull();
     expect(await reading.status({ userId, productId: course.id, now: NOW })).toBeNull();
+    const early = await newUser();
+    await grant(early, ebook.id, { startsAt: later(DAY), expiresAt: later(181 * DAY) });
+    expect(await reading.status({ userId: early, productId: ebook.id, now: NOW })).toBeNull();
   });
 
   it("records a chapter without a prior open, and refuses unknown positions without writing", async () => {

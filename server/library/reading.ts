@@ -28,7 +28,7 @@ export type ReadingStatus = {
   startedReading: Date | null;
   /** End of the customer's longest grant; null when it has no end, or when there is no grant. */
   expires: Date | null;
-  /** True unless the customer may read the product now (a customer without any grant included). */
+  /** True when the customer's access is over. */
   ebookIsExpired: boolean;
 };
 
@@ -187,11 +187,16 @@ export function createReading({ db, readerUrlTemplate, now: clock = systemClock 
       return { ok: true, url };
     },
 
-    /** The session status of spec §3; null for an unknown product or one not read here. */
+    /**
+     * The session status of spec §3; null for an unknown product, one not read here, and one the
+     * customer has no access to now and had none before: like `open`, it says nothing of a product
+     * that is not the customer's (an ended access is theirs to know).
+     */
     async status({ userId, productId, now = clock() }: Target): Promise<ReadingStatus | null> {
       const product = await readableProduct(userId, productId);
       if (!product) return null;
       const { refusal, expiresAt } = await accessState(userId, productId, now);
+      if (refusal === "no_access") return null;
       return {
         status: readingStatus({
           expired: refusal !== null,

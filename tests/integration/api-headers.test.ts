@@ -117,7 +117,7 @@ describe("a body over the host's limit", () => {
 });
 
 describe("CORS", () => {
-  const exposed = ["WWW-Authenticate", "Retry-After", "ETag", "X-Request-Id"];
+  const exposed = ["WWW-Authenticate", "Retry-After", "ETag", "X-Request-Id", "X-Total-Count"];
   const exposedOf = (response: Response) =>
     (response.headers.get("access-control-expose-headers") ?? "").split(",").map((name) => name.trim().toLowerCase());
 

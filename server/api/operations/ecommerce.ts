@@ -6,12 +6,21 @@ import { z } from "zod";
 import { isOrderCode, isProductCode } from "../../lib/ids.ts";
 import { API_MESSAGES, ApiError } from "../errors.ts";
 import { operation } from "../operation.ts";
+import type { Services } from "../../services.ts";
 import { orderOf, orderSchema } from "./order.ts";
 import { queryCount } from "./fields.ts";
 import { productOf, productSchema } from "./pim.ts";
 
 /** An area code as the publisher names them (dashboard_studenti_top_right, dashboard_contatti). */
 const areaQuery = z.object({ areacode: z.string().regex(/^[a-z0-9_]{1,64}$/, API_MESSAGES.notFound) });
+/**
+ * Refuses an area code no box uses, with the same 404 from the three box calls: a client's
+ * misspelt code is told apart from an area that has nothing of this kind now.
+ */
+async function knownArea(services: Services, areaCode: string) {
+  if (!(await services.library.dashboard.isKnownArea(areaCode))) throw new ApiError(404, API_MESSAGES.notFound);
+}
+
 /** How many products a list gives: 20 unless asked, at most 100. */
 const limit = queryCount(20);
 /** A yes/no of the query string: 1/true or 0/false (absent: no); any other value is refused. */
@@ -55,12 +64,15 @@ export const ecommerceOperations = [
     name: "getdiscover",
     method: "GET",
     path: "boxdiscover/getdiscover/",
-    summary: "I prodotti da scoprire di un'area (per ISBN, nell'ordine della redazione).",
+    summary: "I prodotti da scoprire di un'area (per ISBN, nell'ordine della redazione); 404 per un'area sconosciuta.",
     auth: "public",
     query: areaQuery,
     result: z.array(productSchema),
-    handle: async ({ query, services, config }) =>
-      (await services.products.discover(query.areacode)).map((p) => productOf(p, config)),
+    refusals: [404],
+    async handle({ query, services, config }) {
+      await knownArea(services, query.areacode);
+      return (await services.products.discover(query.areacode)).map((p) => productOf(p, config));
+    },
   }),
   operation({
     module: "ecommerce",
@@ -68,12 +80,13 @@ export const ecommerceOperations = [
     name: "getbox",
     method: "GET",
     path: "boxpromoarea/getbox/",
-    summary: "Il box promozionale di un'area, con i suoi riquadri (fino a 20).",
+    summary: "Il box promozionale di un'area, con i suoi riquadri (fino a 20); 404 per un'area sconosciuta o senza.",
     auth: "public",
     query: areaQuery,
     result: promoBoxSchema,
     refusals: [404],
     async handle({ query, services }) {
+      await knownArea(services, query.areacode);
       const box = await services.library.dashboard.promoBox(query.areacode);
       if (!box) throw new ApiError(404, API_MESSAGES.notFound);
       return {
@@ -96,11 +109,15 @@ export const ecommerceOperations = [
     name: "getbox",
     method: "GET",
     path: "boxcontactarea/getbox/",
-    summary: "I box dei contatti di un'area, in ordine.",
+    summary: "I box dei contatti di un'area, in ordine; 404 per un'area sconosciuta.",
     auth: "public",
     query: areaQuery,
     result: z.array(contactBoxSchema),
-    handle: ({ query, services }) => services.library.dashboard.contactBoxes(query.areacode),
+    refusals: [404],
+    async handle({ query, services }) {
+      await knownArea(services, query.areacode);
+      return services.library.dashboard.contactBoxes(query.areacode);
+    },
   }),
   operation({
     module: "ecommerce",

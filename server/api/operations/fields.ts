@@ -11,6 +11,12 @@ export const uuid = z.uuid({ error: API_MESSAGES.notFound }).transform((id) => i
  */
 export const idList = z.array(uuid).min(1).max(100);
 
+/**
+ * The body of a call about one object given as §7's list (`status [product uuid]`): exactly one id,
+ * so that no id a client sends goes unanswered.
+ */
+export const oneId = z.array(uuid).length(1, API_MESSAGES.oneId);
+
 /** A time as milliseconds since the epoch (§3: has_edu_upto and the like); null when unset. */
 export const millis = z.number().int().nullable();
 export const toMillis = (date: Date | null | undefined) => (date ? date.getTime() : null);
@@ -21,8 +27,20 @@ export const toMillis = (date: Date | null | undefined) => (date ? date.getTime(
  */
 export const queryCount = (fallback: number) => z.coerce.number().int().min(1).max(100).default(fallback);
 
-/** A list's length asked for in the query string (the dashboard asks for 2). */
-export const listLimit = z.object({ limit: queryCount(50) });
+/**
+ * A page of a list, asked for in the query string: `limit` rows (the dashboard asks for 2) from
+ * `offset` (0: the first). The list's full length comes back in X-Total-Count.
+ */
+export const listPage = z.object({
+  limit: queryCount(50).describe("Quanti elementi al massimo (da 1 a 100; 50 se assente)"),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(0)
+    .describe("Quanti elementi saltare dall'inizio della lista (0 se assente); il totale è in X-Total-Count"),
+});
 
 /** Cents as euros with two decimals (§3's totals are amounts, not cents). */
 export const euros = (cents: number) => Math.round(cents) / 100;

@@ -10,8 +10,8 @@ import type { CustomerOrders } from "../../commerce/customer-orders.ts";
 import { isProductCode } from "../../lib/ids.ts";
 import type { Services } from "../../services.ts";
 import { API_MESSAGES, ApiError, invalidInput, italianIssue, refused } from "../errors.ts";
-import { operation, type OperationContext } from "../operation.ts";
-import { euros, idList, listLimit, millis, toMillis, uuid } from "./fields.ts";
+import { operation, pagedOperation, type OperationContext } from "../operation.ts";
+import { euros, idList, listPage, millis, toMillis, uuid } from "./fields.ts";
 
 /** An activation code as typed: trimmed, bounded (the service checks its shape and the rest). */
 const codeParam = z.object({ code: z.string().trim().min(1, API_MESSAGES.notFound).max(100, API_MESSAGES.notFound) });
@@ -215,35 +215,39 @@ export const orderOperations = [
     },
   }),
   ...(["myorders", "myactiveorders"] as const).map((name) =>
-    operation({
+    pagedOperation({
       module: "order",
       model: "order",
       name,
       method: "GET",
       path: `order/${name}/`,
-      summary:
-        name === "myorders" ? "Gli ordini del cliente, dal più recente." : "Gli ordini pagati del cliente, dal più recente.",
+      summary: `${name === "myorders" ? "Gli ordini" : "Gli ordini pagati"} del cliente, dal più recente: limit da offset; il totale in X-Total-Count.`,
       auth: "customer",
-      query: listLimit,
+      query: listPage,
       result: z.array(orderSchema),
-      handle: async ({ query, caller, services }) =>
-        (await services.customerOrders.list(caller!.userId, { activeOnly: name === "myactiveorders", limit: query.limit })).map(
-          orderOf,
-        ),
+      async handle({ query, caller, services }) {
+        const { rows, total } = await services.customerOrders.orderPage(caller!.userId, {
+          activeOnly: name === "myactiveorders",
+          ...query,
+        });
+        return { page: rows.map(orderOf), total };
+      },
     }),
   ),
-  operation({
+  pagedOperation({
     module: "order",
     model: "order",
     name: "mypayments",
     method: "GET",
     path: "order/mypayments/",
-    summary: "I pagamenti del cliente, dal più recente.",
+    summary: "I pagamenti del cliente, dal più recente: limit da offset; il totale in X-Total-Count.",
     auth: "customer",
-    query: listLimit,
+    query: listPage,
     result: z.array(paymentSchema),
-    handle: async ({ query, caller, services }) =>
-      (await services.customerOrders.payments(caller!.userId, { limit: query.limit })).map(paymentOf),
+    async handle({ query, caller, services }) {
+      const { rows, total } = await services.customerOrders.paymentPage(caller!.userId, query);
+      return { page: rows.map(paymentOf), total };
+    },
   }),
   operation({
     module: "order",

@@ -1,10 +1,15 @@
 // reader: where the customer stands in a product, and the address that opens it (spec §7
-// userproductsession status and read), for the customer's own products only.
+// userproductsession status and read), for the customer's own products only. A product the
+// caller never had and one that is not read here (unknown, a course) get the same 404 from both
+// calls, so the API says nothing about products the caller has no access to; an access that
+// ended is the caller's own to know (status: ebook_is_expired; read: 403 'Accesso scaduto').
 import { z } from "zod";
 import { READER_MESSAGES as R } from "../../../shared/reader-messages.ts";
-import { ApiError } from "../errors.ts";
+import { API_MESSAGES, ApiError } from "../errors.ts";
 import { operation } from "../operation.ts";
-import { idList, millis, toMillis } from "./fields.ts";
+import { millis, oneId, toMillis } from "./fields.ts";
+
+const notFound = () => new ApiError(404, API_MESSAGES.notFound);
 
 export const readerOperations = [
   operation({
@@ -14,13 +19,13 @@ export const readerOperations = [
     method: "POST",
     path: "userproductsession/status/",
     refusals: [404],
-    summary: "Lo stato di lettura del prodotto (il primo id del corpo).",
+    summary: "Lo stato di lettura del prodotto (il corpo: un elenco con il suo solo id).",
     auth: "customer",
-    body: idList,
+    body: oneId,
     result: z.object({ status: z.string(), startedreading: millis, ebook_is_expired: z.boolean(), expires: millis }),
     async handle({ body, caller, services }) {
       const status = await services.library.reading.status({ userId: caller!.userId, productId: body[0]! });
-      if (!status) throw new ApiError(404, R.noAccess);
+      if (!status) throw notFound();
       return {
         status: status.status,
         startedreading: toMillis(status.startedReading),
@@ -36,15 +41,15 @@ export const readerOperations = [
     method: "POST",
     path: "userproductsession/read/",
     refusals: [403, 404],
-    summary: "L'indirizzo che apre il prodotto (il primo id del corpo) nel lettore.",
+    summary: "L'indirizzo che apre il prodotto nel lettore (il corpo: un elenco con il suo solo id).",
     auth: "customer",
-    body: idList,
+    body: oneId,
     result: z.object({ url: z.string() }),
     async handle({ body, caller, services, config }) {
       const opened = await services.library.reading.open({ userId: caller!.userId, productId: body[0]! });
       if (opened.ok) return { url: new URL(opened.url, config.publicOrigin).href };
       if (opened.reason === "expired") throw new ApiError(403, R.accessExpired);
-      throw new ApiError(opened.reason === "not_found" ? 404 : 403, R.noAccess);
+      throw notFound();
     },
   }),
 ];
