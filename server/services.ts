@@ -48,6 +48,7 @@ import { createMailService } from "./mail/service.ts";
 import { createCardStep } from "./payments/card-step.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
 import { createPayments } from "./payments/service.ts";
+import { startPayment, type StartPaymentInput } from "./payments/start-payment.ts";
 import { createRefunds } from "./payments/refunds.ts";
 import { handleCustomerErasures } from "./payments/customer-erasure.ts";
 import { createStripeCardStep } from "./payments/stripe-card-step.ts";
@@ -250,6 +251,8 @@ export async function createServices({
     /** The customer's orders and payments as the API lists them. */
     customerOrders: createCustomerOrders(db),
     payments,
+    /** 'Completa l'acquisto' and the API's checkpaymenthub: one use-case, both doors (server/payments/start-payment.ts). */
+    startPayment: (input: StartPaymentInput) => startPayment(payments, input),
     /** Money given back (partial or whole, pending until the gateway says): a charge the portal could not keep, an operator's refund. */
     refunds,
     subscriptions,

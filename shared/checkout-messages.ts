@@ -3,6 +3,9 @@
 // apostrophes missing included); those of the checks the spec does not name (format of a tax
 // code, a postal code, the sandbox's card fields) follow their style.
 
+import type { StartPaymentRefusal } from "../server/payments/start-payment.ts";
+import type { RefusalTable } from "./refusals.ts";
+
 export const CHECKOUT_MESSAGES = {
   errorTitle: "Errore",
   // Spec §5, in its order.
@@ -69,6 +72,10 @@ export const CHECKOUT_MESSAGES = {
   couponChanged: "Il codice sconto non è più valido ed è stato rimosso: controlla il nuovo totale e conferma di nuovo.",
   tooManyPayments: "Hai fatto troppi tentativi di pagamento. Riprova tra un'ora.",
   gatewayUnavailable: "Il servizio di pagamento non risponde. Riprova tra qualche minuto: non ti è stato addebitato nulla.",
+  // A second submit while the order's payment is under way (another tab, a double click, an app).
+  paymentAlreadyStarted:
+    "Il pagamento di questo ordine è già in corso: attendi che si concluda, oppure annullalo prima di riprovare.",
+  orderAlreadyPaid: "Questo ordine è già stato pagato.",
   paymentInProgress: "Stiamo verificando il pagamento",
   paymentInProgressText: "Il pagamento è in corso di verifica: non ripetere l'acquisto. La pagina si aggiorna da sola.",
   paymentInProgressNoScript: "Il pagamento è in corso di verifica: non ripetere l'acquisto.",
@@ -87,6 +94,20 @@ export const CHECKOUT_MESSAGES = {
   eduAlreadyActive: "Hai già un abbonamento EDU attivo: non serve acquistarlo di nuovo.",
   back: "Torna indietro",
 } as const;
+
+/**
+ * Why a payment was not started (server/payments/start-payment.ts), as both doors say it: the
+ * page's dialog 'Errore' with the status, the API's error. 409: the order is not as the client
+ * saw it (a payment under way, paid, closed, its discount code gone, EDU active meanwhile).
+ */
+export const START_PAYMENT_REFUSALS: RefusalTable<StartPaymentRefusal> = {
+  in_progress: { message: CHECKOUT_MESSAGES.paymentAlreadyStarted, status: 409 },
+  paid: { message: CHECKOUT_MESSAGES.orderAlreadyPaid, status: 409 },
+  closed: { message: CHECKOUT_MESSAGES.paymentCancelled, status: 409 },
+  coupon_changed: { message: CHECKOUT_MESSAGES.couponChanged, status: 409 },
+  rate_limited: { message: CHECKOUT_MESSAGES.tooManyPayments, status: 429 },
+  edu_active: { message: CHECKOUT_MESSAGES.eduAlreadyActive, status: 409 },
+};
 
 /**
  * The names, in the messages, of the fields an e-invoice carries, with the ending of "lungo" that

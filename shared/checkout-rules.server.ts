@@ -24,7 +24,8 @@ import { EMAIL_MAX_LENGTH, isEmail, isMobile, normalizeMobile } from "./contact-
 export const text = (max = 200) => z.string().trim().max(max).optional();
 /** A box ticked: a form posts its value ("1", "on"); a JSON client may send true (false: not ticked). */
 const flag = z.union([z.string().max(10), z.boolean().transform((ticked) => (ticked ? "1" : undefined))]).optional();
-const ADDRESS_PARTS = ["firstname", "lastname", "address", "postcode", "city", "province", "at", "mobile"] as const;
+/** The parts of an address, each a field `<prefix>_<part>` (shipment_city, billingaddress_at). */
+export const ADDRESS_PARTS = ["firstname", "lastname", "address", "postcode", "city", "province", "at", "mobile"] as const;
 const addressFields = <P extends string>(prefix: P) =>
   Object.fromEntries(ADDRESS_PARTS.map((part) => [`${prefix}_${part}`, text(part === "address" ? 300 : 120)])) as Record<
     `${P}_${(typeof ADDRESS_PARTS)[number]}`,

@@ -1,12 +1,12 @@
-// The checkout page's form: the customer's data (shared/checkout-rules.server.ts, the rules the
-// API applies too) and, when the sandbox takes the card, its card fields.
+// The checkout page's form: the customer's data, read here and checked by the use-case both doors
+// share (server/payments/start-payment.ts, with shared/checkout-rules.server.ts's rules), and
+// the page's own card step: the sandbox's card fields, Stripe's card widget.
 import { z } from "zod";
 import { cardDigits, isCardNumber, isExpired, parseCardExpiry } from "../../shared/payment-cards.ts";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { customerProblems, customerShape, text, withProblems, type Problem } from "../../shared/checkout-rules.server.ts";
+import { customerShape, text, withProblems, type Problem } from "../../shared/checkout-rules.server.ts";
+import type { CardStepCheck, FieldErrors } from "../../server/payments/start-payment.ts";
 import { secret } from "./form-reply.server";
-
-export { checkoutDetails } from "../../shared/checkout-rules.server.ts";
 
 /** The sandbox's card form: never echoed back (the number and the code), never stored. */
 const cardShape = {
@@ -34,10 +34,6 @@ function cardProblems(v: CardValues, now: Date): Problem[] {
   return problems;
 }
 
-/**
- * The whole checkout form, as 'Completa l'acquisto' posts it while the order is `new`; with
- * the sandbox's card fields when the sandbox takes the card.
- */
 /** 'Applica' of the coupon box: a code that is not one finds no coupon; one longer than any is cut. */
 export const couponSchema = z.object({
   couponcode: z
@@ -46,14 +42,31 @@ export const couponSchema = z.object({
     .transform((code) => (code ?? "").slice(0, 100)),
 });
 
-export function checkoutSchema({ needsShipment, sandboxCard, now }: { needsShipment: boolean; sandboxCard: boolean; now: Date }) {
-  return z.object({ ...customerShape, ...cardShape }).superRefine(
-    withProblems((v) => {
-      const problems = customerProblems(v, { needsShipment });
-      // The card is checked once the rest is right: the spec's order ends with the card step.
-      return problems.length === 0 && sandboxCard && v.paymenthub === "card" ? cardProblems(v, now) : problems;
-    }),
-  );
+/**
+ * The whole checkout form, as 'Completa l'acquisto' posts it while the order is `new`: read and
+ * bounded here; the customer's data is checked by the use-case (the API's rules), the card below.
+ */
+export const checkoutFormSchema = z.object({ ...customerShape, ...cardShape });
+
+const fieldErrorsOf = (problems: Problem[]): FieldErrors => {
+  const errors: FieldErrors = {};
+  for (const { field, message } of problems) errors[field] ??= message;
+  return errors;
+};
+
+/**
+ * The page's card step, checked once the customer's data is right (the spec's order ends with
+ * it): the sandbox's card fields, then the card widget that is not ready.
+ */
+export function cardStepCheck(
+  form: z.output<typeof checkoutFormSchema>,
+  { sandboxCard, now, widgetProblem }: { sandboxCard: boolean; now: Date; widgetProblem: string | null },
+): CardStepCheck {
+  return (customer) => {
+    const problems = sandboxCard && customer.paymenthub === "card" ? cardProblems(form, now) : [];
+    if (problems.length > 0) return { fieldErrors: fieldErrorsOf(problems) };
+    return widgetProblem ? { message: widgetProblem } : null;
+  };
 }
 
 /** Only the card, for a card step that waits for another card (the order's data is written). */

@@ -77,7 +77,10 @@ export type RefusalStatus = 403 | 404 | 409 | 429 | 503;
  * misspelt or unsupported field would pass as if it had been taken.
  */
 function strict<S extends Schema | undefined>(schema: S): S {
-  return schema instanceof z.ZodObject ? (schema.strict() as unknown as S) : schema;
+  if (!(schema instanceof z.ZodObject)) return schema;
+  // Already strict: kept as it is, with the metadata its document carries (a copy would lose it).
+  if (schema._zod.def.catchall instanceof z.ZodNever) return schema;
+  return schema.strict() as unknown as S;
 }
 
 /** The query of an operation that takes none: any parameter is refused, not ignored. */

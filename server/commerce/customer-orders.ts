@@ -33,6 +33,14 @@ const orderColumns = {
   customerFirstname: orders.customerFirstname,
   customerLastname: orders.customerLastname,
   customerEmail: orders.customerEmail,
+  // What the checkout was sent (spec §3), so that a client can show it again.
+  shipment: orders.shipment,
+  shipmentSave: orders.shipmentSave,
+  hasBilling: orders.hasBilling,
+  billing: orders.billing,
+  billingSave: orders.billingSave,
+  termsSalesAt: orders.termsSalesAt,
+  termsCancelAt: orders.termsCancelAt,
 };
 
 /** A page of a list: `limit` rows from `offset`. */

@@ -84,7 +84,9 @@ export type SettleResult =
   /** The charge waits for the customer's authentication in the browser (Stripe's next action). */
   | { state: "requires_action"; clientSecret: string }
   /** Given up, or stopped by the portal: `edu_already_active` when EDU became active meanwhile (decision 024). */
-  | { state: "canceled"; reason?: "edu_already_active" };
+  | { state: "canceled"; reason?: "edu_already_active" }
+  /** No payment was ever started for the order: nothing to settle (not a cancelled one). */
+  | { state: "none" };
 
 export type PaymentsOptions = {
   db: Database;
@@ -664,7 +666,7 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       if (!order) return null;
       if (order.status === "payed") return { state: "paid" };
       const attempt = await latestAttempt(orderId);
-      return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
+      return attempt ? settleAttempt(attempt.id) : { state: "none" };
     },
 
     /** Settles the attempt of a card setup (the sandbox's card step, Stripe's setup_intent events). */

@@ -14,6 +14,7 @@ import { SANDBOX_MESSAGES } from "../../server/payments/sandbox-gateway.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { formPost, thrownResponse } from "../support/requests.ts";
+import { CHECKOUT_FORM } from "../support/checkout.ts";
 import { createRouterContext, loaderArgs } from "../support/router-context.ts";
 import { createTestServices } from "../support/services.ts";
 import { customerPage } from "../support/customer-pages.ts";
@@ -71,18 +72,7 @@ async function openEdu(cookie: string, code = "abbonamentoedu") {
   return location.split("/")[2]!;
 }
 
-const GOOD_FORM = {
-  customer_firstname: "Maria",
-  customer_lastname: "Rossi",
-  customer_email: "maria.rossi@example.it",
-  terms_sales: "1",
-  terms_cancel: "1",
-  paymenthub: "card",
-  cc_name: "Maria Rossi",
-  cc_number: "4242 4242 4242 4242",
-  cc_exp: futureExpiry(),
-  cc_csc: "123",
-};
+const GOOD_FORM = CHECKOUT_FORM;
 
 function pay(orderId: string, fields: Record<string, string>, cookie: string) {
   return post(checkoutRoute, `/checkout/${orderId}/`, { order: orderId }, { intent: "pay", ...fields }, cookie);
@@ -238,8 +228,11 @@ describe("/checkout/:order", () => {
     const [payment] = await database.db.select().from(payments).where(eq(payments.orderId, orderId));
     expect(payment).toMatchObject({ amountCents: 450, cardLast4: "4242" });
     expect(await database.db.select().from(entitlements).where(eq(entitlements.userId, user.id))).toHaveLength(1);
-    // A second 'Completa l'acquisto' (a resubmitted page) charges nothing more.
-    await thrownResponse(pay(orderId, GOOD_FORM, cookie) as Promise<unknown>);
+    // A second 'Completa l'acquisto' (a resubmitted page) charges nothing more, and says why.
+    expect(await pay(orderId, GOOD_FORM, cookie)).toMatchObject({
+      init: { status: 409 },
+      data: { alert: { text: M.orderAlreadyPaid } },
+    });
     expect(await database.db.select().from(payments).where(eq(payments.orderId, orderId))).toHaveLength(1);
   });
 

@@ -2,6 +2,7 @@ import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { BillingDetails, PostalAddress } from "../../server/db/schema.ts";
 import type { Services } from "../../server/services.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { futureExpiry } from "./cards.ts";
 
 /** A shipping address that passes the checkout's checks. */
 export const SHIPMENT: PostalAddress = {
@@ -72,3 +73,17 @@ export async function buyWithSandboxCard(services: Services, userId: string, pro
 export async function buyEduWithSandboxCard(services: Services, userId: string): Promise<string> {
   return (await buyWithSandboxCard(services, userId, EDU_PRODUCT_CODE)).setupId;
 }
+
+/** The checkout page's 'Completa l'acquisto' for a digital product, with the sandbox's good card. */
+export const CHECKOUT_FORM = {
+  customer_firstname: "Maria",
+  customer_lastname: "Rossi",
+  customer_email: "maria.rossi@example.it",
+  terms_sales: "1",
+  terms_cancel: "1",
+  paymenthub: "card",
+  cc_name: "Maria Rossi",
+  cc_number: "4242 4242 4242 4242",
+  cc_exp: futureExpiry(),
+  cc_csc: "123",
+};

@@ -1,6 +1,7 @@
 // /checkout/:order (spec §2, §4, §5, §8): the order's owner only (anyone else goes to /). A
 // `new` order shows the form; 'Completa l'acquisto' checks it in §5's order (the first message
-// in the dialog 'Errore', each beside its field), writes it and starts the card payment. The
+// in the dialog 'Errore', each beside its field), writes it and starts the card payment (the
+// use-case the API's checkpaymenthub shares, server/payments/start-payment.ts). The
 // card step (server/payments/card-step.ts) returns here with the gateway's parameters
 // (setup_intent, redirect_status), which are only hints: the loader reads the setup and the
 // attempt. A paid order shows 'Ordine confermato'; a closed one 'Ordine annullato/scaduto o
@@ -8,11 +9,11 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/route";
 import { servicesContext } from "../../../shared/context.ts";
-import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../../shared/checkout-messages.ts";
 import { checkoutOrderPath, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
 import { readCardStepForm } from "../../lib/card-step.server";
 import { customerOf } from "../../lib/customer.server";
-import { cardSchema, checkoutDetails, checkoutSchema, couponSchema } from "../../lib/checkout-form.server";
+import { cardSchema, cardStepCheck, checkoutFormSchema, couponSchema } from "../../lib/checkout-form.server";
 import type { FormReply } from "../../lib/form-reply";
 import { parseForm, refuse } from "../../lib/form-reply.server";
 import { shouldRevalidateCardStep } from "../../lib/use-card-step";
@@ -59,7 +60,7 @@ const refuseWith = (text: string, values?: FormReply<string>["values"], status =
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const { user } = customerOf(context);
-  const { checkout, payments, cardStep, clock } = context.get(servicesContext);
+  const { checkout, payments, startPayment, cardStep, clock } = context.get(servicesContext);
   const form = await request.formData();
   const intent = INTENTS.find((i) => i === form.get("intent")) ?? "pay";
   const viaFetcher = form.get("mode") === "fetch";
@@ -92,39 +93,37 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 
   const { inPage, widgetProblem, cardNumber } = readCardStepForm(form, cardStep);
-  let setupId: string;
-  if (order.status === "new") {
-    const schema = checkoutSchema({ needsShipment: order.hasShipment, sandboxCard: cardStep.sandbox, now: clock() });
-    const parsed = await parseForm(form, schema);
-    if (!parsed.ok) return refusePayment(parsed.reply);
-    if (widgetProblem) return refuseWith(widgetProblem, parsed.values);
-    const started = await payments.start(user.id, order.id, checkoutDetails(parsed.data, { needsShipment: order.hasShipment }));
-    if (!started.ok) {
-      switch (started.reason) {
-        case "not_card":
-          return refusePayment({ fieldErrors: { paymenthub: M.paymentHubUnsupported }, values: parsed.values });
-        case "coupon_changed":
-          return refuseWith(M.couponChanged, parsed.values);
-        case "rate_limited":
-          return refuseWith(M.tooManyPayments, parsed.values, 429);
-        case "edu_active":
-          return refuseWith(M.eduAlreadyActive, parsed.values, 409);
-        default:
-          throw redirect(page);
-      }
-    }
-    setupId = started.setupId;
-  } else {
-    // The card step waits for another card (declined at setup, authentication failed).
-    const pending = await payments.pendingSetup(user.id, order.id);
-    if (!pending) throw redirect(page);
+  // The card step waits for another card (declined at setup, authentication failed): only the card.
+  let setupId = order.status === "waitforpayment" ? await payments.pendingSetup(user.id, order.id) : null;
+  if (setupId !== null) {
     if (cardStep.sandbox) {
       const parsed = await parseForm(form, cardSchema(clock()));
       if (!parsed.ok) return refusePayment(parsed.reply);
     } else if (widgetProblem) {
       return refuseWith(widgetProblem);
     }
-    setupId = pending;
+  } else {
+    // Checking the card step may have closed the order (EDU active meanwhile): its page says why.
+    if (order.status === "waitforpayment" && (await checkout.view(user.id, order.id))?.status !== "waitforpayment")
+      throw redirect(page);
+    // Start the payment, the use-case the API's checkpaymenthub shares: its refusals, its words.
+    const parsed = await parseForm(form, checkoutFormSchema);
+    if (!parsed.ok) return refusePayment(parsed.reply);
+    const started = await startPayment({
+      userId: user.id,
+      order,
+      fields: parsed.data,
+      cardStep: cardStepCheck(parsed.data, { sandboxCard: cardStep.sandbox, now: clock(), widgetProblem }),
+    });
+    if (!started.ok) {
+      if (started.reason === "invalid") {
+        const alert = started.message ? { title: M.errorTitle, text: started.message } : undefined;
+        return refusePayment({ fieldErrors: started.fieldErrors, values: parsed.values, alert });
+      }
+      const { message, status } = START_PAYMENT_REFUSALS[started.reason];
+      return refuseWith(message, parsed.values, status);
+    }
+    setupId = started.setupId;
   }
 
   const next = await cardStep.begin(setupId, { page, hostedReturn: STRIPE_CARD_PAGE_RETURN_PATH, inPage, cardNumber });

@@ -3,20 +3,23 @@
 // rules: its checks, its rate limit, its exactly-once claims.
 import { z } from "zod";
 import { ACTIVATION_REFUSALS } from "../../../shared/activation-refusals.ts";
-import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
-import { checkoutDetails, customerSchema, customerShape } from "../../../shared/checkout-rules.server.ts";
+import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../../shared/checkout-messages.ts";
 import { PAYMENT_METHOD_LABELS, PAYMENT_STATUS_LABELS } from "../../../shared/commerce-constants.ts";
 import type { CustomerOrders } from "../../commerce/customer-orders.ts";
 import { isProductCode } from "../../lib/ids.ts";
 import type { Services } from "../../services.ts";
-import { API_MESSAGES, ApiError, invalidInput, italianIssue, refused } from "../errors.ts";
+import { API_MESSAGES, ApiError, refused } from "../errors.ts";
 import { operation, pagedOperation, type OperationContext } from "../operation.ts";
+import { checkHubBody } from "./checkout-body.ts";
+import { orderCheckoutOf, orderCheckoutShape } from "./order-checkout-fields.ts";
 import { euros, idList, listPage, millis, toMillis, uuid } from "./fields.ts";
 
 /** An activation code as typed: trimmed, bounded (the service checks its shape and the rest). */
 const codeParam = z.object({ code: z.string().trim().min(1, API_MESSAGES.notFound).max(100, API_MESSAGES.notFound) });
 const orderParam = z.object({ order: uuid });
 const hubParam = orderParam.extend({ hub: z.string().max(40) });
+/** No discount code is longer (the checkout page's box cuts there too). */
+const COUPON_CODE_MAX = 100;
 
 const itemSchema = z.object({
   uuid: z.string(),
@@ -47,6 +50,7 @@ export const orderSchema = z.object({
   customer_firstname: z.string().nullable(),
   customer_lastname: z.string().nullable(),
   customer_email: z.string().nullable(),
+  ...orderCheckoutShape,
   items: z.array(itemSchema),
 });
 const paymentSchema = z.object({
@@ -97,6 +101,7 @@ export const orderOf = (o: OrderRow): z.input<typeof orderSchema> => ({
   customer_firstname: o.customerFirstname,
   customer_lastname: o.customerLastname,
   customer_email: o.customerEmail,
+  ...orderCheckoutOf(o),
   items: o.items.map(itemOf),
 });
 
@@ -121,23 +126,13 @@ async function ownOrder({ services, caller }: OperationContext<unknown, unknown,
   return order;
 }
 
-/**
- * A 'check hub' body: §3's customer, shipment and billing fields (typed and checked after, by the
- * checkout's own rules, which depend on the order) and two of §7's that the card step does not
- * use, a yes/no each. Any other field is refused (strict), not ignored; `paymenthub` too, since
- * the address names the hub.
- */
-const checkoutFields = Object.keys(customerShape).filter((field) => field !== "paymenthub");
-const unusedFlag = z.union([z.boolean(), z.string().max(10)]).optional();
-const checkHubBody = z.object({
-  ...Object.fromEntries(checkoutFields.map((field) => [field, z.unknown().optional()])),
-  return_immediately: unusedFlag,
-  option_advance: unusedFlag,
-});
-
 /** Where a payment stands, as 'check hub' answers (spec §4's states of the return page). */
 const hubState = z.object({
-  state: z.enum(["started", "paid", "pending", "requires_customer", "failed", "requires_action", "canceled", "none"]),
+  state: z.enum(["started", "paid", "pending", "requires_customer", "failed", "requires_action", "canceled", "none"]).meta({
+    description:
+      "`none`: nessun pagamento è mai stato avviato per l'ordine (lo si avvia inviando i dati); `canceled`: uno avviato è stato " +
+      "annullato (resetpaymenthub, il tempo scaduto, l'ordine chiuso); `started`: appena avviato dai dati inviati.",
+  }),
   message: z.string().nullable(),
   /** For the card step: the gateway's client secret of the card setup (Stripe.js confirms it). */
   setup_intent_client_secret: z.string().nullable(),
@@ -344,7 +339,7 @@ export const orderOperations = [
       const userId = caller!.userId;
       if (Object.keys(body).length === 0) {
         const checked = await services.payments.check(userId, order.id);
-        if (!checked) return { state: "none", message: null, setup_intent_client_secret: null } as const;
+        if (!checked) throw new ApiError(404, API_MESSAGES.notFound);
         const message =
           "errorMessage" in checked
             ? checked.errorMessage
@@ -353,32 +348,16 @@ export const orderOperations = [
               : null;
         return { state: checked.state, message, setup_intent_client_secret: null };
       }
-      if (order.status !== "new") throw new ApiError(409, M.paymentCancelled);
-      const parsed = customerSchema({ needsShipment: order.hasShipment }).safeParse(
-        { ...body, paymenthub: params.hub },
-        { error: italianIssue },
-      );
-      if (!parsed.success) throw invalidInput(parsed.error);
-      const started = await services.payments.start(
-        userId,
-        order.id,
-        checkoutDetails(parsed.data, { needsShipment: order.hasShipment }),
-      );
+      // Start the payment, the use-case the checkout page shares: its refusals, its words.
+      const started = await services.startPayment({ userId, order, fields: { ...body, paymenthub: params.hub } });
       if (started.ok) return { state: "started" as const, message: null, setup_intent_client_secret: started.clientSecret };
-      switch (started.reason) {
-        case "not_card":
-          throw new ApiError(400, M.paymentHubUnsupported);
-        case "coupon_changed":
-          throw new ApiError(409, M.couponChanged);
-        case "rate_limited":
-          throw new ApiError(429, M.tooManyPayments, { retryAfterSeconds: started.retryAfterSeconds });
-        case "edu_active":
-          throw new ApiError(409, M.eduAlreadyActive);
-        case "not_found":
-          throw new ApiError(404, API_MESSAGES.notFound);
-        default:
-          throw new ApiError(409, M.paymentCancelled);
+      if (started.reason === "invalid") {
+        const [field, message] = Object.entries(started.fieldErrors)[0] ?? ["", API_MESSAGES.invalidRequest];
+        // The hub is the address's `hub`, not a body field.
+        throw new ApiError(400, message, field ? { field: field === "paymenthub" ? "hub" : field } : {});
       }
+      const retryAfter = started.reason === "rate_limited" ? started.retryAfterSeconds : undefined;
+      throw refused(START_PAYMENT_REFUSALS[started.reason], retryAfter);
     },
   }),
   operation({
@@ -405,9 +384,18 @@ export const orderOperations = [
       method: "POST",
       path: `order/${name}/:order/:code/`,
       refusals: [404],
-      summary: name === "addcoupon" ? "Applica il codice sconto all'ordine." : "Toglie il codice sconto dall'ordine.",
+      summary:
+        name === "addcoupon"
+          ? "Applica il codice sconto all'ordine: true, oppure false se il codice non esiste, è scaduto o non vale per l'ordine."
+          : "Toglie il codice sconto dall'ordine.",
       auth: "customer",
-      params: orderParam.extend({ code: z.string().trim().max(100) }),
+      // A code no coupon can have (too long) finds none, as an unknown or expired one: `false`, not an error.
+      params: orderParam.extend({
+        code: z
+          .string()
+          .trim()
+          .transform((code) => (code.length > COUPON_CODE_MAX ? "" : code)),
+      }),
       result: z.boolean(),
       async handle(context) {
         const order = await ownOrder(context, context.params.order);
