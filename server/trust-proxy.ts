@@ -14,7 +14,7 @@ export type TrustProxy = false | number | string[];
 /** Express's names for address ranges (proxy-addr): 127.0.0.1/8 and ::1; 169.254.0.0/16 and fe80::/10; the private ranges and fc00::/7. */
 const RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
 
-export const TRUST_PROXY_HELP =
+const TRUST_PROXY_HELP =
   "set the number of proxies in front of the portal (TRUST_PROXY=1 behind one nginx) " +
   "or their addresses or subnets (TRUST_PROXY=loopback, or 10.0.0.5,10.1.0.0/16)";
 

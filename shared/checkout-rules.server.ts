@@ -124,7 +124,7 @@ const VAT_MESSAGES: Record<NonNullable<ReturnType<typeof partitaIvaProblem>>, st
 };
 
 /** Spec §5 from 'Manca il nome' to the payment method, in that order. */
-export function customerProblems(v: CustomerValues, { needsShipment }: { needsShipment: boolean }): Problem[] {
+function customerProblems(v: CustomerValues, { needsShipment }: { needsShipment: boolean }): Problem[] {
   const problems: Problem[] = [];
   const need = (field: keyof CustomerValues, message: string) => {
     if (!v[field]) problems.push({ field, message });

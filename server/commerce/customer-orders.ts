@@ -46,9 +46,6 @@ const orderColumns = {
 /** A page of a list: `limit` rows from `offset`. */
 export type PageQuery = { limit?: number; offset?: number };
 
-/** One page of a list and how many rows the whole list holds, read together. */
-export type Page<T> = { rows: T[]; total: number };
-
 export type OrderQuery = {
   activeOnly?: boolean;
   hidePaper?: boolean;

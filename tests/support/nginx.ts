@@ -10,7 +10,7 @@ import path from "node:path";
 /** Debian's nginx (`apt-get install nginx-light`; .ci/run installs it), or undefined. */
 export const NGINX_BINARY = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((candidate) => existsSync(candidate));
 
-export const SHIPPED_CONFIG = path.join(import.meta.dirname, "../../deploy/nginx/portal.conf");
+const SHIPPED_CONFIG = path.join(import.meta.dirname, "../../deploy/nginx/portal.conf");
 
 /** `text` with `from` replaced by `to`, which it must contain: the shipped file changed shape otherwise. */
 function replaced(text: string, from: string, to: string): string {
