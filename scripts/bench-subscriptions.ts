@@ -49,6 +49,7 @@ const config = loadConfig({
   env: {
     NODE_ENV: "production",
     PAYMENTS: "sandbox",
+    MAIL_DISABLED: "true",
     PUBLIC_ORIGIN: "https://portale.example.it",
     SESSION_SECRET: randomBytes(48).toString("base64url"),
     OIDC_CLIENT_SECRET: randomBytes(48).toString("base64url"),

@@ -148,6 +148,9 @@ function startServer(port: number, databaseUrl: string) {
       ...process.env,
       NODE_ENV: "production",
       PAYMENTS: "sandbox",
+      // Mail stays in the outbox table: a measurement sends none.
+      SMTP_URL: "",
+      MAIL_DISABLED: "true",
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,

@@ -482,6 +482,9 @@ try {
     ...process.env,
     NODE_ENV: "production",
     PAYMENTS: "sandbox",
+    // Mail stays in the outbox table: a load run sends none.
+    SMTP_URL: "",
+    MAIL_DISABLED: "true",
     DATABASE_URL: postgres.url,
     PUBLIC_ORIGIN: origin,
     // One proxy in front (scripts/load/proxy.ts): its last X-Forwarded-For entry is the client.

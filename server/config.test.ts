@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { isPartitaIva } from "../shared/italian-ids.ts";
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), "portal-config-"));
-/** Production with its secrets and the sandbox gateway: what it needs to start. */
+/** Production with its secrets, the sandbox gateway and mail off on purpose: what it needs to start. */
 const productionEnv = () => ({
   NODE_ENV: "production",
   SESSION_SECRET: "s".repeat(40),
@@ -15,6 +15,7 @@ const productionEnv = () => ({
   OIDC_COOKIE_KEYS: "k".repeat(40),
   ACTIVATION_CODE_KEY: "a".repeat(40),
   PAYMENTS: "sandbox",
+  MAIL_DISABLED: "true",
   DATA_DIR: tempDir(),
 });
 
@@ -231,6 +232,7 @@ describe("loadConfig", () => {
       OIDC_CLIENT_SECRET: "c".repeat(40),
       OIDC_COOKIE_KEYS: "k".repeat(40),
       ACTIVATION_CODE_KEY: "a".repeat(40),
+      MAIL_DISABLED: "true",
     };
     const stripeKeys = { STRIPE_SECRET_KEY: "sk_live_x", STRIPE_PUBLISHABLE_KEY: "pk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
 
@@ -273,5 +275,75 @@ describe("loadConfig", () => {
 
   it("rejects invalid values with a readable message", () => {
     expect(() => loadConfig({ env: { PORT: "not-a-port" } })).toThrow(/PORT/);
+  });
+
+  describe("mail in production", () => {
+    const { MAIL_DISABLED: _, ...withoutMail } = productionEnv();
+
+    it("refuses to start without SMTP_URL, naming it and the way to run without mail on purpose", () => {
+      const start = () => loadConfig({ env: withoutMail });
+      expect(start).toThrow(ConfigError);
+      expect(start).toThrow(/^No mail in production: set SMTP_URL \(.*\), or MAIL_DISABLED=true /);
+      expect(() => loadConfig({ env: { ...withoutMail, SMTP_URL: "" } })).toThrow(/SMTP_URL/);
+      expect(() => loadConfig({ env: { ...withoutMail, MAIL_DISABLED: "false" } })).toThrow(/SMTP_URL/);
+    });
+
+    it("starts with SMTP_URL, or with mail off on purpose, and not told both", () => {
+      expect(loadConfig({ env: { ...withoutMail, SMTP_URL: "smtp://mail.example.it:587" } }).mail.smtpUrl).toBe(
+        "smtp://mail.example.it:587",
+      );
+      expect(loadConfig({ env: { ...withoutMail, MAIL_DISABLED: "true" } }).mail.smtpUrl).toBeUndefined();
+      expect(() => loadConfig({ env: { ...withoutMail, MAIL_DISABLED: "true", SMTP_URL: "smtp://mail.example.it" } })).toThrow(
+        /MAIL_DISABLED=true and SMTP_URL/,
+      );
+    });
+
+    it("is not asked for outside production (mail waits in the outbox, read at /dev/mailbox)", () => {
+      expect(loadConfig({ env: { DATA_DIR: tempDir() } }).mail.smtpUrl).toBeUndefined();
+    });
+  });
+
+  describe("the usual mistakes, each one line naming the setting", () => {
+    const mistake = (env: Record<string, string>) => {
+      try {
+        loadConfig({ env: { DATA_DIR: tempDir(), ...env } });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as Error).message;
+      }
+      throw new Error(`${JSON.stringify(env)} was accepted`);
+    };
+
+    it("PUBLIC_ORIGIN without a scheme, with a path, or not web", () => {
+      for (const wrong of [
+        "portale.example.it",
+        "localhost:3000",
+        "https://example.it/portale",
+        "https://example.it/?a=1",
+        "ftp://example.it",
+      ]) {
+        expect(mistake({ PUBLIC_ORIGIN: wrong }), wrong).toMatch(
+          /^Invalid configuration: PUBLIC_ORIGIN: not an origin: the scheme and host only, with no path \(https:\/\/portale\.example\.it\)$/,
+        );
+      }
+      for (const [given, origin] of [
+        ["https://portale.example.it/", "https://portale.example.it"],
+        ["http://localhost:3000", "http://localhost:3000"],
+        ["", "http://localhost:3000"],
+      ] as const) {
+        expect(loadConfig({ env: { DATA_DIR: tempDir(), PUBLIC_ORIGIN: given } }).publicOrigin, given).toBe(origin);
+      }
+    });
+
+    it("DATABASE_URL that is not a PostgreSQL URL", () => {
+      for (const wrong of ["base", "localhost:5432/portal", "mysql://db.example.it/portal"]) {
+        expect(mistake({ DATABASE_URL: wrong }), wrong).toMatch(
+          /^Invalid configuration: DATABASE_URL: not a PostgreSQL URL: postgres:\/\/user:password@host:5432\/database \(unset: the embedded database\)$/,
+        );
+      }
+      const url = "postgresql://portal:secret@db.example.it:5432/portal";
+      expect(loadConfig({ env: { DATA_DIR: tempDir(), DATABASE_URL: url } }).database.url).toBe(url);
+      expect(loadConfig({ env: { DATA_DIR: tempDir(), DATABASE_URL: "" } }).database.url).toBeUndefined();
+    });
   });
 });

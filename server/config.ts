@@ -17,7 +17,9 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   // Where customers reach the portal; behind a proxy this is the proxy's address.
-  PUBLIC_ORIGIN: z.url().optional(),
+  PUBLIC_ORIGIN: optional(
+    z.string().refine(isOrigin, "not an origin: the scheme and host only, with no path (https://portale.example.it)"),
+  ),
   /** Which proxies may give the client's address (server/trust-proxy.ts); unset: none. */
   TRUST_PROXY: z
     .string()
@@ -31,7 +33,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   // Unset: the embedded PGlite database under DATA_DIR. Set: a PostgreSQL server.
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: optional(
+    z
+      .string()
+      .refine(isPostgresUrl, "not a PostgreSQL URL: postgres://user:password@host:5432/database (unset: the embedded database)"),
+  ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
   SESSION_SECRET: z.string().min(32).optional(),
   /**
@@ -70,6 +76,8 @@ const envSchema = z.object({
   STOREFRONT_LOGOUT_URL: z.url().optional(),
   // Mail: SMTP when set (smtp://user:pass@host:port), otherwise the embedded outbox.
   SMTP_URL: z.string().optional(),
+  /** `true`: production runs without sending mail, on purpose (each mail waits in the outbox table). */
+  MAIL_DISABLED: boolean.default(false),
   MAIL_FROM: z.string().min(3).default("Novalex Editore <noreply@novalex.example>"),
   // The publisher's other sites, linked from the header, footer and landing pages.
   MAIN_SITE_URL: z.url().default("https://www.novalex.example"),
@@ -227,6 +235,7 @@ export type Config = {
   api: { resource: string; corsOrigins: string[] };
   socialLogin: { issuer: string; clientId: string; clientSecret: string } | null;
   storefrontLogoutUrl: string;
+  /** No `smtpUrl` in production: mail is off on purpose (MAIL_DISABLED=true), or it would not start. */
   mail: { smtpUrl: string | undefined; from: string };
   links: { mainSite: string; shop: string; coursePlatform: string; eduPlatform: string };
   salesEmail: string;
@@ -266,8 +275,11 @@ export type LoadConfigOptions = {
 export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfigOptions = {}): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
+    // One line per setting, naming it: one mistake reads as one line.
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    throw new ConfigError(
+      problems.length === 1 ? `Invalid configuration: ${problems[0]}` : `Invalid configuration:\n  ${problems.join("\n  ")}`,
+    );
   }
   const e = parsed.data;
   const isProduction = e.NODE_ENV === "production";
@@ -307,6 +319,17 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       "No card gateway in production: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, " +
         "or PAYMENTS=sandbox to run the test gateway (test cards only, no money moves: a staging site).",
     );
+  }
+
+  // Without SMTP every mail (password links, order confirmations) waits in a table nobody reads.
+  if (isProduction && !e.SMTP_URL && !e.MAIL_DISABLED) {
+    throw new ConfigError(
+      "No mail in production: set SMTP_URL (smtp://user:password@host:587), " +
+        "or MAIL_DISABLED=true to run without sending any mail (password links and receipts then wait in the outbox table).",
+    );
+  }
+  if (e.SMTP_URL && e.MAIL_DISABLED) {
+    throw new ConfigError("MAIL_DISABLED=true and SMTP_URL are both set: unset one (MAIL_DISABLED turns mail off).");
   }
 
   // Production invents no seller: what it was not given stays missing, and e-invoices are refused.
@@ -416,6 +439,18 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
           }
         : null,
   };
+}
+
+/** PUBLIC_ORIGIN: http(s), a host, maybe a port, and nothing after (a trailing slash is dropped). */
+function isOrigin(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === "https:" || url.protocol === "http:") && url.href === `${url.origin}/`;
+}
+
+/** DATABASE_URL: what the pool can connect with; anything else fails later as a host named "base". */
+function isPostgresUrl(text: string): boolean {
+  const url = URL.parse(text);
+  return url !== null && (url.protocol === "postgres:" || url.protocol === "postgresql:");
 }
 
 /** A comma-separated setting as its non-empty items. */

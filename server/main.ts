@@ -14,6 +14,7 @@ import { createServices } from "./services.ts";
 import { createShiftableClock } from "./lib/clock.ts";
 import { checkTaxRegime } from "./invoices/tax-regime.ts";
 import { listenWithGracefulShutdown } from "./http/shutdown.ts";
+import { preflight, warnAboutProduction } from "./preflight.ts";
 
 const dev = process.argv.includes("--dev");
 
@@ -22,6 +23,9 @@ async function main() {
   const config = loadConfig({ onGeneratedSecrets: (names, file) => generated.push(`${names.join(", ")} → ${file}`) });
   const log = createLogger(config.logLevel);
   if (generated.length) log.warn({ secrets: generated }, "generated development secrets (set them in production)");
+  warnAboutProduction(config, log);
+  // Before anything is written: a taken port or an unreachable database stops here, in one line.
+  await preflight(config);
   if (!config.invoicing.seller) {
     log.error(
       { missing: config.invoicing.missing },
@@ -69,11 +73,17 @@ async function main() {
     host: config.host,
     port: config.port,
     log,
-    onListening: (address) =>
+    onListening: (address) => {
       log.info(
         { address, origin: config.publicOrigin, database: database.kind, mode: dev ? "dev" : "build" },
         `portal listening on ${config.publicOrigin}`,
-      ),
+      );
+      // Sign-ins reach the provider through PUBLIC_ORIGIN; readiness keeps asking (server/http/app.ts).
+      void services.health.checkOwnProvider().then((reach) => {
+        if (!reach.ok)
+          log.error({ reason: reach.reason }, "sign-ins will fail: the identity provider is unreachable through PUBLIC_ORIGIN");
+      });
+    },
     onClose: async () => {
       await closeDevServer();
       await services.close();

@@ -27,6 +27,7 @@ import { createRelyingParty } from "./identity/relying-party.ts";
 import { createIdentityService } from "./identity/service.ts";
 import { createSocialLogin } from "./identity/social-login.ts";
 import { systemClock, type Clock, type ShiftableClock } from "./lib/clock.ts";
+import { createOwnProviderCheck } from "./identity/own-provider-check.ts";
 import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
 import { createActivation } from "./library/activation.ts";
@@ -275,7 +276,11 @@ export async function createServices({
     /** Development only (null otherwise): the clock /dev/orologio moves forward. */
     devClock,
     flash: createFlashToasts({ secret: config.secrets.session, secure: config.isHttps }),
-    health: { checkDatabase: () => database.ping() },
+    health: {
+      checkDatabase: () => database.ping(),
+      /** Whether this instance reaches its identity provider through PUBLIC_ORIGIN, as its sign-ins do. */
+      checkOwnProvider: createOwnProviderCheck({ issuer: config.oidc.issuer, now }),
+    },
     /** Stops the background work of the services (before the database closes). */
     close: async () => {
       clearInterval(reconciler);

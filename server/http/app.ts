@@ -89,10 +89,18 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
     res.set("Cache-Control", "no-store");
     try {
       await services.health.checkDatabase();
-      res.json({ status: "ok", database: "ok" });
     } catch (error) {
       req.log.error({ err: error }, "readiness check failed");
       res.status(503).json({ status: "unavailable", database: "error" });
+      return;
+    }
+    // Every sign-in goes through PUBLIC_ORIGIN to the provider: an instance that cannot is not ready.
+    const provider = await services.health.checkOwnProvider();
+    if (provider.ok) {
+      res.json({ status: "ok", database: "ok", identityProvider: "ok" });
+    } else {
+      req.log.error({ reason: provider.reason }, "readiness: the identity provider is unreachable through PUBLIC_ORIGIN");
+      res.status(503).json({ status: "unavailable", database: "ok", identityProvider: "unreachable", reason: provider.reason });
     }
   });
 

@@ -32,7 +32,7 @@ test("health and readiness answer", async ({ request }) => {
   expect((await request.get("/healthz")).status()).toBe(200);
   const ready = await request.get("/readyz");
   expect(ready.status()).toBe(200);
-  expect(await ready.json()).toEqual({ status: "ok", database: "ok" });
+  expect(await ready.json()).toEqual({ status: "ok", database: "ok", identityProvider: "ok" });
 });
 
 test("built assets are cached for a long time, covers for a day", async ({ page, request }) => {

@@ -42,6 +42,7 @@ function admin(args: string[]): Promise<{ code: number | null; stdout: string; s
     PATH: process.env.PATH,
     NODE_ENV: "production",
     PAYMENTS: "sandbox",
+    MAIL_DISABLED: "true",
     SESSION_SECRET: "test-session-secret-that-is-long-enough-0123456789",
     OIDC_CLIENT_SECRET: "test-oidc-client-secret-long-enough-0123456789",
     OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",

@@ -16,7 +16,8 @@ const testSdiInbox = () => (sdiInbox ??= mkdtempSync(path.join(tmpdir(), "portal
 
 /**
  * Configuration as a test sees it: defaults, with a fixed secret so nothing is written to disk, and
- * passwords hashed at argon2's least cost (which production refuses, so not when a test asks for it).
+ * passwords hashed at argon2's least cost (which production refuses, so not when a test asks for it);
+ * production's mail is off on purpose unless the test gives SMTP_URL.
  */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
@@ -27,6 +28,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
       OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
       ACTIVATION_CODE_KEY: "test-activation-code-key-long-enough-0123456789",
       PASSWORD_HASH_COST: overrides.NODE_ENV === "production" ? "standard" : "minimal",
+      // Production refuses to start without SMTP unless told: the tests read mail from the outbox.
+      ...(overrides.NODE_ENV === "production" ? { MAIL_DISABLED: "true" } : {}),
       SDI_OUTBOX_DIR: testSdiOutbox(),
       SDI_INBOX_DIR: testSdiInbox(),
       ...overrides,

@@ -1,0 +1,77 @@
+// What start-up checks before it writes anything (migrations, seed): the usual mistakes of a
+// deployment stop here with one line naming the setting, instead of a stack after migrating.
+import { createServer } from "node:net";
+import pg from "pg";
+import { ConfigError, type Config } from "./config.ts";
+import type { Logger } from "./logger.ts";
+
+/** How long start-up waits for PostgreSQL to accept a first connection. */
+const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+/** Refuses to start (ConfigError) when the port is taken or PostgreSQL cannot be reached. */
+export async function preflight(config: Config): Promise<void> {
+  await checkPortFree(config.host, config.port);
+  if (config.database.url) await checkDatabaseReachable(config.database.url);
+}
+
+/** Says, at start, what a production instance runs without. */
+export function warnAboutProduction(config: Config, log: Logger): void {
+  if (!config.isProduction) return;
+  if (!config.isHttps)
+    log.warn(
+      { origin: config.publicOrigin },
+      "PUBLIC_ORIGIN is not https: cookies are sent without Secure and the __Host- prefix, and there is no HSTS (README, Deploying)",
+    );
+  if (!config.mail.smtpUrl) log.warn("MAIL_DISABLED=true: no mail is sent; each one waits in the outbox table");
+}
+
+function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve(); // any free port, chosen at listen
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => reject(new ConfigError(listenProblem(host, port, error))));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+function listenProblem(host: string, port: number, error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case "EADDRINUSE":
+      return `PORT: ${host}:${port} is already in use (another instance, or another program): set PORT to a free port.`;
+    case "EACCES":
+      return `PORT: ${port} needs privileges to listen on: set a port above 1023 (the proxy listens on 80 and 443).`;
+    case "EADDRNOTAVAIL":
+    case "ENOTFOUND":
+      return `HOST: ${host} is not an address of this machine (127.0.0.1 behind a proxy on it, 0.0.0.0 in a container).`;
+    default:
+      return `PORT: cannot listen on ${host}:${port}: ${error.code ?? error.message}.`;
+  }
+}
+
+async function checkDatabaseReachable(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
+  // A connection that fails after connecting emits 'error': without a listener that is a crash.
+  client.on("error", () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new ConfigError(`DATABASE_URL: cannot connect to PostgreSQL at ${whereOf(url)}: ${databaseProblem(error)}.`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Host, port and database of the URL, never its password. */
+function whereOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname || "localhost"}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+function databaseProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  if (code === "ECONNREFUSED") return "connection refused (is PostgreSQL running and listening on that port?)";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "no such host";
+  if (/timeout/i.test(message ?? "")) return `no answer in ${DATABASE_CONNECT_TIMEOUT_MS / 1000} s`;
+  // PostgreSQL's own words: a wrong password, a database that does not exist.
+  return message ?? String(error);
+}

@@ -1,0 +1,44 @@
+// Readiness says what a balancer must know before sending customers: that the database answers,
+// and that this instance reaches its own identity provider through PUBLIC_ORIGIN, the way every
+// sign-in does (server/identity/own-provider-check.ts).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/bench/server.ts";
+import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { startPortal, type Portal } from "../support/http-app.ts";
+
+let database: TestDatabase;
+let reached: Portal;
+let cutOff: Portal;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  reached = await startPortal(database);
+  // A public address nothing answers at: an instance without a route back to its proxy.
+  cutOff = await startPortal(database, { PUBLIC_ORIGIN: `http://127.0.0.1:${await freePort()}` });
+});
+afterAll(async () => {
+  await reached?.close();
+  await cutOff?.close();
+  await database.destroy();
+});
+
+describe("/readyz", () => {
+  it("is ready when the provider answers through the public address", async () => {
+    const response = await reached.fetch("/readyz");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", database: "ok", identityProvider: "ok" });
+  });
+
+  it("is not ready, saying why, when the public address does not lead back to the provider", async () => {
+    const response = await cutOff.fetch("/readyz");
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      status: "unavailable",
+      database: "ok",
+      identityProvider: "unreachable",
+      reason: `${cutOff.config.oidc.issuer}/.well-known/openid-configuration unreachable: ECONNREFUSED`,
+    });
+    // Liveness is another matter: the process is fine, a restart would not help.
+    expect((await cutOff.fetch("/healthz")).status).toBe(200);
+  });
+});
