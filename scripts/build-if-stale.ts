@@ -17,10 +17,15 @@ function newestMtime(entry: string): number {
   return newest;
 }
 
+/** Whether the build is missing or older than one of its sources. */
+export function buildIsStale(): boolean {
+  const builtAt = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
+  return SOURCES.some((s) => newestMtime(path.join(root, s)) > builtAt);
+}
+
 /** Builds when needed; exits the process with the build's status when the build fails. */
 export function buildIfStale() {
-  const builtAt = existsSync(BUILD_STAMP) ? statSync(BUILD_STAMP).mtimeMs : 0;
-  if (!SOURCES.some((s) => newestMtime(path.join(root, s)) > builtAt)) return;
+  if (!buildIsStale()) return;
   console.log("Building the portal…");
   const result = spawnSync(process.execPath, [path.join(root, "node_modules/.bin/react-router"), "build"], {
     stdio: "inherit",

@@ -26,6 +26,11 @@ async function main() {
   warnAboutProduction(config, log);
   // Before anything is written: a taken port or an unreachable database stops here, in one line.
   await preflight(config);
+  const serverBuild = path.resolve("build/server/index.js");
+  if (!dev && !existsSync(serverBuild))
+    throw new ConfigError(
+      "No production build found: run `npm run build` first (outside production `npm start` does it for you).",
+    );
   if (!config.invoicing.seller) {
     log.error(
       { missing: config.invoicing.missing },
@@ -61,9 +66,6 @@ async function main() {
     build = () => viteServer.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
     closeDevServer = () => viteServer.close();
   } else {
-    const serverBuild = path.resolve("build/server/index.js");
-    if (!existsSync(serverBuild))
-      throw new ConfigError("No production build found: run `npm run build` first (npm start does it for you).");
     build = (await import(pathToFileURL(serverBuild).href)) as ServerBuild;
     clientDir = path.resolve("build/client");
   }
