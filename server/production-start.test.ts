@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { freePort, productionSecrets } from "../scripts/bench/server.ts";
+import { runNode, type NodeRun } from "../tests/support/run-node.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -29,23 +30,11 @@ function productionEnv(overrides: Record<string, string> = {}) {
   return { env, dataDir };
 }
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
 /** Runs `node server/main.ts` to its end, in `cwd` (where it looks for the build). */
-function startServer(env: NodeJS.ProcessEnv, cwd = root): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, "server/main.ts")], { cwd, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const startServer = (env: NodeJS.ProcessEnv, cwd = root) => runNode([path.join(root, "server/main.ts")], { cwd, env });
 
 /** The run stopped with one line on stderr, and wrote nothing in DATA_DIR. */
-function expectRefused(run: Run, dataDir: string): string {
+function expectRefused(run: NodeRun, dataDir: string): string {
   expect(run.code, run.stdout + run.stderr).not.toBe(0);
   const lines = run.stderr.split("\n").filter((line) => line.trim() !== "");
   expect(lines, run.stderr).toHaveLength(1);

@@ -3,7 +3,6 @@
 // tested in server/operators/; here, the command line itself — the --yes rule, the CSV, the exit
 // codes and a user's mistake told without a stack trace — and what the invoices' and orders'
 // commands print of a credit note.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,6 +19,7 @@ import { testConfig } from "../support/config.ts";
 import type { TestDatabase } from "../support/database.ts";
 import { createTestServices } from "../support/services.ts";
 import { createSharedDatabase } from "../support/shared-database.ts";
+import { runNode, type NodeRun } from "../support/run-node.ts";
 
 const SCRIPT = path.resolve(import.meta.dirname, "../../scripts/admin.ts");
 const config = testConfig();
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 /** Runs the command in production, as an operator on the server would, with the test's secrets. */
-function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function admin(args: string[]): Promise<NodeRun> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NODE_ENV: "production",
@@ -49,15 +49,7 @@ function admin(args: string[]): Promise<{ code: number | null; stdout: string; s
     ACTIVATION_CODE_KEY: config.secrets.activationCodeKey,
     ...shared.env,
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: folder, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode([SCRIPT, ...args], { cwd: folder, env });
 }
 
 describe("npm run admin", () => {
