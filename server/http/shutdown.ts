@@ -24,7 +24,7 @@ import type { Logger } from "../logger.ts";
 /** Of the stop's hard limit, what is kept after the requests in flight for closing the pool and the log. */
 const CLOSE_RESERVE_MS = 2_000;
 /** No new connection for this long: the proxy has turned away. Shorter than nginx's fail_timeout (2 s). */
-const QUIET_MS = 1_000;
+const QUIET_MS = 500;
 /** The longest the instance turns requests away (a proxy sending only POSTs never leaves it out). */
 const TURN_AWAY_MAX_MS = 3_000;
 
