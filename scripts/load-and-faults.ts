@@ -445,7 +445,7 @@ function inFlight(fault: Fault, stats: ProxyStats, instance: number | null) {
   return {
     cut: count("cut") + count("cut-mid-response"),
     getsRetried: count("get-retried"),
-    refusedAndSentElsewhere: count("refused"),
+    refusedAndSentElsewhere: count("refused") + count("turned-away"),
     cutRequests: within.filter((e) => e.kind === "cut" || e.kind === "cut-mid-response").map((e) => `${e.method} ${e.path}`),
   };
 }

@@ -1,6 +1,8 @@
-// `npm test`: every test. Unit and integration tests (vitest: PGlite, and PostgreSQL too when
-// DATABASE_URL is set), then the browser tests (Playwright, Debian's Chromium) against the
-// production build, with and without JavaScript.
+// `npm test`: every test. The production build first (the browser tests serve it, and so do the
+// integration tests that start real instances, e.g. the rolling restart: built once here, never
+// by a test while other tests' Vite servers write their types), then unit and integration tests
+// (vitest: PGlite, and PostgreSQL too when DATABASE_URL is set), then the browser tests
+// (Playwright, Debian's Chromium) with and without JavaScript.
 //   npm test                   all of it
 //   npm run test:e2e           only the browser tests
 import { spawnSync } from "node:child_process";
@@ -17,6 +19,8 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
   }
 }
 
+step("production build", "react-router", ["build"]);
+
 if (!e2eOnly) {
   const targets = process.env.DATABASE_URL ? "PGlite and PostgreSQL" : "PGlite (set DATABASE_URL to add PostgreSQL)";
   step(`unit and integration tests on ${targets}`, "vitest", ["run"]);
@@ -29,7 +33,6 @@ try {
   console.error(`\n✖ ${(error as Error).message}`);
   process.exit(1);
 }
-step("production build", "react-router", ["build"]);
 step("browser tests (Chromium, with and without JavaScript)", "playwright", ["test"], {
   ...process.env,
   ...browsers,

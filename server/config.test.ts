@@ -261,6 +261,19 @@ describe("loadConfig", () => {
     });
   });
 
+  it("drains a stopping production instance for 5 s unless told, not elsewhere, and bounds the whole stop", () => {
+    expect(loadConfig({ env: productionEnv() }).shutdown).toEqual({ drainMs: 5_000, timeoutMs: 20_000 });
+    expect(loadConfig({ env: { DATA_DIR: tempDir() } }).shutdown).toEqual({ drainMs: 0, timeoutMs: 15_000 });
+    expect(loadConfig({ env: { ...productionEnv(), SHUTDOWN_DRAIN_MS: "8000", SHUTDOWN_TIMEOUT_MS: "30000" } }).shutdown).toEqual(
+      { drainMs: 8_000, timeoutMs: 30_000 },
+    );
+    // A limit the drain would use up leaves the requests in flight no time: refused at start.
+    expect(() => loadConfig({ env: { ...productionEnv(), SHUTDOWN_DRAIN_MS: "10000", SHUTDOWN_TIMEOUT_MS: "15000" } })).toThrow(
+      /SHUTDOWN_TIMEOUT_MS \(15000\) must leave at least 6000 ms after SHUTDOWN_DRAIN_MS \(10000\)/,
+    );
+    expect(() => loadConfig({ env: { DATA_DIR: tempDir(), SHUTDOWN_DRAIN_MS: "5s" } })).toThrow(/SHUTDOWN_DRAIN_MS/);
+  });
+
   it("hashes passwords at the standard cost unless told otherwise, and never at the minimal one in production", () => {
     expect(loadConfig({ env: { DATA_DIR: tempDir() } }).passwordHashCost).toBe("standard");
     expect(loadConfig({ env: { DATA_DIR: tempDir(), PASSWORD_HASH_COST: "minimal" } }).passwordHashCost).toBe("minimal");

@@ -30,6 +30,13 @@ const envSchema = z.object({
       ctx.addIssue({ code: "custom", message: parsed.message });
       return z.NEVER;
     }),
+  /**
+   * How long a stopping instance keeps serving while /readyz answers 503, for the proxy to stop
+   * sending it requests (README, "Deploying"); unset: 5 s in production, none elsewhere.
+   */
+  SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(600_000)),
+  /** The hard limit of a stop, from the signal to the exit; unset: the drain and 15 s. */
+  SHUTDOWN_TIMEOUT_MS: optional(z.coerce.number().int().min(1_000).max(3_600_000)),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   // Unset: the embedded PGlite database under DATA_DIR. Set: a PostgreSQL server.
@@ -217,6 +224,8 @@ export type Config = {
   /** Express's `trust proxy`: the proxies whose X-Forwarded-* headers are believed (false: none). */
   trustProxy: TrustProxy;
   logLevel: string;
+  /** How an instance stops (server/http/shutdown.ts): the drain, then at most the rest of the limit. */
+  shutdown: { drainMs: number; timeoutMs: number };
   dataDir: string;
   database: { url: string | undefined; poolMax: number; pgliteDir: string };
   secrets: { session: string; oidcClient: string; oidcCookieKeys: string[]; activationCodeKey: string };
@@ -257,6 +266,13 @@ export type Config = {
   /** Stripe when its keys are set (and PAYMENTS is not `sandbox`); null: the embedded sandbox gateway. */
   stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiBase: string | null } | null;
 };
+
+/** A production instance's drain: longer than the shipped nginx's upstream keepalive_timeout (4 s). */
+const DEFAULT_PRODUCTION_DRAIN_MS = 5_000;
+/** What a stop may take after the drain unless told: in-flight requests, the pool, the log. */
+const DEFAULT_STOP_AFTER_DRAIN_MS = 15_000;
+/** After the drain: turning away (at most 3 s), a second of requests in flight, 2 s to close. */
+const MIN_STOP_AFTER_DRAIN_MS = 6_000;
 
 /** The secrets a production deployment must provide. */
 const REQUIRED_SECRETS = ["SESSION_SECRET", "OIDC_CLIENT_SECRET", "OIDC_COOKIE_KEYS", "ACTIVATION_CODE_KEY"] as const;
@@ -332,6 +348,15 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     throw new ConfigError("MAIL_DISABLED=true and SMTP_URL are both set: unset one (MAIL_DISABLED turns mail off).");
   }
 
+  const drainMs = e.SHUTDOWN_DRAIN_MS ?? (isProduction ? DEFAULT_PRODUCTION_DRAIN_MS : 0);
+  const timeoutMs = e.SHUTDOWN_TIMEOUT_MS ?? drainMs + DEFAULT_STOP_AFTER_DRAIN_MS;
+  if (timeoutMs < drainMs + MIN_STOP_AFTER_DRAIN_MS) {
+    throw new ConfigError(
+      `SHUTDOWN_TIMEOUT_MS (${timeoutMs}) must leave at least ${MIN_STOP_AFTER_DRAIN_MS} ms after SHUTDOWN_DRAIN_MS (${drainMs}) ` +
+        "to finish the requests in flight and close the database.",
+    );
+  }
+
   // Production invents no seller: what it was not given stays missing, and e-invoices are refused.
   const sellerSetting = (name: (typeof INVOICE_SELLER_SETTINGS)[number]) =>
     e[name] ?? (isProduction ? undefined : DEMO_SELLER[name]);
@@ -371,6 +396,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     isHttps: publicOrigin.startsWith("https://"),
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === "test" ? "warn" : "info"),
+    shutdown: { drainMs, timeoutMs },
     dataDir,
     database: {
       url: e.DATABASE_URL || undefined,

@@ -13,7 +13,7 @@ import { createLogger } from "./logger.ts";
 import { createServices } from "./services.ts";
 import { createShiftableClock } from "./lib/clock.ts";
 import { checkTaxRegime } from "./invoices/tax-regime.ts";
-import { listenWithGracefulShutdown } from "./http/shutdown.ts";
+import { listenWithGracefulShutdown, newLifecycle } from "./http/shutdown.ts";
 import { preflight, warnAboutProduction } from "./preflight.ts";
 
 const dev = process.argv.includes("--dev");
@@ -70,11 +70,16 @@ async function main() {
     clientDir = path.resolve("build/client");
   }
 
-  const app = createHttpApp({ config, services, log, build, devMiddleware, clientDir });
+  const lifecycle = newLifecycle();
+  const app = createHttpApp({ config, services, log, build, devMiddleware, clientDir, lifecycle });
   listenWithGracefulShutdown(app, {
     host: config.host,
     port: config.port,
     log,
+    lifecycle,
+    shutdown: config.shutdown,
+    // The jobs under way finish while the server drains; the runner claims no more.
+    onStopping: () => services.jobs.requestStop(),
     onListening: (address) => {
       log.info(
         { address, origin: config.publicOrigin, database: database.kind, mode: dev ? "dev" : "build" },

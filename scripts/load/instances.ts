@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ServerLog, waitUntilReady } from "../bench/server.ts";
 
-/** SIGKILL when SIGTERM has not stopped an instance after this long (its own grace period is 10 s). */
-const KILL_AFTER_MS = 20_000;
+/** SIGKILL when SIGTERM has not stopped an instance after this long (its own hard limit: SHUTDOWN_TIMEOUT_MS, 20 s). */
+const KILL_AFTER_MS = 30_000;
 
 export class Instance {
   readonly index: number;

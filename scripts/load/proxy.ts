@@ -7,6 +7,9 @@
 //     the request goes to another one, whatever its method: a refused connection carried nothing.
 //     It comes back when its /readyz answers 200 (checked every 250 ms). A failing /readyz alone
 //     (the shared database down) does not take it out: both instances would be out together;
+//   - a GET or a HEAD answered 503 (an instance stopping, once its drain is over: it turns the
+//     proxy away, server/http/shutdown.ts) goes to another instance, and the instance leaves the
+//     rotation until its /readyz answers 200 again, as nginx does with `proxy_next_upstream http_503`;
 //   - a request sent on a connection that then closes without an answer (an instance stopping
 //     while the request was on its way) is sent again to another instance when it is a GET or a
 //     HEAD, which change nothing; any other method (a form's POST: a payment, an activation) may
@@ -24,7 +27,7 @@ type ProxyEvent = {
   /** ms since the proxy started (performance.timeOrigin of the worker ≈ the main thread's). */
   at: number;
   upstream: number;
-  kind: "refused" | "get-retried" | "cut" | "cut-mid-response" | "out" | "in";
+  kind: "refused" | "turned-away" | "get-retried" | "cut" | "cut-mid-response" | "out" | "in";
   method?: string;
   path?: string;
   error?: string;
@@ -78,7 +81,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     return tied[turn++ % tied.length]!.i;
   }
 
-  type Outcome = { kind: "answered" } | { kind: "refused" } | { kind: "reset"; error: string };
+  type Outcome = { kind: "answered" } | { kind: "refused" } | { kind: "turned-away" } | { kind: "reset"; error: string };
 
   function forward(
     index: number,
@@ -110,6 +113,12 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
         { host: "127.0.0.1", port: u.port, method: req.method, path: req.url, headers, agent: u.agent },
         (upstreamRes) => {
           responded = true;
+          if (upstreamRes.statusCode === 503 && IDEMPOTENT.has(req.method ?? "GET")) {
+            upstreamRes.resume();
+            upstreamRes.on("end", () => done({ kind: "turned-away" }));
+            upstreamRes.on("error", () => done({ kind: "turned-away" }));
+            return;
+          }
           const raw: string[] = [];
           for (let i = 0; i < upstreamRes.rawHeaders.length; i += 2) {
             if (!HOP_BY_HOP.has(upstreamRes.rawHeaders[i]!.toLowerCase()))
@@ -168,8 +177,8 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
       tried.add(index);
       const outcome = await forward(index, req, body, res, clientIp);
       if (outcome.kind === "answered") return;
-      if (outcome.kind === "refused") {
-        event({ upstream: index, kind: "refused", method, path: req.url });
+      if (outcome.kind === "refused" || outcome.kind === "turned-away") {
+        event({ upstream: index, kind: outcome.kind, method, path: req.url });
         setRotation(index, false);
         continue;
       }

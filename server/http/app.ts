@@ -23,6 +23,7 @@ import { redactingSerializers } from "./log-redaction.ts";
 import { noStoreForSessions } from "./no-store.ts";
 import { sameOriginPosts } from "./same-origin.ts";
 import { securityHeaders } from "./security-headers.ts";
+import { whileStopping, type Lifecycle } from "./shutdown.ts";
 import { limitTokenRequests } from "./token-rate-limit.ts";
 
 export type HttpAppOptions = {
@@ -35,6 +36,8 @@ export type HttpAppOptions = {
   devMiddleware?: RequestHandler;
   /** Directory of the built client assets; absent in development. */
   clientDir?: string;
+  /** Whether the instance is stopping (server/http/shutdown.ts); absent: it never does. */
+  lifecycle?: Lifecycle;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -45,10 +48,13 @@ async function contextKeysOf(build: HttpAppOptions["build"]): Promise<ContextKey
   return loaded.entry.module as unknown as ContextKeys;
 }
 
-export function createHttpApp({ config, services, log, build, devMiddleware, clientDir }: HttpAppOptions) {
+export function createHttpApp({ config, services, log, build, devMiddleware, clientDir, lifecycle }: HttpAppOptions) {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
+
+  // Before the request log: what a stopping instance turns away is not an error of its own.
+  app.use(whileStopping(lifecycle));
 
   app.use(
     pinoHttp({
@@ -87,6 +93,11 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
   });
   app.get("/readyz", async (req, res) => {
     res.set("Cache-Control", "no-store");
+    // Unready first: the proxy turns away while the instance still serves (the drain).
+    if (lifecycle?.stopping) {
+      res.status(503).json({ status: "stopping" });
+      return;
+    }
     try {
       await services.health.checkDatabase();
     } catch (error) {

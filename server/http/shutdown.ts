@@ -1,10 +1,77 @@
-import type { Server } from "node:http";
+// How an instance stops (README, "Deploying"), from SIGTERM to its exit:
+//   1. drain: /readyz answers 503 (a proxy that checks readiness takes the instance out), every
+//      other request is served as before, and every response says `Connection: close`, so each
+//      keep-alive connection the proxy holds is closed right after an answer the proxy has read,
+//      never under a request it is sending;
+//   2. turning away: a proxy that does not check readiness (nginx) still sends requests. Closing
+//      the listening socket now would reset the connections waiting in its queue, requests already
+//      sent on them: nginx sends a POST once, so its client would get a 502. Instead a GET or a
+//      HEAD is answered 503, which nginx passes to another instance (proxy_next_upstream http_503)
+//      and counts as a failure, leaving the instance out (max_fails=1); any other request is still
+//      served. Once no connection has come for QUIET_MS (or after TURN_AWAY_MAX_MS), the proxy has
+//      turned away;
+//   3. no new connections, the requests in flight finish, and the idle connections are closed: the
+//      drain has outlasted the proxy's own idle time for them (nginx's upstream keepalive_timeout,
+//      4 s in deploy/nginx/portal.conf), so the proxy no longer uses one;
+//   4. the job runner, told at the signal, has finished the jobs it had begun; the pool closes.
+// Without a drain (SHUTDOWN_DRAIN_MS=0: development, tests) it stops accepting at once.
+// The whole stop is bounded: past SHUTDOWN_TIMEOUT_MS the process logs it and exits.
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
+import type { Express, RequestHandler } from "express";
 import type { Logger } from "../logger.ts";
 
-/** In-flight requests get this long to finish after SIGTERM before connections are cut. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** Of the stop's hard limit, what is kept after the requests in flight for closing the pool and the log. */
+const CLOSE_RESERVE_MS = 2_000;
+/** No new connection for this long: the proxy has turned away. Shorter than nginx's fail_timeout (2 s). */
+const QUIET_MS = 500;
+/** The longest the instance turns requests away (a proxy sending only POSTs never leaves it out). */
+const TURN_AWAY_MAX_MS = 3_000;
+
+/** What the HTTP app reads while the instance stops: `stopping` from the signal, `turningAway` after the drain. */
+export type Lifecycle = { stopping: boolean; turningAway: boolean };
+
+export const newLifecycle = (): Lifecycle => ({ stopping: false, turningAway: false });
+
+const STOPPING_TEXT = "Il portale si sta riavviando: riprova tra qualche istante.";
+
+/**
+ * First of the app's middleware, before the request log: while the instance stops, each answer
+ * closes its connection (the proxy reads that, and sends nothing more on it: no request is ever
+ * sent on a connection the instance is closing), and once the drain is over a GET or a HEAD is
+ * turned away with 503 for another instance to answer (/healthz excepted: the process is alive).
+ */
+export function whileStopping(lifecycle: Lifecycle | undefined): RequestHandler {
+  return (req, res, next) => {
+    if (!lifecycle?.stopping) return next();
+    res.setHeader("Connection", "close");
+    if (lifecycle.turningAway && (req.method === "GET" || req.method === "HEAD") && req.path !== "/healthz") {
+      res.status(503).set({ "Retry-After": "1", "Cache-Control": "no-store" }).type("text/plain").send(STOPPING_TEXT);
+      return;
+    }
+    next();
+  };
+}
+
+/** Resolves once `server` has had no new connection for `quietMs`, or after `maxMs`. */
+function untilQuiet(server: Server, quietMs: number, maxMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet: ReturnType<typeof setTimeout>;
+    const done = () => {
+      clearTimeout(quiet);
+      clearTimeout(max);
+      server.off("connection", restart);
+      resolve();
+    };
+    const restart = () => {
+      clearTimeout(quiet);
+      quiet = setTimeout(done, quietMs);
+    };
+    const max = setTimeout(done, maxMs);
+    server.on("connection", restart);
+    restart();
+  });
+}
 
 /**
  * How long an idle keep-alive connection stays open. Longer than the proxy in front keeps one
@@ -38,41 +105,96 @@ export function closeGracefully(server: Server, { graceMs, log }: { graceMs: num
   });
 }
 
+/**
+ * Drains (the lifecycle says stopping for `drainMs` while the server still serves), then closes
+ * the server gracefully. `sleep` waits out the drain (tests pass their own).
+ */
+export async function stopServing(
+  server: Server,
+  opts: {
+    lifecycle: Lifecycle;
+    drainMs: number;
+    graceMs: number;
+    log: Logger;
+    sleep?: (ms: number) => Promise<void>;
+    quietMs?: number;
+  },
+): Promise<void> {
+  const { lifecycle, drainMs, log, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = opts;
+  lifecycle.stopping = true;
+  if (drainMs > 0) {
+    log.info({ drainMs }, "stopping: /readyz answers 503 while the proxy turns away; still serving");
+    await sleep(drainMs);
+    lifecycle.turningAway = true;
+    await untilQuiet(server, opts.quietMs ?? QUIET_MS, TURN_AWAY_MAX_MS);
+  }
+  log.info("no new connections: finishing the requests in flight");
+  await closeGracefully(server, { graceMs: opts.graceMs, log });
+}
+
+type StopOptions = {
+  lifecycle: Lifecycle;
+  /** config.shutdown: the drain, and the hard limit of the whole stop. */
+  shutdown: { drainMs: number; timeoutMs: number };
+  log: Logger;
+  /** Called at the signal (the job runner stops at the end of the jobs under way). */
+  onStopping?: () => void;
+  /** Releases what the server used (database pool, dev server) once it is closed. */
+  onClose: () => Promise<void>;
+  exit?: (code: number) => void;
+  sleep?: (ms: number) => Promise<void>;
+};
+
+/** The stop of `server` at a signal: once, bounded by the hard limit, ending with `exit`. */
+export function stopperOf(server: Server, opts: StopOptions): (signal: string) => Promise<void> {
+  const { lifecycle, shutdown, log, exit = (code) => process.exit(code) } = opts;
+  let stopping = false;
+  return async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    const hardLimit = setTimeout(() => {
+      log.error({ signal, timeoutMs: shutdown.timeoutMs }, "the stop took longer than SHUTDOWN_TIMEOUT_MS: exiting now");
+      exit(1);
+    }, shutdown.timeoutMs);
+    log.info({ signal, drainMs: shutdown.drainMs }, "shutting down");
+    try {
+      opts.onStopping?.();
+      await stopServing(server, {
+        lifecycle,
+        drainMs: shutdown.drainMs,
+        graceMs: Math.max(0, shutdown.timeoutMs - shutdown.drainMs - TURN_AWAY_MAX_MS - CLOSE_RESERVE_MS),
+        log,
+        sleep: opts.sleep,
+      });
+      await opts.onClose();
+      clearTimeout(hardLimit);
+      log.info("stopped");
+      exit(0);
+    } catch (error) {
+      clearTimeout(hardLimit);
+      log.error({ err: error }, "error while shutting down");
+      exit(1);
+    }
+  };
+}
+
 export function listenWithGracefulShutdown(
   app: Express,
-  opts: {
+  opts: StopOptions & {
     host: string;
     port: number;
-    log: Logger;
     onListening: (address: string) => void;
-    /** Releases what the server used (database pool, dev server) once it is closed. */
-    onClose: () => Promise<void>;
   },
 ) {
-  const server = app.listen(opts.port, opts.host, () => {
-    const address = server.address() as AddressInfo;
-    opts.onListening(`${address.address}:${address.port}`);
-  });
+  const server = createServer(app);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // A request's headers may take at most this long; it must outlast the keep-alive time.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    opts.log.info({ signal }, "shutting down: no new connections, finishing requests in flight");
-    try {
-      // A second of the grace period is kept for closing the pool and flushing logs.
-      await closeGracefully(server, { graceMs: SHUTDOWN_GRACE_MS - 1_000, log: opts.log });
-      await opts.onClose();
-      opts.log.info("stopped");
-      process.exit(0);
-    } catch (error) {
-      opts.log.error({ err: error }, "error while shutting down");
-      process.exit(1);
-    }
-  };
+  server.listen(opts.port, opts.host, () => {
+    const address = server.address() as AddressInfo;
+    opts.onListening(`${address.address}:${address.port}`);
+  });
+  const stop = stopperOf(server, opts);
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
   return server;

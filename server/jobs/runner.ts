@@ -80,6 +80,11 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
   /** The runs of this instance, one after the other. */
   let queue: Promise<unknown> = Promise.resolve();
   let busy = false;
+  /**
+   * Set when the instance stops: a run ends with the jobs and the sweep under way, not with the
+   * whole backlog. The jobs it claimed and had not begun go back to the queue for another instance.
+   */
+  let stopRequested = false;
 
   async function claimJobs(at: Date) {
     const due = db
@@ -99,6 +104,23 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
       })
       .where(inArray(jobs.id, due))
       .returning();
+  }
+
+  /** Claimed jobs this instance will not run (it is stopping): queued again, their try not counted. */
+  async function handBack(unstarted: (typeof jobs.$inferSelect)[]) {
+    if (unstarted.length === 0) return;
+    await db
+      .update(jobs)
+      .set({ status: "queued", attempts: sql`${jobs.attempts} - 1`, leaseUntil: null, updatedAt: now() })
+      .where(
+        and(
+          inArray(
+            jobs.id,
+            unstarted.map((job) => job.id),
+          ),
+          eq(jobs.status, "running"),
+        ),
+      );
   }
 
   async function runJob(job: typeof jobs.$inferSelect) {
@@ -137,14 +159,23 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
     for (;;) {
       let handled = 0;
       for (const [name, sweep] of sweeps) {
+        if (stopRequested) return done;
         const n = await sweep(now(), BATCH_SIZE);
         done[name] = (done[name] ?? 0) + n;
         handled += n;
       }
+      if (stopRequested) return done;
       const claimed = await claimJobs(now());
-      await forEachConcurrently(claimed, JOBS_AT_ONCE, async (job) => {
-        if (await runJob(job)) done[job.queue] = (done[job.queue] ?? 0) + 1;
-      });
+      const unstarted = new Set(claimed);
+      try {
+        await forEachConcurrently(claimed, JOBS_AT_ONCE, async (job) => {
+          if (stopRequested) return;
+          unstarted.delete(job);
+          if (await runJob(job)) done[job.queue] = (done[job.queue] ?? 0) + 1;
+        });
+      } finally {
+        await handBack([...unstarted]);
+      }
       handled += claimed.length;
       if (handled === 0) return done;
     }
@@ -185,9 +216,17 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
       timer.unref();
       tick();
     },
-    /** Stops ticking and waits for a tick under way (graceful shutdown). */
-    async stop() {
+    /**
+     * Stops ticking; a run under way ends with the jobs it has begun (graceful shutdown). Called
+     * when the stop begins, so the jobs finish while the HTTP server drains; leases cover the rest.
+     */
+    requestStop() {
+      stopRequested = true;
       clearInterval(timer);
+    },
+    /** Stops ticking and waits for the jobs under way (graceful shutdown). */
+    async stop() {
+      this.requestStop();
       await queue;
     },
   };

@@ -5,7 +5,7 @@
 // (shared/checkout-messages.ts), so both say the same thing with the same status.
 import { checkoutDetails, customerSchema, type CustomerValues } from "../../shared/checkout-rules.server.ts";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { italianIssue } from "../api/errors.ts";
+import { italianIssue } from "../lib/italian-issues.ts";
 import type { CheckoutView } from "../commerce/checkout.ts";
 import type { createPayments } from "./service.ts";
 

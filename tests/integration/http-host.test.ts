@@ -10,14 +10,16 @@ import { RATE_LIMIT_POLICIES } from "../../server/security/rate-limits.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
+import { newLifecycle } from "../../server/http/shutdown.ts";
 
 let database: TestDatabase;
 let portal: Portal;
+const lifecycle = newLifecycle();
 
 beforeAll(async () => {
   database = await createTestDatabase();
   // Behind one proxy (the test itself), so each test can be a client of its own (X-Forwarded-For).
-  portal = await startPortal(database, { TRUST_PROXY: "1" });
+  portal = await startPortal(database, { TRUST_PROXY: "1" }, { lifecycle });
 });
 afterAll(async () => {
   await portal.close();
@@ -240,5 +242,44 @@ describe("the request log", () => {
     expect(logged).toContain("/oidc/auth?[redacted]");
     expect(logged).not.toContain(state);
     expect(logged).toContain('"url":"/login/?redirect=/profile/"'); // other routes keep theirs
+  });
+});
+
+describe("a stopping instance", () => {
+  /** `method` `path` on a connection of its own: the status, the Connection header, the body. */
+  const ask = (method: string, path: string) =>
+    new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+      const req = httpRequest(new URL(path, portal.origin), { method, agent: false }, (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("is unready while it drains and still serves, closing each connection; then turns GETs away for another instance", async () => {
+    expect((await ask("GET", "/readyz")).status).toBe(200);
+    const page = await ask("GET", "/login/");
+    const logged = portal.lines.length;
+    lifecycle.stopping = true;
+    try {
+      expect(await ask("GET", "/readyz")).toMatchObject({ status: 503, connection: "close", body: '{"status":"stopping"}' });
+      expect(await ask("GET", "/login/")).toMatchObject({ status: page.status, connection: "close" });
+      expect(await ask("GET", "/healthz")).toMatchObject({ status: 200, connection: "close" });
+
+      lifecycle.turningAway = true;
+      const turnedAway = await ask("GET", "/login/");
+      expect(turnedAway).toMatchObject({ status: 503, connection: "close" });
+      expect(turnedAway.body).toBe("Il portale si sta riavviando: riprova tra qualche istante.");
+      expect((await ask("HEAD", "/login/")).status).toBe(503);
+      // A POST may not be sent again by the proxy: it is served (here refused as cross-site, as ever).
+      expect((await ask("POST", "/login/")).status).not.toBe(503);
+      expect((await ask("GET", "/healthz")).status).toBe(200);
+      // What is turned away is the proxy's to send elsewhere, not an error of the portal's log.
+      expect(portal.lines.slice(logged).filter((line) => line.level >= levelOf("error"))).toEqual([]);
+    } finally {
+      Object.assign(lifecycle, newLifecycle());
+    }
   });
 });

@@ -6,6 +6,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import type { ServerBuild } from "react-router";
 import { createHttpApp } from "../../server/http/app.ts";
+import type { Lifecycle } from "../../server/http/shutdown.ts";
 import { createLogger } from "../../server/logger.ts";
 import type { Services } from "../../server/services.ts";
 import { testConfig } from "./config.ts";
@@ -17,7 +18,12 @@ export type LogLine = { level: number; msg?: string; err?: { stack?: string }; [
 /** pino's number of a level name (e.g. "warn" → 40). */
 export const levelOf = (name: pino.Level) => pino.levels.values[name]!;
 
-export async function startPortal(database: TestDatabase, env: Record<string, string> = {}) {
+/** `lifecycle` lets a test stop the portal's instance as SIGTERM does (server/http/shutdown.ts). */
+export async function startPortal(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+  { lifecycle }: { lifecycle?: Lifecycle } = {},
+) {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,7 +42,7 @@ export async function startPortal(database: TestDatabase, env: Record<string, st
   const vite = await import("vite");
   const viteServer = await vite.createServer({ server: { middlewareMode: true, hmr: false }, logLevel: "silent" });
   const build = () => viteServer.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>;
-  server.on("request", createHttpApp({ config, services, log, build }));
+  server.on("request", createHttpApp({ config, services, log, build, lifecycle }));
 
   return {
     origin,

@@ -38,19 +38,34 @@ const accepts = (port: number) =>
     socket.once("error", () => resolve(false));
   });
 
+/** The shipped upstream's server lines, each instance with its parameters. */
+const SHIPPED_SERVERS = /^( *)server 127\.0\.0\.1:300\d( [^;]*)?;\n/gm;
+
+/** The shipped upstream block's server lines pointed at `upstreams` (host:port each), with the shipped parameters. */
+function withUpstreams(site: string, upstreams: string[]): string {
+  const shipped = [...site.matchAll(SHIPPED_SERVERS)];
+  if (shipped.length === 0)
+    throw new Error("deploy/nginx/portal.conf no longer has `server 127.0.0.1:300x` lines: update tests/support/nginx.ts");
+  const [, indent, parameters = ""] = shipped[0]!;
+  const lines = upstreams.map((upstream) => `${indent}server ${upstream}${parameters};\n`).join("");
+  // The first shipped line becomes the instances' lines, the others go.
+  let first = true;
+  return site.replace(SHIPPED_SERVERS, () => (first ? ((first = false), lines) : ""));
+}
+
 /**
- * nginx with the shipped server block, pointed at `upstream` (host:port). `forwardedFor`
+ * nginx with the shipped server block, pointed at `upstream` (host:port, or several). `forwardedFor`
  * replaces the shipped X-Forwarded-For line's value (e.g. `$proxy_add_x_forwarded_for`, Debian's
  * usual, which appends the client's address to what the client sent).
  */
-export async function startNginx({ upstream, forwardedFor }: { upstream: string; forwardedFor?: string }) {
+export async function startNginx({ upstream, forwardedFor }: { upstream: string | string[]; forwardedFor?: string }) {
   if (!NGINX_BINARY) throw new Error("nginx is not installed (apt-get install nginx-light)");
   const dir = mkdtempSync(path.join(tmpdir(), "portal-nginx-"));
   // nginx's workers run as nobody when started by root: they read and write in here.
   chmodSync(dir, 0o755);
   const port = await freePort();
   let site = readFileSync(SHIPPED_CONFIG, "utf8");
-  site = replaced(site, "server 127.0.0.1:3000;", `server ${upstream};`);
+  site = withUpstreams(site, [upstream].flat());
   site = replaced(site, "listen 80;", `listen 127.0.0.1:${port};`);
   if (forwardedFor) site = replaced(site, "X-Forwarded-For $remote_addr;", `X-Forwarded-For ${forwardedFor};`);
   writeFileSync(path.join(dir, "portal.conf"), site);
@@ -62,7 +77,7 @@ export async function startNginx({ upstream, forwardedFor }: { upstream: string;
       "worker_processes 1;",
       `pid ${dir}/nginx.pid;`,
       `error_log ${dir}/error.log warn;`,
-      "events { worker_connections 64; }",
+      "events { worker_connections 512; }",
       `http { access_log off; ${temp.join(" ")} include ${dir}/portal.conf; }`,
     ].join("\n"),
   );
@@ -80,6 +95,8 @@ export async function startNginx({ upstream, forwardedFor }: { upstream: string;
   }
   return {
     origin: `http://127.0.0.1:${port}`,
+    /** nginx's error log so far (its "upstream" lines say what it did with each instance). */
+    errorLog: () => readLog(dir),
     async close() {
       nginx.kill("SIGTERM");
       await exited;
