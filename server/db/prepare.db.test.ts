@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { testConfig } from "../../tests/support/config.ts";
 import { createAccountsService } from "../accounts/service.ts";
+import { ConfigError } from "../config.ts";
 import { createLogger } from "../logger.ts";
+import { fingerprintOf } from "../security/key-fingerprints.ts";
 import { openDatabase } from "./client.ts";
 import { prepareDatabase } from "./prepare.ts";
-import { coupons, landingPages, productTypes, products, users } from "./schema.ts";
+import { coupons, keyFingerprints, landingPages, productTypes, products, users } from "./schema.ts";
 import { DEMO_CUSTOMER } from "./seed/accounts.ts";
 
 const log = createLogger("silent");
@@ -51,6 +53,21 @@ describe("prepareDatabase", () => {
     } finally {
       await fresh.destroy();
     }
+  });
+
+  it("refuses a start with another ACTIVATION_CODE_KEY than the data was written with, naming it, keeping no key", async () => {
+    await prepareDatabase(database, testConfig(), log);
+    const other = "another-activation-code-key-long-enough-0123456789";
+    await expect(prepareDatabase(database, testConfig({ ACTIVATION_CODE_KEY: other }), log)).rejects.toThrow(ConfigError);
+    await expect(prepareDatabase(database, testConfig({ ACTIVATION_CODE_KEY: other }), log)).rejects.toThrow(
+      /^ACTIVATION_CODE_KEY is not the key this database was written with/,
+    );
+    const stored = await database.db.select().from(keyFingerprints);
+    expect(stored.map((row) => row.setting)).toEqual(["ACTIVATION_CODE_KEY"]);
+    expect(stored[0]!.fingerprint).toBe(fingerprintOf(testConfig().secrets.activationCodeKey));
+    expect(stored[0]!.fingerprint).not.toContain(testConfig().secrets.activationCodeKey);
+    // The right key starts again.
+    await expect(prepareDatabase(database, testConfig(), log)).resolves.toBeUndefined();
   });
 
   it("lets the demo customer sign in with the README's password", async () => {

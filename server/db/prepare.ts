@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { ensureSigningKey } from "../identity/keys.ts";
+import { checkKeyFingerprints, dataKeys } from "../security/key-fingerprints.ts";
 import type { DatabaseHandle } from "./client.ts";
 import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
 import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";
@@ -20,6 +21,8 @@ export async function prepareDatabase(
 ) {
   await database.withStartupLock(async (db) => {
     await database.migrate(db);
+    // Before anything is written with them: the keys must be those the data was written with.
+    await checkKeyFingerprints(db, dataKeys(config), new Date());
     await ensureSigningKey(db);
     const { inserted } = await seedDatabase(db, config.links);
     if (!config.isProduction) {

@@ -37,7 +37,10 @@ afterAll(async () => {
 });
 
 /** Runs the command in production, as an operator on the server would, with the test's secrets. */
-function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function admin(
+  args: string[],
+  settings: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NODE_ENV: "production",
@@ -47,6 +50,7 @@ function admin(args: string[]): Promise<{ code: number | null; stdout: string; s
     OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
     ACTIVATION_CODE_KEY: config.secrets.activationCodeKey,
     ...shared.env,
+    ...settings,
   };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: folder, env });
@@ -102,6 +106,18 @@ describe("npm run admin", () => {
     expect(again.stderr).not.toMatch(/\n\s+at /);
     const created = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "codes_created")));
     expect(created).toHaveLength(1);
+  });
+
+  it("refuses, in one line naming it, an ACTIVATION_CODE_KEY other than the database's", async () => {
+    expect((await admin(["codes:batches", "--yes"])).code).toBe(0); // the database learns its key
+    const run = await admin(["codes:batches", "--yes"], {
+      ACTIVATION_CODE_KEY: "another-activation-code-key-long-enough-0123456789",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^ACTIVATION_CODE_KEY is not the key this database was written with/),
+    ]);
   });
 
   it("invoices:export needs its month, and writes the month's invoices into the folder it names", async () => {
