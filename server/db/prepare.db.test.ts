@@ -1,4 +1,4 @@
-import { count } from "drizzle-orm";
+import { count, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { testConfig } from "../../tests/support/config.ts";
@@ -8,7 +8,24 @@ import { createLogger } from "../logger.ts";
 import { fingerprintOf } from "../security/key-fingerprints.ts";
 import { openDatabase } from "./client.ts";
 import { prepareDatabase } from "./prepare.ts";
-import { coupons, keyFingerprints, landingPages, productTypes, products, users } from "./schema.ts";
+import {
+  activationCodes,
+  coupons,
+  degreeCourses,
+  discoverBoxes,
+  ebookChapters,
+  faqEntries,
+  interests,
+  keyFingerprints,
+  landingCards,
+  landingPages,
+  productTypes,
+  products,
+  professions,
+  subjects,
+  universities,
+  users,
+} from "./schema.ts";
 import { DEMO_CUSTOMER } from "./seed/accounts.ts";
 
 const log = createLogger("silent");
@@ -42,7 +59,7 @@ describe("prepareDatabase", () => {
     expect(await database.db.select({ code: coupons.code }).from(coupons)).toEqual([{ code: "BENVENUTO10" }]);
   });
 
-  it("creates no demo accounts and no discount code in production", async () => {
+  it("creates no demo data in production: no product, no account, no discount code; the reference data only", async () => {
     const fresh = await createTestDatabase({ migrate: false });
     try {
       await prepareDatabase(fresh, testConfig({ NODE_ENV: "production", PAYMENTS: "sandbox" }), log);
@@ -50,6 +67,24 @@ describe("prepareDatabase", () => {
       expect(u!.n).toBe(0);
       // A live welcome code is the publisher's decision (coupons:create), not the seed's.
       expect(await fresh.db.select().from(coupons)).toEqual([]);
+      // The catalogue is the publisher's (catalogue:import): no demo product, chapter or box showing one.
+      for (const table of [products, ebookChapters, discoverBoxes, activationCodes]) {
+        expect((await fresh.db.select({ n: count() }).from(table))[0]!.n).toBe(0);
+      }
+      expect(await fresh.db.select().from(landingCards).where(isNotNull(landingCards.productId))).toEqual([]);
+      // What the pages need to work is there.
+      for (const table of [
+        productTypes,
+        professions,
+        interests,
+        universities,
+        degreeCourses,
+        subjects,
+        faqEntries,
+        landingPages,
+      ]) {
+        expect((await fresh.db.select({ n: count() }).from(table))[0]!.n).toBeGreaterThan(0);
+      }
     } finally {
       await fresh.destroy();
     }
