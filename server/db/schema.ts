@@ -491,6 +491,7 @@ export const AUDIT_EVENTS = [
   "invoice_viewed",
   "invoices_listed",
   "invoice_resent",
+  "catalogue_imported",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 

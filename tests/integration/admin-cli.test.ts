@@ -4,12 +4,12 @@
 // codes and a user's mistake told without a stack trace — and what the invoices' and orders'
 // commands print of a credit note.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, invoices, orders, payments, users } from "../../server/db/schema.ts";
+import { auditLog, invoices, orders, payments, products, users } from "../../server/db/schema.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { createLogger } from "../../server/logger.ts";
 import { refundOrder } from "../../server/operators/orders.ts";
@@ -118,6 +118,26 @@ describe("npm run admin", () => {
     expect(run.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(/^ACTIVATION_CODE_KEY is not the key this database was written with/),
     ]);
+  });
+
+  it("catalogue:import reads the file it names: a dry run writes nothing, a bad row is told by its line", async () => {
+    const example = path.resolve(import.meta.dirname, "../../deploy/catalogue-example.csv");
+    const dry = await admin(["catalogue:import", example, "--dry-run", "--yes"]);
+    expect(dry.stderr).toBe("");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run, nothing written: 6 row\(s\): \d+ product\(s\) would be created/);
+    const one = path.join(folder, "nuovo.csv");
+    writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;990\n");
+    const run = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
+    expect(run.stdout).toContain("1 product(s) were created");
+    expect(run.stdout).toContain("  + EB-NUOVO-1");
+    writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;9,90\n");
+    const bad = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("line 2: price_cents must be a whole number");
+    expect(bad.stderr).not.toContain("    at "); // no stack trace
+    const [product] = await shared.withDatabase((d) => d.db.select().from(products).where(eq(products.sku, "EB-NUOVO-1")));
+    expect(product!.priceCents).toBe(990);
   });
 
   it("invoices:export needs its month, and writes the month's invoices into the folder it names", async () => {
