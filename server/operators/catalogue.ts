@@ -43,31 +43,7 @@ const YES = ["yes", "sì", "si", "true", "1", "y", "s"];
 const NO = ["no", "false", "0", "n"];
 
 /** A product as the file gives it, ready to compare with the stored one and to write. */
-type ProductValues = {
-  sku: string;
-  code: string | null;
-  name: string;
-  productTypeId: string;
-  isbn: string | null;
-  issn: string | null;
-  ean: string | null;
-  shortAuthors: string | null;
-  edition: string | null;
-  periodicity: string | null;
-  description: string | null;
-  pubdate: Date | null;
-  priceCents: number;
-  monthlyPriceCents: number | null;
-  moodleId: number | null;
-  url: string | null;
-  masterProductId: string | null;
-  forStudents: boolean;
-  forLegalProfessions: boolean;
-  sellable: boolean;
-  vatRateBps: number | null;
-  grantsAccess: boolean;
-  accessMonths: number | null;
-};
+type ProductValues = Omit<typeof products.$inferSelect, "id" | "cover" | "createdAt">;
 type Field = keyof ProductValues;
 /** Each stored field compared, with the column of the file that sets it (the type sets the commerce terms). */
 const COMPARED: ReadonlyArray<readonly [Field, Column]> = [
