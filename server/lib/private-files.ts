@@ -5,8 +5,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 
-export const PRIVATE_DIR_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
 
 /** Makes `dir` and any missing parent, each readable by the owner only. */
 export function makePrivateDirSync(dir: string): void {
