@@ -53,6 +53,11 @@ describe("catalogue:import", () => {
       'The catalogue file has 1 problem(s); nothing was imported:\n  line 3: a quoted field is not closed (a " is missing)',
     );
 
+    const latin1 = Buffer.from(HEADER + "LB-1,,ebook,Libertà,100,,,,,,,,,,,,,,,\n", "latin1").toString("utf8");
+    await expect(importCatalogue(op, latin1, { file: "latin1.csv", dryRun: true })).rejects.toThrow(
+      /line 2: the file is not UTF-8 \(accents are unreadable\): save it as "CSV UTF-8"/,
+    );
+
     const rows =
       HEADER +
       'LB-1,,paper_flex,"Un libro, buono",3200,,,,,,,,,2026-09-14,,,,sì,no,\n' +

@@ -210,6 +210,12 @@ type Plan = {
 
 /** Reads and checks the whole file against the database; a problem anywhere is an OperatorError listing them all by line. */
 async function planImport(db: Queryable, csv: string): Promise<Plan> {
+  // A spreadsheet's plain "CSV" is often Windows-1252: read as UTF-8, its accents become U+FFFD.
+  const garbled = csv.indexOf("\uFFFD");
+  if (garbled >= 0) {
+    const line = csv.slice(0, garbled).split("\n").length;
+    throw refused([{ line, message: 'the file is not UTF-8 (accents are unreadable): save it as "CSV UTF-8"' }]);
+  }
   let records: CsvRecord[];
   try {
     records = parseCsv(csv);
