@@ -118,7 +118,7 @@ describe("npm run admin", () => {
     expect(run.stderr.trim().split("\n")).toEqual([
       expect.stringMatching(/^ACTIVATION_CODE_KEY is not the key this database was written with/),
     ]);
-  });
+  }, 60_000); // two runs of the script
 
   it("catalogue:import reads the file it names: a dry run writes nothing, a bad row is told by its line", async () => {
     const example = path.resolve(import.meta.dirname, "../../deploy/catalogue-example.csv");
@@ -138,7 +138,7 @@ describe("npm run admin", () => {
     expect(bad.stderr).not.toContain("    at "); // no stack trace
     const [product] = await shared.withDatabase((d) => d.db.select().from(products).where(eq(products.sku, "EB-NUOVO-1")));
     expect(product!.priceCents).toBe(990);
-  });
+  }, 90_000); // three runs of the script, each opening the database
 
   it("invoices:export needs its month, and writes the month's invoices into the folder it names", async () => {
     const missing = await admin(["invoices:export", "--yes"]);
