@@ -3,11 +3,12 @@
 // what each command does is in server/operators/ (codes, customers, coupons, orders, invoices), which the
 // tests call directly. Every command writes an audit_log row naming the operator.
 // Exit codes: 0 done; 1 refused or failed (the message says why); 2 a mistake in the command line.
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { ConfigError, loadConfig } from "../server/config.ts";
+import { importCatalogue } from "../server/operators/catalogue.ts";
 import { codesCsv, createCodes, disableBatch, listBatches } from "../server/operators/codes.ts";
 import { euroCents, operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
@@ -119,6 +120,32 @@ function printRefunds(rows: RefundRow[], withOrder = false) {
 }
 
 const COMMANDS: Record<string, Command> = {
+  "catalogue:import": {
+    args: ["file"],
+    options: { "dry-run": { type: "boolean" } },
+    help: `catalogue:import <file.csv> [--dry-run]
+    The publisher's catalogue from a CSV file (README, "The catalogue"; deploy/catalogue-example.csv):
+    each row creates the product of its sku, or updates it. Every row is checked first: a file with
+    any problem is refused whole, its problems listed by line. --dry-run says what would change and
+    writes nothing.`,
+    async run(op, [file], values) {
+      let csv: string;
+      try {
+        csv = readFileSync(file!, "utf8");
+      } catch (error) {
+        throw new OperatorError(`Cannot read ${path.resolve(file!)}: ${(error as NodeJS.ErrnoException).code}`);
+      }
+      const result = await importCatalogue(op, csv, { file: path.basename(file!), dryRun: values["dry-run"] === true });
+      const were = result.dryRun ? "would be" : "were";
+      console.log(
+        `${result.dryRun ? "Dry run, nothing written: " : ""}${result.rows} row(s): ` +
+          `${result.created.length} product(s) ${were} created, ${result.updated.length} ${were} updated, ${result.unchanged} unchanged.`,
+      );
+      for (const sku of result.created) console.log(`  + ${sku}`);
+      for (const { sku, fields } of result.updated) console.log(`  ~ ${sku}: ${fields.join(", ")}`);
+    },
+  },
+
   "codes:create": {
     args: [],
     options: {

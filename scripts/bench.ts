@@ -51,7 +51,7 @@ import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 import { percentiles, table } from "./bench/figures.ts";
-import { freePort, productionSecrets, ServerLog, waitUntilReady } from "./bench/server.ts";
+import { freePort, productionSecrets, seedDemoCatalogue, ServerLog, waitUntilReady } from "./bench/server.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
 const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/", "/my-products/"];
@@ -139,26 +139,25 @@ function run(command: string, args: string[]) {
 }
 
 /** Starts the server; its output (warn and above) is tallied by message for the report (ServerLog). */
-function startServer(port: number, databaseUrl: string) {
+async function startServer(port: number, databaseUrl: string) {
   dataDir = mkdtempSync(path.join(tmpdir(), "portal-bench-"));
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = spawn(process.execPath, [...profile, "server/main.ts"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PAYMENTS: "sandbox",
-      // Mail stays in the outbox table: a measurement sends none.
-      SMTP_URL: "",
-      MAIL_DISABLED: "true",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      ...productionSecrets(),
-      LOG_LEVEL: "warn",
-    },
-  });
+  const env = {
+    ...process.env,
+    NODE_ENV: "production",
+    PAYMENTS: "sandbox",
+    // Mail stays in the outbox table: a measurement sends none.
+    SMTP_URL: "",
+    MAIL_DISABLED: "true",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ...productionSecrets(),
+    LOG_LEVEL: "warn",
+  };
+  await seedDemoCatalogue(env);
+  const child = spawn(process.execPath, [...profile, "server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env });
   serverLog.attach(child);
   child.on("exit", (code, signal) => {
     if (ready && !stopping) failures.push(`the server stopped on its own (${signal ?? `exit ${code}`}; its output is above)`);
@@ -446,7 +445,7 @@ async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   console.log(`\nStarting the production server on ${origin} (${database})…`);
-  const child = startServer(port, databaseUrl);
+  const child = await startServer(port, databaseUrl);
   const started = Date.now();
   await waitUntilReady(origin, child, READY_TIMEOUT_MS);
   ready = true;

@@ -7,7 +7,7 @@ import { prepareDatabase } from "../server/db/prepare.ts";
 import { seedDemoAccounts } from "../server/db/seed/accounts.ts";
 import { seedAndLogDemoCodes } from "../server/db/seed/activation-codes.ts";
 import { seedDemoCoupons } from "../server/db/seed/coupons.ts";
-import { seedDatabase } from "../server/db/seed/index.ts";
+import { seedDatabase, seedReferenceData } from "../server/db/seed/index.ts";
 import { rotateSigningKey } from "../server/identity/keys.ts";
 import { createLogger } from "../server/logger.ts";
 
@@ -27,13 +27,15 @@ try {
     await database.withStartupLock((db) => database.migrate(db));
     log.info("migrations applied");
   } else if (command === "seed") {
-    const { inserted } = await seedDatabase(database.db, config.links);
+    // Production gets the reference data only: its catalogue comes from catalogue:import.
+    const { inserted } = await (config.isProduction ? seedReferenceData : seedDatabase)(database.db, config.links);
     const demo = config.isProduction
       ? 0
       : (await seedDemoAccounts(database.db)) +
         (await seedAndLogDemoCodes(database.db, config.secrets.activationCodeKey, log)) +
         (await seedDemoCoupons(database.db));
-    log.info(inserted || demo ? "demo data inserted" : "demo data already present: nothing to do");
+    const what = config.isProduction ? "reference data" : "demo data";
+    log.info(inserted || demo ? `${what} inserted` : `${what} already present: nothing to do`);
   } else if (command === "rotate-signing-key") {
     // The provider signs with the newest key from its next start; older keys stay published so
     // tokens they signed still verify.

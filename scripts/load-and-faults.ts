@@ -43,7 +43,7 @@ import * as schema from "../server/db/schema.ts";
 import { periodStart } from "../shared/subscription.ts";
 import { openCheckout } from "./bench/checkout.ts";
 import { quantile, table } from "./bench/figures.ts";
-import { freePort, productionSecrets } from "./bench/server.ts";
+import { freePort, productionSecrets, seedDemoCatalogue } from "./bench/server.ts";
 import { seedSubscriptions } from "./bench/subscription-seed.ts";
 import { buildIfStale } from "./build-if-stale.ts";
 import { Recorder, type Sample } from "./load/client.ts";
@@ -493,8 +493,9 @@ try {
     ...productionSecrets(),
   };
   delete env.PASSWORD_HASH_COST;
+  await seedDemoCatalogue(env);
   instances = ports.map((port, i) => new Instance(i, port, env));
-  // One after the other the first time: the first one migrates and seeds the catalogue.
+  // One after the other the first time: the first one migrates (already done) and checks its keys.
   for (const instance of instances) console.log(`instance ${instance.index + 1} ready in ${seconds(await instance.start())} s`);
   proxy = await startProxy(ports, proxyPort!, epoch);
   // The run's own statements: a pool whose waits end (a connection cut by the restart must fail

@@ -11,6 +11,7 @@ import { openDatabase, type Database } from "../server/db/client.ts";
 import { createShiftableClock } from "../server/lib/clock.ts";
 import { createLogger } from "../server/logger.ts";
 import { OperatorError } from "../server/operators/context.ts";
+import { checkKeyFingerprints, dataKeys } from "../server/security/key-fingerprints.ts";
 import { createServices, type Services } from "../server/services.ts";
 import { formatDate } from "../shared/format.ts";
 
@@ -57,6 +58,8 @@ export async function withOperatorServices<T>(config: Config, work: (run: Operat
     if (!(await isMigrated(database.db))) {
       throw new OperatorError(`The database (${where}) is not migrated: run \`npm run db:migrate\` first.`);
     }
+    // Codes created under another ACTIVATION_CODE_KEY would never activate on the portal.
+    await checkKeyFingerprints(database.db, dataKeys(config), new Date());
     // The server's clock: outside production it may run ahead (README, "Moving the clock").
     const devClock = config.isProduction ? null : createShiftableClock(path.join(config.dataDir, "clock-offset.json"));
     const services = await createServices({ config, database, log, devClock });

@@ -1,12 +1,13 @@
 // The one place that reads process.env. Everything else receives a validated Config.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { PublicSettings } from "../shared/context.ts";
 import { isCap, isCodiceFiscale, isPartitaIva, isProvince } from "../shared/italian-ids.ts";
 import { isEmail } from "../shared/contact-rules.ts";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.ts";
+import { makePrivateDirSync, writePrivateFileSync } from "./lib/private-files.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** A setting that may be left empty (as .env.example lists it): empty is unset. */
@@ -530,8 +531,8 @@ function resolveSecrets(
   const generated = missing.filter((name) => !stored[name]);
   for (const name of generated) stored[name] = randomBytes(48).toString("base64url");
   if (generated.length > 0) {
-    mkdirSync(opts.dataDir, { recursive: true });
-    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+    makePrivateDirSync(opts.dataDir);
+    writePrivateFileSync(file, JSON.stringify(stored, null, 2));
     opts.onGeneratedSecrets?.(generated, file);
   }
   const result = { ...given };

@@ -1,8 +1,12 @@
 // What the measuring scripts (npm run bench, npm run load) share about the production server they
-// start: a free port, the secrets production wants, waiting for /readyz, and its output (pino's JSON
-// lines at warn level and above) tallied by message for the report.
+// start: a free port, the secrets production wants, the demo catalogue it measures with, waiting
+// for /readyz, and its output (pino's JSON lines at warn level and above) tallied by message for
+// the report.
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { loadConfig } from "../../server/config.ts";
+import { openDatabase } from "../../server/db/client.ts";
+import { seedDatabase } from "../../server/db/seed/index.ts";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 
@@ -26,6 +30,25 @@ export function productionSecrets() {
     OIDC_COOKIE_KEYS: secret(),
     ACTIVATION_CODE_KEY: secret(),
   };
+}
+
+/**
+ * The demo catalogue in the database the server of `env` will use (migrated first): a production
+ * start creates no product (README, "The catalogue"), and the runs buy and read the demo's.
+ */
+export async function seedDemoCatalogue(env: NodeJS.ProcessEnv) {
+  const config = loadConfig({ env });
+  const database = await openDatabase(
+    config.database.url ? { url: config.database.url, poolMax: 1 } : { dataDir: config.database.pgliteDir },
+  );
+  try {
+    await database.withStartupLock(async (db) => {
+      await database.migrate(db);
+      await seedDatabase(db, config.links);
+    });
+  } finally {
+    await database.close();
+  }
 }
 
 /** Resolves once GET /readyz answers 200; fails when the process exits or `timeoutMs` passes. */

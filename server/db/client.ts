@@ -1,7 +1,7 @@
 // Opens the database: a PostgreSQL pool when a URL is given, the embedded PGlite otherwise.
 // Both speak the same SQL and expose the same Drizzle API, so nothing above this file knows
 // which one it is talking to.
-import { mkdirSync } from "node:fs";
+import { makePrivateDirSync } from "../lib/private-files.ts";
 import { PGlite } from "@electric-sql/pglite";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
@@ -59,7 +59,8 @@ const STARTUP_LOCK_KEY = 7_402_118_311;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
   const { dataDir, ownThread, logger } = options;
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // The embedded database holds every customer's data: its folder is the owner's only.
+  if (dataDir) makePrivateDirSync(dataDir);
   // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
   const client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
   return pgliteHandle(client, logger);

@@ -1,12 +1,31 @@
-import { count } from "drizzle-orm";
+import { count, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { testConfig } from "../../tests/support/config.ts";
 import { createAccountsService } from "../accounts/service.ts";
+import { ConfigError } from "../config.ts";
 import { createLogger } from "../logger.ts";
+import { fingerprintOf } from "../security/key-fingerprints.ts";
 import { openDatabase } from "./client.ts";
 import { prepareDatabase } from "./prepare.ts";
-import { coupons, landingPages, productTypes, products, users } from "./schema.ts";
+import {
+  activationCodes,
+  coupons,
+  degreeCourses,
+  discoverBoxes,
+  ebookChapters,
+  faqEntries,
+  interests,
+  keyFingerprints,
+  landingCards,
+  landingPages,
+  productTypes,
+  products,
+  professions,
+  subjects,
+  universities,
+  users,
+} from "./schema.ts";
 import { DEMO_CUSTOMER } from "./seed/accounts.ts";
 
 const log = createLogger("silent");
@@ -40,7 +59,7 @@ describe("prepareDatabase", () => {
     expect(await database.db.select({ code: coupons.code }).from(coupons)).toEqual([{ code: "BENVENUTO10" }]);
   });
 
-  it("creates no demo accounts and no discount code in production", async () => {
+  it("creates no demo data in production: no product, no account, no discount code; the reference data only", async () => {
     const fresh = await createTestDatabase({ migrate: false });
     try {
       await prepareDatabase(fresh, testConfig({ NODE_ENV: "production", PAYMENTS: "sandbox" }), log);
@@ -48,9 +67,42 @@ describe("prepareDatabase", () => {
       expect(u!.n).toBe(0);
       // A live welcome code is the publisher's decision (coupons:create), not the seed's.
       expect(await fresh.db.select().from(coupons)).toEqual([]);
+      // The catalogue is the publisher's (catalogue:import): no demo product, chapter or box showing one.
+      for (const table of [products, ebookChapters, discoverBoxes, activationCodes]) {
+        expect((await fresh.db.select({ n: count() }).from(table))[0]!.n).toBe(0);
+      }
+      expect(await fresh.db.select().from(landingCards).where(isNotNull(landingCards.productId))).toEqual([]);
+      // What the pages need to work is there.
+      for (const table of [
+        productTypes,
+        professions,
+        interests,
+        universities,
+        degreeCourses,
+        subjects,
+        faqEntries,
+        landingPages,
+      ]) {
+        expect((await fresh.db.select({ n: count() }).from(table))[0]!.n).toBeGreaterThan(0);
+      }
     } finally {
       await fresh.destroy();
     }
+  });
+
+  it("refuses a start with another ACTIVATION_CODE_KEY than the data was written with, naming it, keeping no key", async () => {
+    await prepareDatabase(database, testConfig(), log);
+    const other = "another-activation-code-key-long-enough-0123456789";
+    await expect(prepareDatabase(database, testConfig({ ACTIVATION_CODE_KEY: other }), log)).rejects.toThrow(ConfigError);
+    await expect(prepareDatabase(database, testConfig({ ACTIVATION_CODE_KEY: other }), log)).rejects.toThrow(
+      /^ACTIVATION_CODE_KEY is not the key this database was written with/,
+    );
+    const stored = await database.db.select().from(keyFingerprints);
+    expect(stored.map((row) => row.setting)).toEqual(["ACTIVATION_CODE_KEY"]);
+    expect(stored[0]!.fingerprint).toBe(fingerprintOf(testConfig().secrets.activationCodeKey));
+    expect(stored[0]!.fingerprint).not.toContain(testConfig().secrets.activationCodeKey);
+    // The right key starts again.
+    await expect(prepareDatabase(database, testConfig(), log)).resolves.toBeUndefined();
   });
 
   it("lets the demo customer sign in with the README's password", async () => {

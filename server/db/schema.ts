@@ -415,6 +415,18 @@ export const oidcSigningKeys = pgTable("oidc_signing_keys", {
   retiredAt: timestamp("retired_at", { withTimezone: true }),
 });
 
+/**
+ * A fingerprint (an HMAC of a fixed label under the key, never the key) of each secret that makes
+ * stored data unreadable when changed, written at first start: a restore started with another
+ * key is refused instead of answering every stored code as invalid (server/security/key-fingerprints.ts).
+ */
+export const keyFingerprints = pgTable("key_fingerprints", {
+  /** The setting's name, e.g. ACTIVATION_CODE_KEY. */
+  setting: text("setting").primaryKey(),
+  fingerprint: text("fingerprint").notNull(),
+  createdAt: createdAt(),
+});
+
 /** Mail waiting for, or sent through, the outbox (the embedded default when no SMTP is set). */
 export const mailOutbox = pgTable("mail_outbox", {
   id: id(),
@@ -479,6 +491,7 @@ export const AUDIT_EVENTS = [
   "invoice_viewed",
   "invoices_listed",
   "invoice_resent",
+  "catalogue_imported",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 

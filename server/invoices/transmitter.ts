@@ -2,8 +2,9 @@
 // intermediary, or its own SDI channel, goes behind it. The default writes each file into a folder
 // (SDI_OUTBOX_DIR) for whatever collects them there; no intermediary is called by the portal or its tests.
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, stat } from "node:fs/promises";
 import path from "node:path";
+import { makePrivateDir, writePrivateFile } from "../lib/private-files.ts";
 
 type InvoiceFile = {
   /** IT<seller's Partita IVA>_<progressive>.xml: SDI's naming rule. */
@@ -16,14 +17,17 @@ export type InvoiceTransmitter = {
   send(file: InvoiceFile): Promise<void>;
 };
 
-/** Writes each file into `dir`, whole or not at all (written aside, then renamed into place). */
+/**
+ * Writes each file into `dir`, whole or not at all (written aside, then renamed into place), as
+ * the owner's only: an invoice names its buyer, their codice fiscale and address.
+ */
 export function outboxTransmitter(dir: string): InvoiceTransmitter {
   return {
     async send({ fileName, xml }) {
       if (path.basename(fileName) !== fileName) throw new Error(`Not a file name: ${fileName}`);
-      await mkdir(dir, { recursive: true });
+      await makePrivateDir(dir);
       const partial = path.join(dir, `.${fileName}.partial`);
-      await writeFile(partial, xml);
+      await writePrivateFile(partial, xml);
       await rename(partial, path.join(dir, fileName));
     },
   };
@@ -55,7 +59,7 @@ export function inboxFolder(dir: string, maxBytes: number): SdiInbox {
   async function moveTo(name: string, folder: string): Promise<boolean> {
     if (path.basename(name) !== name) throw new Error(`Not a file name: ${name}`);
     const target = path.join(dir, folder);
-    await mkdir(target, { recursive: true });
+    await makePrivateDir(target);
     let destination = path.join(target, name);
     for (let n = 1; existsSync(destination); n++) destination = path.join(target, `${name}.${n}`);
     try {

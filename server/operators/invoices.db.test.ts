@@ -5,7 +5,7 @@
 // invoices:issue-missing: the invoices a month's payments lack and the credit notes its refunds
 // lack, issued once, with their dates within the 12 days of an immediate invoice, refused after
 // them unless --late. orders:refund, orders:show and orders:refunds: a refund's credit note.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, desc, eq } from "drizzle-orm";
@@ -62,6 +62,9 @@ describe("invoices:export", () => {
     });
     expect(readdirSync(out).sort()).toEqual(november.map((n) => n.invoice.fileName).sort());
     for (const { invoice } of november) expect(readFileSync(path.join(out, invoice.fileName), "utf8")).toBe(invoice.xml);
+    // They name the buyers: the operator's only, in a folder the command made so.
+    for (const { invoice } of november) expect(statSync(path.join(out, invoice.fileName)).mode & 0o777).toBe(0o600);
+    expect(statSync(out).mode & 0o777).toBe(0o700);
 
     const [audit] = await h.audited("invoices_exported");
     expect(audit!.details).toEqual({ month: "2026-11", count: 2, numbers: november.map((n) => n.invoice.documentNumber) });

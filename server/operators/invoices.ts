@@ -5,7 +5,7 @@
 // lack and the credit notes its refunds lack, issued with their dates while the 12 days of an
 // immediate invoice last, and refused, naming the payments, after (decision 021); and what SDI
 // said of each document, and sending one again (decision 023).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { formatDate } from "../../shared/format.ts";
@@ -20,6 +20,7 @@ import {
 import { correctedInvoice, InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
 import { paymentRefunds, type InvoiceType } from "../db/schema.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
+import { makePrivateDirSync, writePrivateFileSync } from "../lib/private-files.ts";
 
 /** `2026-11` → its year and month (0–11), or an OperatorError. */
 function parseMonth(month: string) {
@@ -80,7 +81,8 @@ function totalsOf(rows: { type: InvoiceType; totalCents: number }[]) {
 }
 
 /**
- * Writes the month's invoices and credit notes into `dir` (made if missing), one XML file each under its SDI name.
+ * Writes the month's invoices and credit notes into `dir` (made if missing), one XML file each under its SDI name,
+ * readable by the operator only (as the folder when made here): they hold the buyers' personal data.
  * A file already there with the same content is left as it is (the command can be run again); one
  * with other content stops the command before anything is written.
  */
@@ -95,8 +97,8 @@ export async function exportInvoices(op: Operator, month: string, dir: string) {
     return existsSync(file) && readFileSync(file, "utf8") !== row.xml;
   });
   if (clash) throw new OperatorError(`${path.join(folder, clash.fileName)} exists with other content: choose another --out`);
-  mkdirSync(folder, { recursive: true });
-  for (const row of rows) writeFileSync(path.join(folder, row.fileName), row.xml);
+  makePrivateDirSync(folder);
+  for (const row of rows) writePrivateFileSync(path.join(folder, row.fileName), row.xml);
   await recordOperation(op.db, op, "invoices_exported", {
     details: { month, count: rows.length, numbers: rows.map((row) => row.documentNumber) },
   });

@@ -18,6 +18,7 @@ import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type Database } from "../../server/db/client.ts";
 import { prepareDatabase } from "../../server/db/prepare.ts";
 import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
+import { seedDatabase } from "../../server/db/seed/index.ts";
 import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
@@ -44,7 +45,9 @@ const config = loadConfig();
 const database = await openDatabase({ dataDir: config.database.pgliteDir });
 const { db } = database;
 await prepareDatabase(database, config, createLogger("warn"));
-// The server runs as production, which seeds no discount code; the checkout's test applies the demo one.
+// The server runs as production, which seeds no product and no discount code: the tests buy and
+// read the demo catalogue's, and the checkout's test applies the demo code.
+await seedDatabase(db, config.links);
 await seedDemoCoupons(db);
 const fixtures = await createFixtures(db);
 writeFileSync(path.join(config.dataDir, "fixtures.json"), JSON.stringify(fixtures, null, 2));

@@ -3,12 +3,12 @@
 // tested in server/operators/; here, the command line itself — the --yes rule, the CSV, the exit
 // codes and a user's mistake told without a stack trace — and what the invoices' and orders'
 // commands print of a credit note.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, invoices, orders, payments, users } from "../../server/db/schema.ts";
+import { auditLog, invoices, orders, payments, products, users } from "../../server/db/schema.ts";
 import { createActivation } from "../../server/library/activation.ts";
 import { createLogger } from "../../server/logger.ts";
 import { refundOrder } from "../../server/operators/orders.ts";
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 /** Runs the command in production, as an operator on the server would, with the test's secrets. */
-function admin(args: string[]): Promise<NodeRun> {
+function admin(args: string[], settings: NodeJS.ProcessEnv = {}): Promise<NodeRun> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NODE_ENV: "production",
@@ -48,6 +48,7 @@ function admin(args: string[]): Promise<NodeRun> {
     OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
     ACTIVATION_CODE_KEY: config.secrets.activationCodeKey,
     ...shared.env,
+    ...settings,
   };
   return runNode([SCRIPT, ...args], { cwd: folder, env });
 }
@@ -96,6 +97,38 @@ describe("npm run admin", () => {
     const created = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "codes_created")));
     expect(created).toHaveLength(1);
   });
+
+  it("refuses, in one line naming it, an ACTIVATION_CODE_KEY other than the database's", async () => {
+    expect((await admin(["codes:batches", "--yes"])).code).toBe(0); // the database learns its key
+    const run = await admin(["codes:batches", "--yes"], {
+      ACTIVATION_CODE_KEY: "another-activation-code-key-long-enough-0123456789",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^ACTIVATION_CODE_KEY is not the key this database was written with/),
+    ]);
+  }, 60_000); // two runs of the script
+
+  it("catalogue:import reads the file it names: a dry run writes nothing, a bad row is told by its line", async () => {
+    const example = path.resolve(import.meta.dirname, "../../deploy/catalogue-example.csv");
+    const dry = await admin(["catalogue:import", example, "--dry-run", "--yes"]);
+    expect(dry.stderr).toBe("");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run, nothing written: 6 row\(s\): \d+ product\(s\) would be created/);
+    const one = path.join(folder, "nuovo.csv");
+    writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;990\n");
+    const run = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
+    expect(run.stdout).toContain("1 product(s) were created");
+    expect(run.stdout).toContain("  + EB-NUOVO-1");
+    writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;9,90\n");
+    const bad = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("line 2: price_cents must be a whole number");
+    expect(bad.stderr).not.toContain("    at "); // no stack trace
+    const [product] = await shared.withDatabase((d) => d.db.select().from(products).where(eq(products.sku, "EB-NUOVO-1")));
+    expect(product!.priceCents).toBe(990);
+  }, 90_000); // three runs of the script, each opening the database
 
   it("invoices:export needs its month, and writes the month's invoices into the folder it names", async () => {
     const missing = await admin(["invoices:export", "--yes"]);

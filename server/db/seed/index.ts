@@ -1,6 +1,7 @@
-// Seeds the demo catalogue and editorial content. Idempotent: every row has a natural key
-// (code, sku, name, variant, area code, position...) and rows already present are left alone,
-// so running it again inserts nothing. One transaction, one INSERT per table.
+// Seeds the reference data and editorial content every install needs, and, outside production,
+// the demo catalogue (README, "The catalogue"). Idempotent: every row has a natural key (code,
+// sku, name, variant, area code, position...) and rows already present are left alone, so running
+// it again inserts nothing. One transaction, one INSERT per table.
 import { randomUUID } from "node:crypto";
 import type { PgInsertValue, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../client.ts";
@@ -48,12 +49,30 @@ function required<K, V>(map: ReadonlyMap<K, V>, key: K, what: string): V {
 }
 
 /**
- * Inserts the demo catalogue (product types, products, professions, interests, universities,
- * degree courses, subjects), the editorial content (landing pages and cards, FAQ, dashboard
- * promo, contact and discover boxes) and the chapters of the eBooks. Links point to the
- * configured sites. Returns `{ inserted: false }` when everything was already there.
+ * Everything `seedReferenceData` inserts, and the demo catalogue: its products, the landing cards
+ * and discover boxes that show them, and the chapters of its eBooks. Outside production only.
  */
-export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ inserted: boolean }> {
+export function seedDatabase(db: Database, links: SeedLinks): Promise<{ inserted: boolean }> {
+  return seed(db, links, { demoCatalogue: true });
+}
+
+/**
+ * What the pages need on any install, production's included: the product types, the first-access
+ * profile's lists (professions, interests, universities with their degree courses, subjects), the
+ * FAQ, the landing pages with their news and collaborate cards, and the dashboard's promo and
+ * contact boxes (links to the configured sites). No product: operators import the publisher's
+ * catalogue (`npm run admin -- catalogue:import`).
+ */
+export function seedReferenceData(db: Database, links: SeedLinks): Promise<{ inserted: boolean }> {
+  return seed(db, links, { demoCatalogue: false });
+}
+
+/** Returns `{ inserted: false }` when everything was already there. */
+async function seed(
+  db: Database,
+  links: SeedLinks,
+  { demoCatalogue }: { demoCatalogue: boolean },
+): Promise<{ inserted: boolean }> {
   const now = new Date();
   const catalog = buildProducts(links, now);
   const catalogByKey = new Map(catalog.map((p) => [p.key, p]));
@@ -98,7 +117,7 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
     const resolveExisting = (p: ProductSeed) => idBySku.get(p.sku) ?? (p.code ? idByCode.get(p.code) : undefined);
     for (const p of catalog) productIds.set(p.key, resolveExisting(p) ?? randomUUID());
 
-    const newProducts = catalog.filter((p) => resolveExisting(p) === undefined);
+    const newProducts = demoCatalogue ? catalog.filter((p) => resolveExisting(p) === undefined) : [];
     n += await insertMissing(
       tx,
       products,
@@ -137,11 +156,13 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
     n += await insertMissing(
       tx,
       landingCards,
-      buildLandingCards(links, catalogByKey, typeNames).map(({ variant, productKey, ...card }) => ({
-        ...card,
-        landingPageId: required(pageIds, variant, "landing page"),
-        productId: productKey ? required(productIds, productKey, "product") : null,
-      })),
+      buildLandingCards(links, catalogByKey, typeNames)
+        .filter((card) => demoCatalogue || card.productKey === null)
+        .map(({ variant, productKey, ...card }) => ({
+          ...card,
+          landingPageId: required(pageIds, variant, "landing page"),
+          productId: productKey ? required(productIds, productKey, "product") : null,
+        })),
     );
 
     // ------------------------------------------------------------ FAQ
@@ -169,7 +190,7 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
       ),
     );
     n += await insertMissing(tx, contactBoxes, buildContactBoxes(links));
-    n += await insertMissing(tx, discoverBoxes, buildDiscoverBoxes(catalogByKey));
+    if (demoCatalogue) n += await insertMissing(tx, discoverBoxes, buildDiscoverBoxes(catalogByKey));
 
     // ------------------------------------------------------------ eBook chapters
     // Every readable product of the catalogue, including those seeded by an earlier run, gets
@@ -178,7 +199,7 @@ export async function seedDatabase(db: Database, links: SeedLinks): Promise<{ in
     n += await insertMissing(
       tx,
       ebookChapters,
-      catalog
+      (demoCatalogue ? catalog : [])
         .filter((p) => readable.includes(p.typeCode))
         .flatMap((p) => buildChapters(p).map((chapter) => ({ ...chapter, productId: required(productIds, p.key, "product") }))),
     );
