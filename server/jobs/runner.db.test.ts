@@ -1,6 +1,8 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { HOUR, START } from "../../tests/support/clock.ts";
+import { jobs } from "../db/schema.ts";
 import { createLogger } from "../logger.ts";
 import { createJobRunner } from "./runner.ts";
 
@@ -24,5 +26,22 @@ describe("the job runner", () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  // An upgrade: this instance is the previous release, which has no handler for a queue the new
+  // release added; its jobs wait, untried, for an instance that knows the queue.
+  it("claims only the jobs of the queues it has a handler for", async () => {
+    const runner = createJobRunner({ db: database.db, log: createLogger("silent"), now: () => START });
+    const handled: unknown[] = [];
+    runner.handle("known-queue", async (payload) => {
+      handled.push(payload);
+    });
+    await runner.enqueue(database.db, { queue: "known-queue", key: "known-1", payload: { n: 1 }, runAt: START });
+    await runner.enqueue(database.db, { queue: "newer-release-queue", key: "newer-1", payload: { n: 2 }, runAt: START });
+
+    expect(await runner.runDue()).toEqual({ "known-queue": 1 });
+    expect(handled).toEqual([{ n: 1 }]);
+    const [waiting] = await database.db.select().from(jobs).where(eq(jobs.key, "newer-1"));
+    expect(waiting).toMatchObject({ status: "queued", attempts: 0, lastError: null });
   });
 });
