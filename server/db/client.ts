@@ -14,6 +14,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { OUTAGE_WAIT_MS, reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
 import * as schema from "./schema.ts";
+import { MIGRATIONS_FOLDER } from "./schema-version.ts";
 
 type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -50,8 +51,6 @@ export type OpenDatabaseOptions =
    * worker thread (the server, which renders pages meanwhile; pglite-thread.ts), not in this one.
    */
   | { url?: undefined; dataDir: string | undefined; ownThread?: boolean; logger?: DrizzleLogger };
-
-const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;
 
 /** Arbitrary constant shared by every instance: the key of the start-up advisory lock. */
 const STARTUP_LOCK_KEY = 7_402_118_311;

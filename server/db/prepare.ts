@@ -6,12 +6,13 @@ import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
 import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";
 import { seedDemoCoupons } from "./seed/coupons.ts";
 import { seedDatabase } from "./seed/index.ts";
+import { warnOfNewerSchema } from "./schema-version.ts";
 
 /**
  * Brings the database up to date: applies the committed migrations, creates the identity
  * provider's first signing key and, on an empty catalogue, the demo seed (plus, outside
  * production, demo accounts, demo activation codes, a few of which it logs, and the demo discount
- * code). Runs under an advisory lock so instances starting together take turns.
+ * code). Warns when the schema is newer than this code (an instance of the previous release). Runs under an advisory lock so instances starting together take turns.
  */
 export async function prepareDatabase(
   database: DatabaseHandle,
@@ -20,6 +21,7 @@ export async function prepareDatabase(
 ) {
   await database.withStartupLock(async (db) => {
     await database.migrate(db);
+    await warnOfNewerSchema(db, log);
     await ensureSigningKey(db);
     const { inserted } = await seedDatabase(db, config.links);
     if (!config.isProduction) {
