@@ -12,7 +12,8 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { OUTAGE_WAIT_MS, reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
+import { reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
+import { ANSWER_MARGIN_MS, DEFAULT_DATABASE_TIMEOUTS, KEEP_ALIVE_DELAY_MS, type DatabaseTimeouts } from "./timeouts.ts";
 import * as schema from "./schema.ts";
 import { MIGRATIONS_FOLDER } from "./schema-version.ts";
 
@@ -29,6 +30,7 @@ export type DatabaseHandle = {
   withStartupLock<T>(work: (db: Database) => Promise<T>): Promise<T>;
   /** Applies the committed SQL migrations on the given connection. */
   migrate(db: Database): Promise<void>;
+  /** Answers whether the database reads, and writes, now; fails when it does not answer in time. */
   ping(): Promise<void>;
   close(): Promise<void>;
 };
@@ -43,8 +45,8 @@ export type OpenDatabaseOptions =
        * outages waited out (a restart, the network dropping).
        */
       onConnectionError?: (error: Error) => void;
-      /** How long work waits for PostgreSQL to come back before failing (reconnecting-pool.ts). */
-      outageWaitMs?: number;
+      /** Every wait's bound (timeouts.ts); the defaults for those not given. */
+      timeouts?: Partial<DatabaseTimeouts>;
     }
   /**
    * `dataDir` undefined keeps the PGlite database in memory (tests). `ownThread`: PGlite runs in a
@@ -69,11 +71,25 @@ function openPostgres({
   poolMax = 10,
   logger,
   onConnectionError,
-  outageWaitMs = OUTAGE_WAIT_MS,
+  timeouts: given,
 }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...given };
+  const connection = {
+    connectionString: url,
+    connectionTimeoutMillis: timeouts.connectMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+  };
+  const pool = new pg.Pool({
+    ...connection,
+    max: poolMax,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    query_timeout: timeouts.statementMs + ANSWER_MARGIN_MS,
+  });
   const connectWithoutWaiting = pool.connect.bind(pool);
-  const outages = { outageWaitMs, onRetry: onConnectionError };
+  const outages = { outageWaitMs: timeouts.outageWaitMs, onRetry: onConnectionError };
   reconnecting(pool, outages);
   // Without a listener an idle connection's error would crash the process; the pool drops
   // that connection and opens a new one for the next query.
@@ -89,7 +105,11 @@ function openPostgres({
     db,
     kind: "postgres",
     async withStartupLock(work) {
-      const client = await pool.connect();
+      // A connection of its own, without the pool's statement and lock timeouts: it waits for
+      // another instance's migration to end, and a migration may rewrite a large table.
+      const client = new pg.Client(connection);
+      client.on("error", (error) => onConnectionError?.(error));
+      await client.connect();
       try {
         await client.query("select pg_advisory_lock($1)", [STARTUP_LOCK_KEY]);
         try {
@@ -98,23 +118,40 @@ function openPostgres({
           await client.query("select pg_advisory_unlock($1)", [STARTUP_LOCK_KEY]);
         }
       } finally {
-        client.release();
+        await client.end();
       }
     },
     migrate: (conn) => migratePg(conn as Parameters<typeof migratePg>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
-    async ping() {
-      // Readiness says how the database is now: it does not wait an outage out.
-      const client = await connectWithoutWaiting();
-      try {
-        await client.query("select 1");
-        client.release();
-      } catch (error) {
-        client.release(error as Error);
-        throw error;
-      }
-    },
+    // Readiness says how the database is now: it does not wait an outage out, and a database
+    // that does not answer within the connect timeout is not ready.
+    ping: () => withinTime(timeouts.connectMs, () => pingOnce(connectWithoutWaiting, timeouts.connectMs)),
     close: () => pool.end(),
   };
+}
+
+/** One `select 1` on a pooled connection; a connection that failed is dropped. */
+async function pingOnce(connect: () => Promise<pg.PoolClient>, answerMs: number): Promise<void> {
+  const client = await connect();
+  try {
+    await client.query({ text: "select 1", query_timeout: answerMs } as pg.QueryConfig);
+    client.release();
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+}
+
+/** `work`, or a rejection once `ms` have passed (the work goes on, and cleans up after itself). */
+async function withinTime<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A PGlite database, in this thread or its own: Drizzle uses its `query` and `transaction`. */
