@@ -226,6 +226,24 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
     });
   });
 
+  it("is not ready while the server takes no writes", async () => {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    const name = new URL(database.url!).pathname.slice(1);
+    await admin.query(`alter database "${name}" set default_transaction_read_only = on`);
+    const handle = await openDatabase({ url: database.url!, poolMax: 1 });
+    try {
+      await expect(handle.ping()).rejects.toThrow(/takes no writes/);
+    } finally {
+      await handle.close();
+      await admin.query(`alter database "${name}" reset default_transaction_read_only`);
+      await admin.end();
+    }
+    const again = await openDatabase({ url: database.url!, poolMax: 1 });
+    await again.ping();
+    await again.close();
+  });
+
   // The bounds the pool sets are PostgreSQL's own settings: the real server enforces them.
   describe("sets the server's timeouts", () => {
     let handle: DatabaseHandle;

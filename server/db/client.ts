@@ -1,8 +1,9 @@
 // Opens the database: a PostgreSQL pool when a URL is given, the embedded PGlite otherwise.
 // Both speak the same SQL and expose the same Drizzle API, so nothing above this file knows
 // which one it is talking to.
-import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { ConfigError } from "../config.ts";
+import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
@@ -60,10 +61,24 @@ const STARTUP_LOCK_KEY = 7_402_118_311;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
   const { dataDir, ownThread, logger } = options;
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
-  const client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
-  return pgliteHandle(client, logger);
+  // Said before PGlite starts, as one line naming the setting: on a full or read-only folder
+  // PGlite's own failure names nothing ('[object Object]', 'PGlite failed to initialize properly').
+  if (dataDir) {
+    await prepareDataDir(dataDir).catch((error: Error) => {
+      throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
+    });
+  }
+  let client: PgliteClient;
+  try {
+    // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
+    client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
+  } catch (error) {
+    const where = dataDir ?? "memory";
+    throw new ConfigError(`The embedded database in ${where} (DATA_DIR) could not be opened: ${describeThrown(error)}`, {
+      cause: error,
+    });
+  }
+  return pgliteHandle(client, dataDir, logger);
 }
 
 function openPostgres({
@@ -132,13 +147,21 @@ function openPostgres({
 /** One `select 1` on a pooled connection; a connection that failed is dropped. */
 async function pingOnce(connect: () => Promise<pg.PoolClient>, answerMs: number): Promise<void> {
   const client = await connect();
+  let readOnly: string | undefined;
   try {
-    await client.query({ text: "select 1", query_timeout: answerMs } as pg.QueryConfig);
-    client.release();
+    // A server that takes no writes (a standby after a failover, or one made read-only while its
+    // disk is full) answers reads: readiness asks whether it would take a write.
+    const { rows } = await client.query({
+      text: "select current_setting('transaction_read_only') as read_only",
+      query_timeout: answerMs,
+    } as pg.QueryConfig);
+    readOnly = rows[0]?.read_only;
   } catch (error) {
     client.release(error as Error);
     throw error;
   }
+  client.release();
+  if (readOnly === "on") throw new Error("PostgreSQL takes no writes (transaction_read_only is on)");
 }
 
 /** `work`, or a rejection once `ms` have passed (the work goes on, and cleans up after itself). */
@@ -155,7 +178,7 @@ async function withinTime<T>(ms: number, work: () => Promise<T>): Promise<T> {
 }
 
 /** A PGlite database, in this thread or its own: Drizzle uses its `query` and `transaction`. */
-function pgliteHandle(client: PgliteClient, logger?: DrizzleLogger): DatabaseHandle {
+function pgliteHandle(client: PgliteClient, dataDir: string | undefined, logger?: DrizzleLogger): DatabaseHandle {
   const db = drizzlePglite({ client: asPglite(client), schema, logger });
   return {
     db,
@@ -170,8 +193,11 @@ function pgliteHandle(client: PgliteClient, logger?: DrizzleLogger): DatabaseHan
       }
     },
     migrate: (conn) => migratePglite(conn as Parameters<typeof migratePglite>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
+    // Reads answering is not enough: on a full or read-only disk every write fails, and an
+    // instance that cannot sign anyone in must leave the balancer's rotation.
     async ping() {
       await client.query("select 1");
+      if (dataDir) await checkWritable(dataDir);
     },
     close: () => client.close(),
   };
