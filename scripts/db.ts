@@ -20,7 +20,9 @@ if (!["migrate", "seed", "reset", "rotate-signing-key"].includes(command ?? ""))
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 const database = await openDatabase(
-  config.database.url ? { url: config.database.url, poolMax: 2 } : { dataDir: config.database.pgliteDir },
+  config.database.url
+    ? { url: config.database.url, poolMax: 2, timeouts: config.database.timeouts }
+    : { dataDir: config.database.pgliteDir },
 );
 try {
   if (command === "migrate") {

@@ -48,7 +48,9 @@ export async function withOperatorServices<T>(config: Config, work: (run: Operat
   // stays the command's output; LOG_LEVEL=info shows more.
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : "warn", pino.destination({ dest: 2, sync: true }));
   const database = await openDatabase(
-    config.database.url ? { url: config.database.url, poolMax: 2 } : { dataDir: config.database.pgliteDir },
+    config.database.url
+      ? { url: config.database.url, poolMax: 2, timeouts: config.database.timeouts }
+      : { dataDir: config.database.pgliteDir },
   );
   const pgliteDir = path.relative(process.cwd(), config.database.pgliteDir);
   const where = config.database.url

@@ -8,6 +8,7 @@ import { isCap, isCodiceFiscale, isPartitaIva, isProvince } from "../shared/ital
 import { isEmail } from "../shared/contact-rules.ts";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.ts";
 import { makePrivateDirSync, writePrivateFileSync } from "./lib/private-files.ts";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** A setting that may be left empty (as .env.example lists it): empty is unset. */
@@ -47,6 +48,12 @@ const envSchema = z.object({
       .refine(isPostgresUrl, "not a PostgreSQL URL: postgres://user:password@host:5432/database (unset: the embedded database)"),
   ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  // Every wait for PostgreSQL, in milliseconds (server/db/timeouts.ts says what each bounds).
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
+  DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.lockMs),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs),
+  DATABASE_OUTAGE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_DATABASE_TIMEOUTS.outageWaitMs),
   SESSION_SECRET: z.string().min(32).optional(),
   /**
    * What hashing a password costs: `standard` (argon2id, 19 MiB, 2 passes, OWASP's minimum) or
@@ -228,7 +235,7 @@ export type Config = {
   /** How an instance stops (server/http/shutdown.ts): the drain, then at most the rest of the limit. */
   shutdown: { drainMs: number; timeoutMs: number };
   dataDir: string;
-  database: { url: string | undefined; poolMax: number; pgliteDir: string };
+  database: { url: string | undefined; poolMax: number; pgliteDir: string; timeouts: DatabaseTimeouts };
   secrets: { session: string; oidcClient: string; oidcCookieKeys: string[]; activationCodeKey: string };
   /** The cost of a new password hash (server/accounts/passwords.ts); `minimal` only outside production. */
   passwordHashCost: "standard" | "minimal";
@@ -403,6 +410,13 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       url: e.DATABASE_URL || undefined,
       poolMax: e.DATABASE_POOL_MAX,
       pgliteDir: path.join(dataDir, "pglite"),
+      timeouts: {
+        connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+        statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockMs: e.DATABASE_LOCK_TIMEOUT_MS,
+        idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        outageWaitMs: e.DATABASE_OUTAGE_WAIT_MS,
+      },
     },
     secrets: {
       session: secrets.SESSION_SECRET,

@@ -43,6 +43,7 @@ async function main() {
       ? {
           url: config.database.url,
           poolMax: config.database.poolMax,
+          timeouts: config.database.timeouts,
           onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
         }
       : { dataDir: config.database.pgliteDir, ownThread: true },

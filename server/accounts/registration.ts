@@ -15,7 +15,7 @@ export type RegistrationResult =
 export type RegistrationOptions = {
   accounts: Pick<AccountsService, "register">;
   rateLimits: Pick<RateLimits, "checkRegistration">;
-  mail: Pick<MailService, "send">;
+  mail: Pick<MailService, "owe">;
   audit: Pick<AuditLog, "record">;
   publicOrigin: string;
   log: Logger;
@@ -26,18 +26,21 @@ export function createRegistration({ accounts, rateLimits, mail, audit, publicOr
     async register(input: RegistrationInput, { ip }: { ip: string | undefined }): Promise<RegistrationResult> {
       const limit = await rateLimits.checkRegistration(ip);
       if (!limit.ok) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-      const result = await accounts.register(input);
-      if (!result.ok) return result;
-      const { user } = result;
-      await audit.record("account_registered", { userId: user.id, ip });
-      // A welcome that fails to go out does not undo the registration.
-      await mail
-        .send({
+      // The account and its welcome mail are written together: an account without its mail
+      // (the outbox insert failing on a full disk after the account committed) cannot happen.
+      let sendWelcome = async () => {};
+      const result = await accounts.register(input, async (tx, user) => {
+        sendWelcome = await mail.owe(tx, {
           to: user.email!,
           userId: user.id,
           ...welcomeMail({ firstname: user.firstname, loginUrl: `${publicOrigin}/login/` }),
-        })
-        .catch((err: unknown) => log.warn({ err }, "welcome mail not sent"));
+        });
+      });
+      if (!result.ok) return result;
+      const { user } = result;
+      await audit.record("account_registered", { userId: user.id, ip });
+      // A welcome that fails to go out over SMTP does not undo the registration.
+      await sendWelcome().catch((err: unknown) => log.warn({ err }, "welcome mail not sent"));
       return result;
     },
   };

@@ -1,6 +1,6 @@
 // Customer accounts: registration, credentials, lookups.
 import { and, eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
+import type { Database, Transaction } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { users } from "../db/schema.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
@@ -53,20 +53,30 @@ export function createAccountsService(db: Database, now: Clock = systemClock, pa
     },
 
     /** Creates an account; the unique index on e-mail decides races between two sign-ups. */
-    async register(input: RegistrationInput): Promise<{ ok: true; user: User } | { ok: false; reason: "email_taken" }> {
+    /**
+     * A new account. `owed` writes what the account is owed (its welcome mail) in the same
+     * transaction: the account exists with it or not at all.
+     */
+    async register(
+      input: RegistrationInput,
+      owed: (tx: Transaction, user: User) => Promise<void> = async () => {},
+    ): Promise<{ ok: true; user: User } | { ok: false; reason: "email_taken" }> {
       const passwordHash = await passwords.hash(input.password);
       try {
-        const [user] = await db
-          .insert(users)
-          .values({
-            email: normalizeEmail(input.email),
-            passwordHash,
-            firstname: input.firstname.trim(),
-            lastname: input.lastname.trim(),
-            ...createdNow(),
-          })
-          .returning();
-        return { ok: true, user: user! };
+        return await db.transaction(async (tx) => {
+          const [user] = await tx
+            .insert(users)
+            .values({
+              email: normalizeEmail(input.email),
+              passwordHash,
+              firstname: input.firstname.trim(),
+              lastname: input.lastname.trim(),
+              ...createdNow(),
+            })
+            .returning();
+          await owed(tx, user!);
+          return { ok: true as const, user: user! };
+        });
       } catch (error) {
         if (isUniqueViolation(error)) return { ok: false, reason: "email_taken" };
         throw error;

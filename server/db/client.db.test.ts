@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { startPostgresRelay, type PostgresRelay } from "../../tests/support/postgres-relay.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
-import { idempotent } from "./reconnecting-pool.ts";
+import { idempotent, withinOutageBudget } from "./reconnecting-pool.ts";
 
 // Only against PostgreSQL (the suite's PostgreSQL run): PGlite has no server to end a connection.
 describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", () => {
@@ -60,7 +60,12 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
     const open = async (outageWaitMs = 10_000) => {
       relay = await startPostgresRelay(database.url!);
       waitedOut = [];
-      handle = await openDatabase({ url: relay.url, poolMax: 3, outageWaitMs, onConnectionError: (e) => waitedOut.push(e) });
+      handle = await openDatabase({
+        url: relay.url,
+        poolMax: 3,
+        timeouts: { outageWaitMs },
+        onConnectionError: (e) => waitedOut.push(e),
+      });
       admin = new pg.Client({ connectionString: database.url });
       await admin.connect();
       await admin.query("create table if not exists outage_probe (n int)");
@@ -161,6 +166,134 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
       );
       expect(failure).toBe("ECONNREFUSED");
       expect(waitedOut.length).toBeGreaterThan(0);
+    });
+  });
+
+  // PostgreSQL's processes frozen (SIGSTOP), played by the relay: connections are accepted and
+  // nothing is answered. Before the pool's timeouts every wait lasted as long as the hang.
+  describe("when PostgreSQL hangs", () => {
+    const timeouts = { connectMs: 300, statementMs: 400, lockMs: 300, idleInTransactionMs: 5_000, outageWaitMs: 1_500 };
+    let relay: PostgresRelay;
+    let handle: DatabaseHandle;
+    beforeAll(async () => {
+      relay = await startPostgresRelay(database.url!);
+      handle = await openDatabase({ url: relay.url, poolMax: 3, timeouts });
+    });
+    afterAll(async () => {
+      await handle.close();
+      await relay.close();
+    });
+    /** How long `work` took to settle, and whether it failed. */
+    const timed = async (work: () => PromiseLike<unknown>) => {
+      const started = performance.now();
+      const failed = await Promise.resolve(work()).then(
+        () => false,
+        () => true,
+      );
+      return { failed, ms: performance.now() - started };
+    };
+
+    it("fails readiness, reads, writes and transactions within their bounds, and recovers", async () => {
+      await handle.db.execute(sql`select 1`); // a pooled connection, which the hang freezes
+      await relay.blackhole();
+
+      const ping = await timed(() => handle.ping());
+      expect(ping.failed).toBe(true);
+      expect(ping.ms).toBeLessThan(timeouts.connectMs + 700);
+
+      await withinOutageBudget(timeouts.outageWaitMs, async () => {
+        // The pooled connection: no answer within the statement's bound (statement + margin), and
+        // a read tried again only while the request's budget lasts.
+        const read = await timed(() => handle.db.execute(sql`select 1`));
+        expect(read.failed).toBe(true);
+        expect(read.ms).toBeLessThan(timeouts.outageWaitMs + 1_000);
+        // The same request's next statement does not wait a whole outage again: the budget is spent.
+        const next = await timed(() => handle.db.execute(sql`select 2`));
+        expect(next.failed).toBe(true);
+        expect(next.ms).toBeLessThan(timeouts.connectMs + 700);
+      });
+      const write = await timed(() => handle.db.execute(sql`insert into outage_probe values (9)`));
+      expect(write.failed).toBe(true);
+      expect(write.ms).toBeLessThan(timeouts.outageWaitMs + 1_000);
+      const transaction = await timed(() => handle.db.transaction((tx) => tx.execute(sql`select 1`)));
+      expect(transaction.failed).toBe(true);
+      expect(transaction.ms).toBeLessThan(timeouts.outageWaitMs + 1_000);
+
+      await relay.resume();
+      await handle.ping();
+      const { rows } = (await handle.db.execute(sql`select 41 + 1 as answer`)) as unknown as { rows: { answer: number }[] };
+      expect(rows[0]!.answer).toBe(42);
+    });
+  });
+
+  it("is not ready while the server takes no writes", async () => {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    const name = new URL(database.url!).pathname.slice(1);
+    await admin.query(`alter database "${name}" set default_transaction_read_only = on`);
+    const handle = await openDatabase({ url: database.url!, poolMax: 1 });
+    try {
+      await expect(handle.ping()).rejects.toThrow(/takes no writes/);
+    } finally {
+      await handle.close();
+      await admin.query(`alter database "${name}" reset default_transaction_read_only`);
+      await admin.end();
+    }
+    const again = await openDatabase({ url: database.url!, poolMax: 1 });
+    await again.ping();
+    await again.close();
+  });
+
+  // The bounds the pool sets are PostgreSQL's own settings: the real server enforces them.
+  describe("sets the server's timeouts", () => {
+    let handle: DatabaseHandle;
+    let admin: pg.Client;
+    beforeAll(async () => {
+      handle = await openDatabase({
+        url: database.url!,
+        poolMax: 2,
+        timeouts: { statementMs: 300, lockMs: 200, idleInTransactionMs: 300 },
+      });
+      admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      await admin.query("create table if not exists timeout_probe (n int)");
+    });
+    afterAll(async () => {
+      await handle.close();
+      await admin.end();
+    });
+    const sqlStateOf = (work: PromiseLike<unknown>) =>
+      Promise.resolve(work).then(
+        () => "ran",
+        (error: Error) =>
+          (error.cause as { code?: string } | undefined)?.code ?? (error as { code?: string }).code ?? error.message,
+      );
+
+    it("cancels a statement that runs longer than the statement timeout", async () => {
+      expect(await sqlStateOf(handle.db.execute(sql`select pg_sleep(5)`))).toBe("57014");
+    });
+
+    it("stops waiting for a lock after the lock timeout", async () => {
+      await admin.query("begin");
+      await admin.query("lock table timeout_probe in access exclusive mode");
+      try {
+        expect(await sqlStateOf(handle.db.execute(sql`insert into timeout_probe values (1)`))).toBe("55P03");
+      } finally {
+        await admin.query("rollback");
+      }
+    });
+
+    it("ends a transaction left idle longer than the idle-in-transaction timeout", async () => {
+      const outcome = await sqlStateOf(
+        handle.db.transaction(async (tx) => {
+          await tx.execute(sql`select 1`);
+          await new Promise((resolve) => setTimeout(resolve, 800));
+          await tx.execute(sql`select 2`);
+        }),
+      );
+      expect(outcome).not.toBe("ran");
+      const { rows } = (await handle.db.execute(sql`select 1 as one`)) as unknown as { rows: { one: number }[] };
+      expect(rows[0]!.one).toBe(1);
     });
   });
 });

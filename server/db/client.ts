@@ -3,6 +3,8 @@
 // which one it is talking to.
 import { makePrivateDirSync } from "../lib/private-files.ts";
 import { PGlite } from "@electric-sql/pglite";
+import { ConfigError } from "../config.ts";
+import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
@@ -12,8 +14,10 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { OUTAGE_WAIT_MS, reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
+import { reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
+import { ANSWER_MARGIN_MS, DEFAULT_DATABASE_TIMEOUTS, KEEP_ALIVE_DELAY_MS, type DatabaseTimeouts } from "./timeouts.ts";
 import * as schema from "./schema.ts";
+import { MIGRATIONS_FOLDER } from "./schema-version.ts";
 
 type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -28,6 +32,7 @@ export type DatabaseHandle = {
   withStartupLock<T>(work: (db: Database) => Promise<T>): Promise<T>;
   /** Applies the committed SQL migrations on the given connection. */
   migrate(db: Database): Promise<void>;
+  /** Answers whether the database reads, and writes, now; fails when it does not answer in time. */
   ping(): Promise<void>;
   close(): Promise<void>;
 };
@@ -42,8 +47,8 @@ export type OpenDatabaseOptions =
        * outages waited out (a restart, the network dropping).
        */
       onConnectionError?: (error: Error) => void;
-      /** How long work waits for PostgreSQL to come back before failing (reconnecting-pool.ts). */
-      outageWaitMs?: number;
+      /** Every wait's bound (timeouts.ts); the defaults for those not given. */
+      timeouts?: Partial<DatabaseTimeouts>;
     }
   /**
    * `dataDir` undefined keeps the PGlite database in memory (tests). `ownThread`: PGlite runs in a
@@ -51,19 +56,32 @@ export type OpenDatabaseOptions =
    */
   | { url?: undefined; dataDir: string | undefined; ownThread?: boolean; logger?: DrizzleLogger };
 
-const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;
-
 /** Arbitrary constant shared by every instance: the key of the start-up advisory lock. */
 const STARTUP_LOCK_KEY = 7_402_118_311;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
   const { dataDir, ownThread, logger } = options;
-  // The embedded database holds every customer's data: its folder is the owner's only.
-  if (dataDir) makePrivateDirSync(dataDir);
-  // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
-  const client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
-  return pgliteHandle(client, logger);
+  // Said before PGlite starts, as one line naming the setting: on a full or read-only folder
+  // PGlite's own failure names nothing ('[object Object]', 'PGlite failed to initialize properly').
+  if (dataDir) {
+    // The embedded database holds every customer's data: its folder is the owner's only.
+    makePrivateDirSync(dataDir);
+    await prepareDataDir(dataDir).catch((error: Error) => {
+      throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
+    });
+  }
+  let client: PgliteClient;
+  try {
+    // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
+    client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
+  } catch (error) {
+    const where = dataDir ?? "memory";
+    throw new ConfigError(`The embedded database in ${where} (DATA_DIR) could not be opened: ${describeThrown(error)}`, {
+      cause: error,
+    });
+  }
+  return pgliteHandle(client, dataDir, logger);
 }
 
 function openPostgres({
@@ -71,11 +89,25 @@ function openPostgres({
   poolMax = 10,
   logger,
   onConnectionError,
-  outageWaitMs = OUTAGE_WAIT_MS,
+  timeouts: given,
 }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...given };
+  const connection = {
+    connectionString: url,
+    connectionTimeoutMillis: timeouts.connectMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+  };
+  const pool = new pg.Pool({
+    ...connection,
+    max: poolMax,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    query_timeout: timeouts.statementMs + ANSWER_MARGIN_MS,
+  });
   const connectWithoutWaiting = pool.connect.bind(pool);
-  const outages = { outageWaitMs, onRetry: onConnectionError };
+  const outages = { outageWaitMs: timeouts.outageWaitMs, onRetry: onConnectionError };
   reconnecting(pool, outages);
   // Without a listener an idle connection's error would crash the process; the pool drops
   // that connection and opens a new one for the next query.
@@ -91,7 +123,11 @@ function openPostgres({
     db,
     kind: "postgres",
     async withStartupLock(work) {
-      const client = await pool.connect();
+      // A connection of its own, without the pool's statement and lock timeouts: it waits for
+      // another instance's migration to end, and a migration may rewrite a large table.
+      const client = new pg.Client(connection);
+      client.on("error", (error) => onConnectionError?.(error));
+      await client.connect();
       try {
         await client.query("select pg_advisory_lock($1)", [STARTUP_LOCK_KEY]);
         try {
@@ -100,27 +136,52 @@ function openPostgres({
           await client.query("select pg_advisory_unlock($1)", [STARTUP_LOCK_KEY]);
         }
       } finally {
-        client.release();
+        await client.end();
       }
     },
     migrate: (conn) => migratePg(conn as Parameters<typeof migratePg>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
-    async ping() {
-      // Readiness says how the database is now: it does not wait an outage out.
-      const client = await connectWithoutWaiting();
-      try {
-        await client.query("select 1");
-        client.release();
-      } catch (error) {
-        client.release(error as Error);
-        throw error;
-      }
-    },
+    // Readiness says how the database is now: it does not wait an outage out, and a database
+    // that does not answer within the connect timeout is not ready.
+    ping: () => withinTime(timeouts.connectMs, () => pingOnce(connectWithoutWaiting, timeouts.connectMs)),
     close: () => pool.end(),
   };
 }
 
+/** One `select 1` on a pooled connection; a connection that failed is dropped. */
+async function pingOnce(connect: () => Promise<pg.PoolClient>, answerMs: number): Promise<void> {
+  const client = await connect();
+  let readOnly: string | undefined;
+  try {
+    // A server that takes no writes (a standby after a failover, or one made read-only while its
+    // disk is full) answers reads: readiness asks whether it would take a write.
+    const { rows } = await client.query({
+      text: "select current_setting('transaction_read_only') as read_only",
+      query_timeout: answerMs,
+    } as pg.QueryConfig);
+    readOnly = rows[0]?.read_only;
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  client.release();
+  if (readOnly === "on") throw new Error("PostgreSQL takes no writes (transaction_read_only is on)");
+}
+
+/** `work`, or a rejection once `ms` have passed (the work goes on, and cleans up after itself). */
+async function withinTime<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A PGlite database, in this thread or its own: Drizzle uses its `query` and `transaction`. */
-function pgliteHandle(client: PgliteClient, logger?: DrizzleLogger): DatabaseHandle {
+function pgliteHandle(client: PgliteClient, dataDir: string | undefined, logger?: DrizzleLogger): DatabaseHandle {
   const db = drizzlePglite({ client: asPglite(client), schema, logger });
   return {
     db,
@@ -135,8 +196,11 @@ function pgliteHandle(client: PgliteClient, logger?: DrizzleLogger): DatabaseHan
       }
     },
     migrate: (conn) => migratePglite(conn as Parameters<typeof migratePglite>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
+    // Reads answering is not enough: on a full or read-only disk every write fails, and an
+    // instance that cannot sign anyone in must leave the balancer's rotation.
     async ping() {
       await client.query("select 1");
+      if (dataDir) await checkWritable(dataDir);
     },
     close: () => client.close(),
   };

@@ -1,4 +1,4 @@
-import { count, isNotNull } from "drizzle-orm";
+import { count, isNotNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { testConfig } from "../../tests/support/config.ts";
@@ -7,6 +7,7 @@ import { ConfigError } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { fingerprintOf } from "../security/key-fingerprints.ts";
 import { openDatabase } from "./client.ts";
+import { unknownMigrations } from "./schema-version.ts";
 import { prepareDatabase } from "./prepare.ts";
 import {
   activationCodes,
@@ -129,5 +130,27 @@ describe("prepareDatabase", () => {
     } finally {
       await fresh.destroy();
     }
+  });
+
+  // An upgrade: the new release migrated; an instance of the previous one starts against it.
+  it("warns at start when the database has a migration this code does not know", async () => {
+    const lines: { level: number; msg: string; newestUnknownMigration?: { createdAt: string; hash: string } }[] = [];
+    const capture = createLogger("warn", { write: (line: string) => void lines.push(JSON.parse(line)) });
+    await prepareDatabase(database, testConfig(), capture);
+    expect(lines).toEqual([]);
+
+    const newer = Date.UTC(2031, 0, 2, 3, 4, 5);
+    await database.db.execute(
+      sql`insert into drizzle.__drizzle_migrations (hash, created_at) values ('from-a-newer-release', ${newer})`,
+    );
+    try {
+      await prepareDatabase(database, testConfig(), capture);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.msg).toMatch(/older than the database's schema.*2031-01-02T03:04:05.000Z/);
+      expect(lines[0]!.newestUnknownMigration).toEqual({ createdAt: "2031-01-02T03:04:05.000Z", hash: "from-a-newer-release" });
+    } finally {
+      await database.db.execute(sql`delete from drizzle.__drizzle_migrations where hash = 'from-a-newer-release'`);
+    }
+    expect(await unknownMigrations(database.db)).toEqual([]);
   });
 });

@@ -8,14 +8,16 @@ import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";
 import { seedDemoCoupons } from "./seed/coupons.ts";
 import { products } from "./schema.ts";
 import { seedDatabase, seedReferenceData } from "./seed/index.ts";
+import { warnOfNewerSchema } from "./schema-version.ts";
 
 /**
  * Brings the database up to date: applies the committed migrations, checks the keys the data was
  * written with, creates the identity provider's first signing key and the reference data and
  * editorial content the pages need (what is missing of it). Outside production only, the demo
  * data: the demo catalogue, demo accounts, demo activation codes (a few of which it logs) and the
- * demo discount code; production starts with no product, for `catalogue:import`. Runs under an
- * advisory lock so instances starting together take turns.
+ * demo discount code; production starts with no product, for `catalogue:import`. Warns when the
+ * schema is newer than this code (an instance of the previous release). Runs under an advisory
+ * lock so instances starting together take turns.
  */
 export async function prepareDatabase(
   database: DatabaseHandle,
@@ -24,6 +26,7 @@ export async function prepareDatabase(
 ) {
   await database.withStartupLock(async (db) => {
     await database.migrate(db);
+    await warnOfNewerSchema(db, log);
     // Before anything is written with them: the keys must be those the data was written with.
     await checkKeyFingerprints(db, dataKeys(config), new Date());
     await ensureSigningKey(db);

@@ -14,6 +14,12 @@
 // before the connection went. Neither is a statement inside a transaction: the transaction is gone
 // with its connection, and only its caller can decide to start again. A caller whose write ends
 // in the same state however often it runs says so with `idempotent`, which repeats it.
+//
+// The wait is a budget per request (`withinOutageBudget`, opened by the HTTP app for each request),
+// not per statement: a page of five statements met by an outage waits it out once, not five times.
+// A server that hangs rather than refuses is bounded by the pool's timeouts (timeouts.ts): a
+// connection whose answer does not come is dropped (`dropUnanswered`) and counts as lost.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
 import type { Database } from "./client.ts";
 
@@ -37,7 +43,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
 ]);
 const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH"]);
 /** What node-postgres says of a connection closed under it, or of one already known dead. */
-const LOST_CONNECTION = /Connection terminated|not queryable/;
+const LOST_CONNECTION = /Connection terminated|not queryable|Query read timeout/;
 const NOT_SENT = /not queryable/;
 
 /** The error, or one it wraps (Drizzle wraps the driver's in its own), says the connection failed. */
@@ -54,28 +60,82 @@ function isReadOnlyStatement(text: string): boolean {
 }
 
 /** Long enough for a restart or a failover; a request waiting longer gets the error page. */
-export const OUTAGE_WAIT_MS = 10_000;
+const OUTAGE_WAIT_MS = 10_000;
 const FIRST_PAUSE_MS = 50;
 const LONGEST_PAUSE_MS = 500;
 
 type QueryConfig = string | pg.QueryConfig;
 
-/** Runs `attempt` until it succeeds, `retryable` refuses an error, or the outage lasts too long. */
+/**
+ * A request's budget: when it stops waiting for the database (a deadline every statement shares),
+ * and whether it met an outage already (from then on, each of its tries waits only until then).
+ */
+const requestBudget = new AsyncLocalStorage<{ giveUpAt: number; metOutage: boolean }>();
+
+/** Runs `work` (a request) with `outageWaitMs` to spend, in all, on waiting outages out. */
+export function withinOutageBudget<T>(outageWaitMs: number, work: () => T): T {
+  return requestBudget.run({ giveUpAt: Date.now() + outageWaitMs, metOutage: false }, work);
+}
+
+/**
+ * Runs `attempt` until it succeeds, `retryable` refuses an error, or the outage lasts too long.
+ * `attempt` is given the time to give up by when it is a try after an outage (it then waits no
+ * longer), undefined for a first try, which its own timeouts bound.
+ */
 async function withRetries<T>(
   { outageWaitMs, onRetry }: ReconnectOptions,
-  attempt: () => Promise<T>,
+  attempt: (giveUpAt: number | undefined) => Promise<T>,
   retryable: (error: unknown) => boolean,
 ): Promise<T> {
-  const giveUpAt = Date.now() + outageWaitMs;
+  const budget = requestBudget.getStore();
+  const giveUpAt = budget?.giveUpAt ?? Date.now() + outageWaitMs;
+  let afterOutage = budget?.metOutage ?? false;
   for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
     try {
-      return await attempt();
+      return await attempt(afterOutage ? giveUpAt : undefined);
     } catch (error) {
-      if (!retryable(error) || Date.now() + pause > giveUpAt) throw error;
+      if (!retryable(error)) throw error;
+      afterOutage = true;
+      if (budget) budget.metOutage = true;
+      if (Date.now() + pause > giveUpAt) throw error;
       onRetry?.(error as Error);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
+}
+
+/** The budget ran out while a connection was being opened. */
+class OutageBudgetSpent extends Error {
+  constructor() {
+    super("the database did not answer within the request's outage wait");
+  }
+}
+
+/**
+ * `connecting`, or a rejection once `giveUpAt` has passed; a connection that arrives later goes
+ * back to the pool. Only opening a connection is cut short so: nothing was sent on it yet.
+ */
+function connectedBy(connecting: Promise<pg.PoolClient>, giveUpAt: number): Promise<pg.PoolClient> {
+  const left = giveUpAt - Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const spent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new OutageBudgetSpent()), Math.max(left, 0));
+  });
+  return Promise.race([connecting, spent]).then(
+    (client) => {
+      clearTimeout(timer);
+      return client;
+    },
+    (error: unknown) => {
+      clearTimeout(timer);
+      if (error instanceof OutageBudgetSpent)
+        connecting.then(
+          (late) => late.release(),
+          () => undefined,
+        );
+      throw error;
+    },
+  );
 }
 
 /**
@@ -85,13 +145,25 @@ async function withRetries<T>(
 export function reconnecting(pool: pg.Pool, options: ReconnectOptions): void {
   const connectOnce = pool.connect.bind(pool);
   pool.on("connect", releaseWhenBeginFails);
+  pool.on("connect", dropUnanswered);
 
-  const connect = () => withRetries(options, () => connectOnce(), isConnectionError);
+  // A first try waits as long as the pool's timeouts say; a try after an outage no longer than
+  // the request's budget allows, for its connection and for its answer.
+  const connect = () =>
+    withRetries(
+      options,
+      (giveUpAt) => (giveUpAt === undefined ? connectOnce() : connectedBy(connectOnce(), giveUpAt)),
+      isConnectionError,
+    );
 
-  async function queryOnce(config: QueryConfig, values: unknown[] | undefined) {
-    const client = await connect();
+  async function queryOnce(config: QueryConfig, values: unknown[] | undefined, giveUpAt: number | undefined) {
+    const client = giveUpAt === undefined ? await connect() : await connectedBy(connect(), giveUpAt);
+    const bounded =
+      giveUpAt === undefined
+        ? config
+        : { ...(typeof config === "string" ? { text: config } : config), query_timeout: Math.max(giveUpAt - Date.now(), 1) };
     try {
-      const result = await client.query(config as pg.QueryConfig, values);
+      const result = await client.query(bounded as pg.QueryConfig, values);
       client.release();
       return result;
     } catch (error) {
@@ -106,7 +178,7 @@ export function reconnecting(pool: pg.Pool, options: ReconnectOptions): void {
     const readOnly = isReadOnlyStatement(text);
     return withRetries(
       options,
-      () => queryOnce(config, values),
+      (giveUpAt) => queryOnce(config, values, giveUpAt),
       (error) => isConnectionError(error) && (readOnly || NOT_SENT.test(error.message)),
     );
   }
@@ -142,6 +214,24 @@ function releaseWhenBeginFails(client: pg.PoolClient) {
     if (!isBegin(args[0]) || !(result instanceof Promise)) return result;
     return result.catch((error: Error) => {
       client.release(error);
+      throw error;
+    });
+  }) as typeof client.query;
+}
+
+/**
+ * A connection whose answer did not come in time (node-postgres' query_timeout: the server hangs)
+ * is closed: its statement may still be running there, so its next user would wait behind it.
+ * Closed, it is no longer queryable, and the pool discards it when it is released.
+ */
+function dropUnanswered(client: pg.PoolClient) {
+  const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const result = send(...args);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: Error) => {
+      if (error.message === "Query read timeout")
+        (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       throw error;
     });
   }) as typeof client.query;

@@ -25,6 +25,7 @@ import { sameOriginPosts } from "./same-origin.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { whileStopping, type Lifecycle } from "./shutdown.ts";
 import { limitTokenRequests } from "./token-rate-limit.ts";
+import { withinOutageBudget } from "../db/reconnecting-pool.ts";
 
 export type HttpAppOptions = {
   config: Config;
@@ -87,6 +88,9 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
   // Before anything reads a body, the identity provider's routes included.
   app.use(limitRequestBodies());
   app.use(compression());
+
+  // Each request spends at most DATABASE_OUTAGE_WAIT_MS waiting for the database to come back.
+  app.use((_req, _res, next) => withinOutageBudget(config.database.timeouts.outageWaitMs, next));
 
   app.get("/healthz", (_req, res) => {
     res.set("Cache-Control", "no-store").json({ status: "ok" });

@@ -87,10 +87,20 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
   let stopRequested = false;
 
   async function claimJobs(at: Date) {
+    // Only the queues this instance has a handler for: during an upgrade an instance of the
+    // previous release must leave a new queue's jobs to the instances that know it, rather than
+    // spend their tries on 'no handler' (an e-invoice transmission lost 4 of its 8 so).
+    const known = [...handlers.keys()];
+    if (known.length === 0) return [];
     const due = db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), lte(jobs.leaseUntil, at))))
+      .where(
+        and(
+          inArray(jobs.queue, known),
+          or(and(eq(jobs.status, "queued"), lte(jobs.runAt, at)), and(eq(jobs.status, "running"), lte(jobs.leaseUntil, at))),
+        ),
+      )
       .orderBy(asc(jobs.runAt))
       .limit(BATCH_SIZE)
       .for("update", { skipLocked: true });

@@ -7,7 +7,7 @@
 import { desc, eq } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Config } from "../config.ts";
-import type { Database } from "../db/client.ts";
+import type { Database, Queryable } from "../db/client.ts";
 import { mailOutbox } from "../db/schema.ts";
 import type { Logger } from "../logger.ts";
 import { isUuid } from "../lib/uuid.ts";
@@ -56,8 +56,8 @@ export function createMailService({ db, smtpUrl, from, log, now = systemClock }:
     log.info({ mail: { messageId: info.messageId, subject: message.subject } }, "mail sent over SMTP");
   }
 
-  async function putInOutbox(message: MailMessage): Promise<void> {
-    const [row] = await db
+  async function putInOutbox(message: MailMessage, into: Queryable = db): Promise<void> {
+    const [row] = await into
       .insert(mailOutbox)
       .values({
         to: message.to,
@@ -80,6 +80,17 @@ export function createMailService({ db, smtpUrl, from, log, now = systemClock }:
     /** Sends a mail, or keeps it in the outbox. SMTP errors propagate: the caller decides. */
     send(message: MailMessage): Promise<void> {
       return transport ? sendOverSmtp(transport, message) : putInOutbox(message);
+    },
+
+    /**
+     * A mail that a change owes, written with it: kept in the outbox within the change's
+     * transaction `tx` (the change and its mail commit together, or neither); with SMTP nothing
+     * is written, and the answer sends it, to be called once `tx` has committed.
+     */
+    async owe(tx: Queryable, message: MailMessage): Promise<() => Promise<void>> {
+      if (transport) return () => sendOverSmtp(transport, message);
+      await putInOutbox(message, tx);
+      return async () => {};
     },
 
     /** The newest mails of the outbox first. */

@@ -1,6 +1,7 @@
 // A TCP relay in front of the test PostgreSQL server that plays its outages without touching it
-// (the server is shared by the whole run): connections cut, connections refused, and the answer of
-// a server that is shutting down or starting up (SQLSTATE 57P03).
+// (the server is shared by the whole run): connections cut, connections refused, the answer of
+// a server that is shutting down or starting up (SQLSTATE 57P03), and a server that hangs (its
+// processes frozen: connections accepted, nothing answered).
 import net from "node:net";
 
 export type PostgresRelay = {
@@ -12,16 +13,22 @@ export type PostgresRelay = {
   refuse(): Promise<void>;
   /** Answers each new connection "the database system is starting up" and closes it. */
   answer57P03(): Promise<void>;
-  /** Relays again. */
+  /**
+   * Forwards nothing more, either way, on the open connections, and accepts new ones without
+   * answering them: what a client sees of a PostgreSQL whose processes are stopped (SIGSTOP).
+   */
+  blackhole(): Promise<void>;
+  /** Relays again (new connections; those held by `blackhole` are cut). */
   resume(): Promise<void>;
   close(): Promise<void>;
 };
 
-type Mode = "relay" | "refuse" | "57P03";
+type Mode = "relay" | "refuse" | "57P03" | "blackhole";
 
 export async function startPostgresRelay(url: string): Promise<PostgresRelay> {
   const target = new URL(url);
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let mode: Mode = "relay";
 
   const server = net.createServer((client) => {
@@ -33,6 +40,8 @@ export async function startPostgresRelay(url: string): Promise<PostgresRelay> {
       client.once("data", () => client.end(startingUpError()));
       return;
     }
+    if (mode === "blackhole") return; // accepted, never answered
+
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     sockets.add(upstream);
     upstream.on("close", () => {
@@ -40,7 +49,12 @@ export async function startPostgresRelay(url: string): Promise<PostgresRelay> {
       client.destroy();
     });
     upstream.on("error", () => upstream.destroy());
-    client.on("close", () => upstream.destroy());
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    pairs.add(pair);
+    client.on("close", () => {
+      pairs.delete(pair);
+      upstream.destroy();
+    });
     client.pipe(upstream);
     upstream.pipe(client);
   });
@@ -49,6 +63,16 @@ export async function startPostgresRelay(url: string): Promise<PostgresRelay> {
 
   async function setMode(next: Mode) {
     const listening = server.listening;
+    if (mode === "blackhole" && next !== "blackhole") sockets.forEach((socket) => socket.destroy());
+    if (next === "blackhole") {
+      // Unpiped and paused, each side keeps what it receives: nothing reaches the other.
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    }
     mode = next;
     // close() stops listening at once; its callback would wait for the open connections.
     if (next === "refuse" && listening) server.close();
@@ -63,6 +87,7 @@ export async function startPostgresRelay(url: string): Promise<PostgresRelay> {
     cutAll: () => sockets.forEach((socket) => socket.destroy()),
     refuse: () => setMode("refuse"),
     answer57P03: () => setMode("57P03"),
+    blackhole: () => setMode("blackhole"),
     resume: () => setMode("relay"),
     async close() {
       sockets.forEach((socket) => socket.destroy());

@@ -1,0 +1,57 @@
+// A real PostgreSQL whose processes are frozen (SIGSTOP) for longer than every bound, as in
+// issue 29 (40 s then; /dashboard/ and /readyz answered only when it ended). A cluster of the
+// test's own (tests/support/own-postgres.ts), not the server the run shares.
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from "../../tests/support/own-postgres.ts";
+import { openDatabase, type DatabaseHandle } from "./client.ts";
+import { withinOutageBudget } from "./reconnecting-pool.ts";
+
+const timeouts = { connectMs: 300, statementMs: 400, lockMs: 300, idleInTransactionMs: 5_000, outageWaitMs: 1_500 };
+/** Scheduling slack on a shared machine, on top of each bound. */
+const SLACK_MS = 1_000;
+
+describe.runIf(process.env.TEST_DATABASE === "postgres" && ownPostgresAvailable)("a frozen PostgreSQL", () => {
+  let server: OwnPostgres;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    server = startOwnPostgres(54_000 + (process.pid % 1_000));
+    handle = await openDatabase({ url: server.url, poolMax: 3, timeouts });
+  }, 30_000);
+  afterAll(async () => {
+    server?.thaw();
+    await handle?.close();
+    server?.stop();
+  });
+
+  const timed = async (work: () => PromiseLike<unknown>) => {
+    const started = performance.now();
+    const failed = await Promise.resolve(work()).then(
+      () => false,
+      () => true,
+    );
+    return { failed, ms: performance.now() - started };
+  };
+
+  it("is unready, and fails a request's statements, within their bounds; then goes on once thawed", async () => {
+    await handle.db.execute(sql`select 1`);
+    server.freeze();
+    try {
+      const ping = await timed(() => handle.ping());
+      expect(ping).toMatchObject({ failed: true });
+      expect(ping.ms).toBeLessThan(timeouts.connectMs + SLACK_MS);
+      const request = await timed(() =>
+        withinOutageBudget(timeouts.outageWaitMs, async () => {
+          await handle.db.execute(sql`select 1`);
+        }),
+      );
+      expect(request).toMatchObject({ failed: true });
+      expect(request.ms).toBeLessThan(timeouts.outageWaitMs + SLACK_MS);
+    } finally {
+      server.thaw();
+    }
+    await handle.ping();
+    const { rows } = (await handle.db.execute(sql`select 41 + 1 as answer`)) as unknown as { rows: { answer: number }[] };
+    expect(rows[0]!.answer).toBe(42);
+  });
+});
