@@ -1,7 +1,6 @@
 // Opens the database: a PostgreSQL pool when a URL is given, the embedded PGlite otherwise.
 // Both speak the same SQL and expose the same Drizzle API, so nothing above this file knows
 // which one it is talking to.
-import { makePrivateDirSync } from "../lib/private-files.ts";
 import { PGlite } from "@electric-sql/pglite";
 import { ConfigError } from "../config.ts";
 import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
@@ -65,8 +64,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // Said before PGlite starts, as one line naming the setting: on a full or read-only folder
   // PGlite's own failure names nothing ('[object Object]', 'PGlite failed to initialize properly').
   if (dataDir) {
-    // The embedded database holds every customer's data: its folder is the owner's only.
-    makePrivateDirSync(dataDir);
     await prepareDataDir(dataDir).catch((error: Error) => {
       throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
     });

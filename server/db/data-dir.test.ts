@@ -3,11 +3,12 @@
 // instance that cannot write, it recovers without a restart once space is back, and a start on
 // such a folder says what is wrong. Needs mount(8) (root, as in CI); skipped where it is refused.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
+import { prepareDataDir } from "./data-dir.ts";
 
 function mountTmpfs(dir: string): boolean {
   try {
@@ -94,6 +95,19 @@ describe.skipIf(!mounted)("the embedded database on a disk that cannot be writte
       );
     } finally {
       rmSync(filler);
+    }
+  });
+});
+
+describe("the embedded database's folder", () => {
+  it("is made the owner's only: it holds every customer's data", async () => {
+    const parent = mkdtempSync(path.join(tmpdir(), "portal-data-mode-"));
+    try {
+      const dataDir = path.join(parent, "data");
+      await prepareDataDir(dataDir);
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });

@@ -5,8 +5,9 @@
 // small committed insert is no probe: it went through on a full disk, into the WAL's preallocated
 // segment, while any write that grew a table failed.)
 import { existsSync } from "node:fs";
-import { mkdir, open, unlink } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import path from "node:path";
+import { makePrivateDir } from "../lib/private-files.ts";
 
 /** A database page: what a write that grows a table needs at least. */
 const PROBE_BYTES = 8192;
@@ -65,7 +66,8 @@ export async function checkWritable(dir: string): Promise<void> {
 /** Creates `dir` if need be and checks that it takes writes (above), before a database opens there. */
 export async function prepareDataDir(dir: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    // The embedded database holds every customer's data: a folder made here is the owner's only.
+    await makePrivateDir(dir);
   } catch (error) {
     // A recursive mkdir on a read-only file system says ENOENT: the folder it would be made in
     // tells the real reason.
