@@ -1,9 +1,10 @@
 // An account and its welcome mail are written in one transaction (issue 29: on a full disk,
 // accounts were registered whose welcome mail, inserted after the account had committed, failed
 // and was dropped). The database refuses the outbox insert here as a full disk would (53100).
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
+import { withOutboxRefused } from "../../tests/support/refuse-outbox.ts";
 import { createTestServices } from "../../tests/support/services.ts";
 import { mailOutbox, users } from "../db/schema.ts";
 import type { Services } from "../services.ts";
@@ -23,18 +24,10 @@ describe("registration", () => {
     database.db.select({ subject: mailOutbox.subject }).from(mailOutbox).where(eq(mailOutbox.to, email));
 
   it("leaves no account without its welcome mail when the mail cannot be written", async () => {
-    await database.db.execute(sql`
-      create function refuse_outbox_insert() returns trigger language plpgsql as $$
-      begin raise exception 'could not extend file: No space left on device' using errcode = '53100'; end $$`);
-    await database.db.execute(sql`
-      create trigger refuse_outbox_insert before insert on mail_outbox for each row execute function refuse_outbox_insert()`);
-    try {
+    await withOutboxRefused(database.db, async () => {
       await expect(services.registration.register(input("senza.spazio@example.it"), { ip: "192.0.2.1" })).rejects.toThrow();
       expect(await accountsOf("senza.spazio@example.it")).toEqual([]);
-    } finally {
-      await database.db.execute(sql`drop trigger refuse_outbox_insert on mail_outbox`);
-      await database.db.execute(sql`drop function refuse_outbox_insert()`);
-    }
+    });
 
     // Space back: the same address registers, with its mail.
     const result = await services.registration.register(input("senza.spazio@example.it"), { ip: "192.0.2.1" });
