@@ -14,7 +14,8 @@ describe("the order confirmation mail", () => {
     const userId = await h.newUser();
     const orderId = await h.openOrder(userId);
     const { setupId } = await h.payWith(userId, orderId, CARDS.succeeds);
-    const mails = () => h.database.db.select({ subject: mailOutbox.subject }).from(mailOutbox).where(eq(mailOutbox.userId, userId));
+    const mails = () =>
+      h.database.db.select({ subject: mailOutbox.subject }).from(mailOutbox).where(eq(mailOutbox.userId, userId));
 
     await withOutboxRefused(h.database.db, async () => {
       await expect(h.services.payments.settleSetup(setupId)).rejects.toThrow();
