@@ -1,7 +1,8 @@
-// A link's row and the mail that carries it are written in one transaction (issue 29: on a full
-// disk, password links and e-mail change requests were written whose mail then failed). The
-// database refuses the outbox insert here as a full disk would (53100): no row is left without
-// its mail, and once the outbox can be written again the same request works, mail included.
+// An account, a password link, an e-mail change request: each row and the mail it owes are
+// written in one transaction (issue 29: on a full disk, rows were written whose mail, inserted
+// after they had committed, failed and was dropped). The database refuses the outbox insert here
+// as a full disk would (53100): no row is left without its mail, and once the outbox can be
+// written again the same request works, mail included.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
@@ -10,7 +11,7 @@ import { createTestServices } from "../../tests/support/services.ts";
 import { emailChangeRequests, mailOutbox, passwordResetTokens, rateLimits, users } from "../db/schema.ts";
 import type { Services } from "../services.ts";
 
-describe("links and their mails", () => {
+describe("rows and the mails they owe", () => {
   let database: TestDatabase;
   let services: Services;
   beforeAll(async () => {
@@ -20,11 +21,9 @@ describe("links and their mails", () => {
   afterAll(() => database.destroy());
 
   const PASSWORD = "Segreta1!";
+  const input = (email: string) => ({ firstname: "Maria", lastname: "Rossi", email, password: PASSWORD });
   async function registered(email: string): Promise<string> {
-    const result = await services.registration.register(
-      { firstname: "Maria", lastname: "Rossi", email, password: PASSWORD },
-      { ip: "192.0.2.1" },
-    );
+    const result = await services.registration.register(input(email), { ip: "192.0.2.1" });
     if (!result.ok) throw new Error(result.reason);
     return result.user.id;
   }
@@ -35,6 +34,26 @@ describe("links and their mails", () => {
       .where(eq(passwordResetTokens.userId, userId));
   const mailsTo = (email: string) =>
     database.db.select({ subject: mailOutbox.subject }).from(mailOutbox).where(eq(mailOutbox.to, email));
+  const accountsWith = (email: string) => database.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+
+  it("leaves no account without its welcome mail when the mail cannot be written", async () => {
+    await withOutboxRefused(database.db, async () => {
+      await expect(services.registration.register(input("senza.spazio@example.it"), { ip: "192.0.2.1" })).rejects.toThrow();
+      expect(await accountsWith("senza.spazio@example.it")).toEqual([]);
+    });
+
+    // Space back: the same address registers, with its mail.
+    const result = await services.registration.register(input("senza.spazio@example.it"), { ip: "192.0.2.1" });
+    expect(result.ok).toBe(true);
+    expect(await accountsWith("senza.spazio@example.it")).toHaveLength(1);
+    expect(await mailsTo("senza.spazio@example.it")).toHaveLength(1);
+  });
+
+  it("still answers an address already registered", async () => {
+    const again = await services.registration.register(input("senza.spazio@example.it"), { ip: "192.0.2.2" });
+    expect(again).toEqual({ ok: false, reason: "email_taken" });
+    expect(await mailsTo("senza.spazio@example.it")).toHaveLength(1);
+  });
 
   it("writes no password reset link without its mail", async () => {
     const email = "reset.senza.spazio@example.it";
