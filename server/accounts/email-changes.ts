@@ -82,26 +82,31 @@ export function createEmailChanges({
     // when it is free), and the mail to the new address stays out of the requester's data
     // download either way: neither tells the requester which addresses have an account.
     const token = randomBytes(32).toString("base64url");
-    await db.insert(emailChangeRequests).values({
-      tokenHash: hashToken(token),
-      userId: user.id,
-      newEmail,
-      createdAt: now(),
-      expiresAt: new Date(now().getTime() + EMAIL_CHANGE_TTL_MS),
-    });
     const toNewAddress = holder
       ? emailChangeTakenMail({ forgotPasswordUrl: `${publicOrigin}/forgot-password/` })
       : emailChangeConfirmationMail({ firstname: user.firstname, link: `${publicOrigin}/profile/confirm-email/${token}` });
-    const messages = [{ to: newEmail, inDownload: false, ...toNewAddress }];
     const changePasswordUrl = `${publicOrigin}/profile/change-password/`;
-    messages.push({
-      to: user.email,
-      inDownload: true,
-      ...emailChangeNoticeMail({ firstname: user.firstname, changePasswordUrl }),
-    });
-    await audit.record("email_change_requested", { userId: user.id, ip });
+    const messages = [
+      { to: newEmail, inDownload: false, ...toNewAddress },
+      { to: user.email, inDownload: true, ...emailChangeNoticeMail({ firstname: user.firstname, changePasswordUrl }) },
+    ];
     try {
-      for (const message of messages) await mail.send({ ...message, userId: user.id });
+      // The request and its mails are written together (issue 29): an outbox that cannot be
+      // written (a full disk) leaves no request behind that no mail announced.
+      const sends = await db.transaction(async (tx) => {
+        await tx.insert(emailChangeRequests).values({
+          tokenHash: hashToken(token),
+          userId: user.id,
+          newEmail,
+          createdAt: now(),
+          expiresAt: new Date(now().getTime() + EMAIL_CHANGE_TTL_MS),
+        });
+        const owed = [];
+        for (const message of messages) owed.push(await mail.owe(tx, { ...message, userId: user.id }));
+        return owed;
+      });
+      await audit.record("email_change_requested", { userId: user.id, ip });
+      for (const send of sends) await send();
       return { sent: true };
     } catch (error) {
       // Whichever mail failed, the answer is the same for a free and a taken address.

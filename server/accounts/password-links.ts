@@ -27,7 +27,7 @@ export type PasswordLinkOptions = {
   accounts: Pick<AccountsService, "findActiveByEmail">;
   passwordResets: PasswordResets;
   rateLimits: Pick<RateLimits, "checkPasswordResetRequest" | "checkPasswordResetAttempt" | "clearSignInLock">;
-  mail: Pick<MailService, "send">;
+  mail: Pick<MailService, "owe">;
   audit: Pick<AuditLog, "record">;
   /** Ends every portal session and every identity provider session and grant of the account. */
   endAllSessions: (userId: string) => Promise<void>;
@@ -60,10 +60,15 @@ export function createPasswordLinks(options: PasswordLinkOptions) {
       }
       const user = await accounts.findActiveByEmail(email);
       if (!user?.email) return { ok: false, reason: "unknown_email" };
-      const token = await passwordResets.issue(user.id, "reset");
-      const link = `${options.publicOrigin}/forgot-password/reset/${token}`;
+      const to = user.email;
       try {
-        await mail.send({ to: user.email, userId: user.id, ...passwordResetMail({ firstname: user.firstname, link }) });
+        // The link and its mail are written together: a mail that cannot be kept (a full disk)
+        // leaves no link behind either; one that SMTP refuses leaves a link nobody saw, which expires.
+        const send = await passwordResets.issueWithMail(user.id, "reset", (tx, token) => {
+          const link = `${options.publicOrigin}/forgot-password/reset/${token}`;
+          return mail.owe(tx, { to, userId: user.id, ...passwordResetMail({ firstname: user.firstname, link }) });
+        });
+        await send();
       } catch (err) {
         log.error({ err }, "password reset mail could not be sent");
         return { ok: false, reason: "mail_failed" };

@@ -2,7 +2,7 @@
 // A token is 256 random bits, stored only as its SHA-256, valid one hour, usable once.
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
+import type { Database, Queryable, Transaction } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { passwordResetTokens, users } from "../db/schema.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
@@ -21,18 +21,33 @@ export function createPasswordResets(db: Database, now: Clock = systemClock, pas
       gt(passwordResetTokens.expiresAt, now()),
     );
 
+  /** A new link token for the user; earlier unused tokens stay valid until they expire. */
+  async function issue(userId: string, purpose: ResetPurpose, into: Queryable = db): Promise<string> {
+    const token = randomBytes(32).toString("base64url");
+    await into.insert(passwordResetTokens).values({
+      tokenHash: hashToken(token),
+      userId,
+      purpose,
+      createdAt: now(),
+      expiresAt: new Date(now().getTime() + RESET_TOKEN_TTL_MS),
+    });
+    return token;
+  }
+
   return {
-    /** A new link token for the user; earlier unused tokens stay valid until they expire. */
-    async issue(userId: string, purpose: ResetPurpose): Promise<string> {
-      const token = randomBytes(32).toString("base64url");
-      await db.insert(passwordResetTokens).values({
-        tokenHash: hashToken(token),
-        userId,
-        purpose,
-        createdAt: now(),
-        expiresAt: new Date(now().getTime() + RESET_TOKEN_TTL_MS),
-      });
-      return token;
+    issue,
+
+    /**
+     * A new link token and the mail that carries it, in one transaction (issue 29: no link is
+     * written that its mail does not carry). `owe` keeps the mail with the token (MailService.owe);
+     * its answer, returned here, sends it over SMTP once the transaction has committed.
+     */
+    issueWithMail(
+      userId: string,
+      purpose: ResetPurpose,
+      owe: (tx: Transaction, token: string) => Promise<() => Promise<void>>,
+    ): Promise<() => Promise<void>> {
+      return db.transaction(async (tx) => owe(tx, await issue(userId, purpose, tx)));
     },
 
     /** Whether the link can still be used (the page checks before showing the form). */

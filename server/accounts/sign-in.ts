@@ -37,13 +37,16 @@ export function createSignIn({ accounts, rateLimits, audit, passwordResets, mail
    */
   async function sendMigratedLink(user: User, ip: string | undefined): Promise<void> {
     if (!(await rateLimits.claimMigratedLink({ userId: user.id, ip })).ok) return;
-    const token = await passwordResets.issue(user.id, "migrated");
     try {
-      await mail.send({
-        to: user.email!,
-        userId: user.id,
-        ...migratedAccountMail({ firstname: user.firstname, link: `${publicOrigin}/mandatory-password/reset/${token}` }),
-      });
+      // The link and its mail are written together (issue 29): no link is left that no mail carries.
+      const send = await passwordResets.issueWithMail(user.id, "migrated", (tx, token) =>
+        mail.owe(tx, {
+          to: user.email!,
+          userId: user.id,
+          ...migratedAccountMail({ firstname: user.firstname, link: `${publicOrigin}/mandatory-password/reset/${token}` }),
+        }),
+      );
+      await send();
     } catch (error) {
       // Logged, not thrown: an error page here would single the account out as migrated.
       log.error({ err: error, userId: user.id }, "the password link of a migrated account could not be sent");

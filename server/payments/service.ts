@@ -195,10 +195,7 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
    * A charge for an order no longer waiting for it (an operator closed it), or for EDU that became
    * active meanwhile, is recorded and refunded, and grants nothing.
    */
-  async function recordPayment(
-    attempt: AttemptRow,
-    chargeId: string,
-  ): Promise<{ userId: string; orderCode: string; paymentCode: string } | null> {
+  async function recordPayment(attempt: AttemptRow, chargeId: string): Promise<{ sendConfirmation: () => Promise<void> } | null> {
     const at = now();
     return db.transaction(async (tx) => {
       const [order] = await tx.select().from(orders).where(eq(orders.id, attempt.orderId));
@@ -243,7 +240,17 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       }
       await grantPurchase(tx, { orderId: order.id, userId: order.userId, attempt, paymentId: inserted.id, at });
       await saveDetailsForNextTime(tx, order, at);
-      return { userId: order.userId, orderCode: order.orderCode, paymentCode: inserted.paymentCode };
+      // The confirmation is owed in this transaction (issue 29): an outbox that cannot be written
+      // (a full disk) undoes the payment's record too, and the attempt stays "charging" until its
+      // lease runs out; the reconciler then reads the charge, already made, with the same keys and
+      // records it again, mail included. The charge is never lost nor made twice, and no paid
+      // order is left without its mail.
+      const sendConfirmation = await oweConfirmation(tx, {
+        userId: order.userId,
+        orderCode: order.orderCode,
+        paymentCode: inserted.paymentCode,
+      });
+      return { sendConfirmation };
     });
   }
 
@@ -296,22 +303,18 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
     }
   }
 
-  async function sendConfirmation({
-    userId,
-    orderCode,
-    paymentCode,
-  }: {
-    userId: string;
-    orderCode: string;
-    paymentCode: string;
-  }) {
-    const [row] = await db
+  /** 'Ordine confermato n° …', owed in the payment's transaction `tx`; the answer sends it (SMTP). */
+  async function oweConfirmation(
+    tx: Transaction,
+    { userId, orderCode, paymentCode }: { userId: string; orderCode: string; paymentCode: string },
+  ): Promise<() => Promise<void>> {
+    const [row] = await tx
       .select({ email: users.email, firstname: users.firstname, orderId: orders.id, totalCents: orders.totalCents })
       .from(orders)
       .innerJoin(users, eq(users.id, orders.userId))
       .where(eq(orders.orderCode, orderCode));
-    if (!row?.email) return;
-    const lines = await db
+    if (!row?.email) return async () => {};
+    const lines = await tx
       .select({ description: orderItems.description, quantity: orderItems.quantity, totalCents: orderItems.totalCents })
       .from(orderItems)
       .where(eq(orderItems.orderId, row.orderId));
@@ -322,12 +325,15 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       total: formatEuro(row.totalCents),
       receiptUrl: `${publicOrigin}${receiptPath(orderCode, paymentCode)}`,
     });
-    try {
-      await mail.send({ to: row.email, userId, ...content });
-    } catch (err) {
-      // The order is paid whatever the mail does; the receipt stays on /my-products/.
-      log.warn({ err, orderCode }, "the order confirmation mail could not be sent");
-    }
+    const send = await mail.owe(tx, { to: row.email, userId, ...content });
+    return async () => {
+      try {
+        await send();
+      } catch (err) {
+        // The order is paid whatever the SMTP server does; the receipt stays on /my-products/.
+        log.warn({ err, orderCode }, "the order confirmation mail could not be sent");
+      }
+    };
   }
 
   /** Reads where an attempt's card step stands at the gateway, and records a finished setup. */
@@ -484,7 +490,7 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       }
       const paid = await recordPayment(claimed, charge.id);
       if (!paid) return settleAttempt(claimed.id); // recorded meanwhile, or refused: the records say which
-      await sendConfirmation(paid);
+      await paid.sendConfirmation();
       return { state: "paid" };
     }
     if (charge.status === "failed") {
