@@ -103,11 +103,7 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
               )}
             </div>
             <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-              <dt className="font-semibold">Luogo approssimativo</dt>
-              <dd>
-                {device.place ?? "Sconosciuto"}
-                {device.network && <span className="text-muted"> (rete {device.network})</span>}
-              </dd>
+              <Place place={device.place} network={device.network} />
               <dt className="font-semibold">Primo accesso</dt>
               <dd>{formatLongDateTime(device.firstSeenAt)}</dd>
               <dt className="font-semibold">Ultima attività</dt>
@@ -146,11 +142,7 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
                   {app.app}
                 </h3>
                 <dl className="mt-3 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-                  <dt className="font-semibold">Luogo approssimativo</dt>
-                  <dd>
-                    {app.place ?? "Sconosciuto"}
-                    {app.network && <span className="text-muted"> (rete {app.network})</span>}
-                  </dd>
+                  <Place place={app.place} network={app.network} />
                   <dt className="font-semibold">Primo accesso</dt>
                   <dd>{formatLongDateTime(app.signedInAt)}</dd>
                   <dt className="font-semibold">Ultimo utilizzo</dt>
@@ -191,5 +183,18 @@ export default function Sessions({ loaderData, actionData }: Route.ComponentProp
         ).
       </p>
     </section>
+  );
+}
+
+/** Where a browser or an app signed in from, roughly: the country or local network, and the network's prefix. */
+function Place({ place, network }: { place: string | null; network: string | null }) {
+  return (
+    <>
+      <dt className="font-semibold">Luogo approssimativo</dt>
+      <dd>
+        {place ?? "Sconosciuto"}
+        {network && <span className="text-muted"> (rete {network})</span>}
+      </dd>
+    </>
   );
 }

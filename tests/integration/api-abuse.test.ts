@@ -32,25 +32,18 @@ import {
 import type { Operator } from "../../server/operators/context.ts";
 import { signOutEverywhere } from "../../server/operators/customers.ts";
 import { MESSAGES } from "../../shared/messages.ts";
-import { apiClient, loadManifests, signInApp, type AppTokens } from "../support/api-client.ts";
+import { apiClient, signInApp, type AppTokens } from "../support/api-client.ts";
 import { checkoutDetails } from "../support/checkout.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
+import { startApiPortal, stopApiPortal, type Manifests } from "../support/api-portal.ts";
+import type { TestDatabase } from "../support/database.ts";
+import { levelOf, type Portal } from "../support/http-app.ts";
 
 let database: TestDatabase;
 let portal: Portal;
-let modules: Awaited<ReturnType<typeof loadManifests>>;
+let modules: Manifests;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  portal = await startPortal(database);
-  modules = await loadManifests(portal.origin);
-});
-
-afterAll(async () => {
-  await portal?.close();
-  await database?.destroy();
-});
+beforeAll(async () => ({ database, portal, modules } = await startApiPortal()));
+afterAll(() => stopApiPortal({ database, portal }));
 
 const MINUTE = 60_000;
 const PASSWORD = "Segreta1!";

@@ -6,29 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_MESSAGES } from "../../server/api/errors.ts";
 import { entitlements } from "../../server/db/schema.ts";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import { apiClient, loadManifests, signInApp, type ApiAnswer } from "../support/api-client.ts";
+import { apiClient, signInApp, type ApiAnswer } from "../support/api-client.ts";
 import { productsOfTypes, productOfType } from "../support/catalog.ts";
 import { DAY } from "../support/clock.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { startApiPortal, stopApiPortal, type Manifests } from "../support/api-portal.ts";
+import type { TestDatabase } from "../support/database.ts";
+import type { Portal } from "../support/http-app.ts";
 import { insertOrder } from "../support/orders.ts";
 
 let database: TestDatabase;
 let portal: Portal;
-let modules: Awaited<ReturnType<typeof loadManifests>>;
+let modules: Manifests;
 const PASSWORD = "Segreta1!";
 const notFound = { status: 404, body: { error: { code: "not_found", description: API_MESSAGES.notFound } } };
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  portal = await startPortal(database);
-  modules = await loadManifests(portal.origin);
-});
-
-afterAll(async () => {
-  await portal?.close();
-  await database?.destroy();
-});
+beforeAll(async () => ({ database, portal, modules } = await startApiPortal()));
+afterAll(() => stopApiPortal({ database, portal }));
 
 async function newCustomer(name: string) {
   const customer = { email: `${name}@example.it`, password: PASSWORD };

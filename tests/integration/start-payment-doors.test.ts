@@ -11,12 +11,13 @@ import { coupons, orders, paymentAttempts, products } from "../../server/db/sche
 import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../shared/checkout-messages.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import type { StartPaymentRefusal } from "../../server/payments/start-payment.ts";
-import { apiClient, loadManifests, signInApp, type ApiAnswer } from "../support/api-client.ts";
+import { apiClient, signInApp, type ApiAnswer } from "../support/api-client.ts";
 import { buyWithSandboxCard, CHECKOUT_FORM, checkoutDetails } from "../support/checkout.ts";
 import { customerPage } from "../support/customer-pages.ts";
 import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { startApiPortal, stopApiPortal, type Manifests } from "../support/api-portal.ts";
+import type { TestDatabase } from "../support/database.ts";
+import type { Portal } from "../support/http-app.ts";
 import { formPost } from "../support/requests.ts";
 import { createRouterContext } from "../support/router-context.ts";
 
@@ -24,17 +25,10 @@ const checkoutRoute = customerPage(checkoutRouteModule);
 
 let database: TestDatabase;
 let portal: Portal;
-let modules: Awaited<ReturnType<typeof loadManifests>>;
+let modules: Manifests;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  portal = await startPortal(database);
-  modules = await loadManifests(portal.origin);
-});
-afterAll(async () => {
-  await portal?.close();
-  await database?.destroy();
-});
+beforeAll(async () => ({ database, portal, modules } = await startApiPortal()));
+afterAll(() => stopApiPortal({ database, portal }));
 
 const CUSTOMER = { customer_firstname: "Maria", customer_lastname: "Rossi", customer_email: "maria.rossi@example.it" };
 /** The page's 'Completa l'acquisto' with the sandbox's good card. */
