@@ -317,4 +317,30 @@ describe("once and only once", () => {
     expect((await h.charges(orderId)).length).toBe(1);
     expect(await h.paymentCount(orderId)).toBe(1);
   });
+
+  it("one attempt that cannot be settled does not hold up the others behind it", async () => {
+    const userId = await h.newUser();
+    const orderId = await h.openOrder(userId);
+    await h.payWith(userId, orderId, CARDS.succeeds);
+    h.advance(1_000);
+    const otherUser = await h.newUser();
+    const otherOrder = await h.openOrder(otherUser);
+    await h.payWith(otherUser, otherOrder, CARDS.succeeds);
+    // The oldest attempt, the one the reconciler reads first, cannot be recorded (its confirmation
+    // mail cannot be written: a full disk, say); the other one can.
+    const instance = h.servicesOver(h.database.db);
+    const owe = instance.mail.owe.bind(instance.mail);
+    instance.mail.owe = async (tx, message) => {
+      if (message.userId === userId) throw new Error("no space left on device");
+      return owe(tx, message);
+    };
+    expect(await instance.payments.reconcile()).toBe(1);
+    expect((await h.orderRow(otherOrder)).status).toBe("payed");
+    expect((await h.orderRow(orderId)).status).toBe("waitforpayment");
+    // Once the charge's lease runs out, with the disk writable again, the first one is paid too.
+    h.advance(60_000);
+    expect(await h.services.payments.reconcile()).toBe(1);
+    expect((await h.orderRow(orderId)).status).toBe("payed");
+    expect((await h.charges(orderId)).length).toBe(1);
+  });
 });

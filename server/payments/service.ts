@@ -510,6 +510,33 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
     return { state: "pending" };
   }
 
+  /** Reconciles one stale attempt (see `reconcile`); true when it was paid or failed. */
+  async function reconcileAttempt(
+    attempt: Pick<AttemptRow, "id" | "orderId" | "status" | "setupId" | "updatedAt">,
+    at: Date,
+  ): Promise<boolean> {
+    if (attempt.status === "created") {
+      // No card step exists for it: nobody can set up a card on it, and nothing was charged.
+      if (await closeAttempt(attempt, "created", "canceled", null)) {
+        log.info({ attemptId: attempt.id }, "a payment left unstarted by an instance was closed");
+      }
+      return false;
+    }
+    let result = await settleAttempt(attempt.id);
+    if (
+      result.state === "requires_customer" &&
+      attempt.status === "awaiting_customer" &&
+      at.getTime() - attempt.updatedAt.getTime() >= ABANDONED_AFTER_MS
+    ) {
+      // Cancelled at the gateway first, so that it can no longer succeed; the settlement then
+      // reads it cancelled and closes it, or pays it if the card was set up meanwhile.
+      await cancelSetupQuietly(attempt);
+      result = await settleAttempt(attempt.id);
+      if (result.state === "canceled") log.info({ attemptId: attempt.id }, "a card step left by the customer was closed");
+    }
+    return result.state === "paid" || result.state === "failed";
+  }
+
   return {
     gatewayName: gateway.name,
 
@@ -812,26 +839,13 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
         .limit(100);
       let settled = 0;
       for (const attempt of stale) {
-        if (attempt.status === "created") {
-          // No card step exists for it: nobody can set up a card on it, and nothing was charged.
-          if (await closeAttempt(attempt, "created", "canceled", null)) {
-            log.info({ attemptId: attempt.id }, "a payment left unstarted by an instance was closed");
-          }
-          continue;
+        // One attempt the gateway cannot answer for (it is down, or lost the setup) must not hold
+        // up the others: they are ordered oldest first, so it would come first on every round.
+        try {
+          if (await reconcileAttempt(attempt, at)) settled++;
+        } catch (err) {
+          log.error({ err, attemptId: attempt.id }, "a payment could not be reconciled; it is tried again next round");
         }
-        let result = await settleAttempt(attempt.id);
-        if (
-          result.state === "requires_customer" &&
-          attempt.status === "awaiting_customer" &&
-          at.getTime() - attempt.updatedAt.getTime() >= ABANDONED_AFTER_MS
-        ) {
-          // Cancelled at the gateway first, so that it can no longer succeed; the settlement then
-          // reads it cancelled and closes it, or pays it if the card was set up meanwhile.
-          await cancelSetupQuietly(attempt);
-          result = await settleAttempt(attempt.id);
-          if (result.state === "canceled") log.info({ attemptId: attempt.id }, "a card step left by the customer was closed");
-        }
-        if (result.state === "paid" || result.state === "failed") settled++;
       }
       return settled;
     },

@@ -62,6 +62,7 @@ export function paymentHarness() {
       refunds: createRefunds({ db, gateway: sandbox.gateway, runner, log, now }),
       runner,
       rateLimits: rateLimitsService,
+      mail,
     };
   }
   let services!: ReturnType<typeof servicesOver>;
