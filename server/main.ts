@@ -73,7 +73,12 @@ async function main() {
 
   const lifecycle = newLifecycle();
   const app = createHttpApp({ config, services, log, build, devMiddleware, clientDir, lifecycle });
-  listenWithGracefulShutdown(app, {
+  const close = async () => {
+    await closeDevServer();
+    await services.close();
+    await database.close();
+  };
+  await listenWithGracefulShutdown(app, {
     host: config.host,
     port: config.port,
     log,
@@ -92,11 +97,11 @@ async function main() {
           log.error({ reason: reach.reason }, "sign-ins will fail: the identity provider is unreachable through PUBLIC_ORIGIN");
       });
     },
-    onClose: async () => {
-      await closeDevServer();
-      await services.close();
-      await database.close();
-    },
+    onClose: close,
+  }).catch(async (error: unknown) => {
+    // The port was taken after the preflight: the jobs begun meanwhile finish before the exit.
+    await close();
+    throw error;
   });
 }
 

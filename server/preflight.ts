@@ -1,6 +1,6 @@
 // What start-up checks before it writes anything (migrations, seed): the usual mistakes of a
 // deployment stop here with one line naming the setting, instead of a stack after migrating.
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 import pg from "pg";
 import { ConfigError, type Config } from "./config.ts";
 import type { Logger } from "./logger.ts";
@@ -27,10 +27,24 @@ export function warnAboutProduction(config: Config, log: Logger): void {
 
 function checkPortFree(host: string, port: number): Promise<void> {
   if (port === 0) return Promise.resolve(); // any free port, chosen at listen
+  const probe = createServer();
+  return listenOrExplain(probe, host, port, { exclusive: true }).then(
+    () => new Promise((resolve) => probe.close(() => resolve())),
+  );
+}
+
+/**
+ * Listens on `host`:`port`, or rejects with a one-line ConfigError naming the setting at fault
+ * (the port may be taken between the preflight and the server's own listen).
+ */
+export function listenOrExplain(server: Server, host: string, port: number, { exclusive = false } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", (error: NodeJS.ErrnoException) => reject(new ConfigError(listenProblem(host, port, error))));
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+    const refused = (error: NodeJS.ErrnoException) => reject(new ConfigError(listenProblem(host, port, error)));
+    server.once("error", refused);
+    server.listen({ host, port, exclusive }, () => {
+      server.off("error", refused);
+      resolve();
+    });
   });
 }
 

@@ -4,7 +4,16 @@ import { Writable } from "node:stream";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../logger.ts";
-import { closeGracefully, newLifecycle, stopperOf, stopServing, whileStopping, type Lifecycle } from "./shutdown.ts";
+import { ConfigError } from "../config.ts";
+import {
+  closeGracefully,
+  listenWithGracefulShutdown,
+  newLifecycle,
+  stopperOf,
+  stopServing,
+  whileStopping,
+  type Lifecycle,
+} from "./shutdown.ts";
 
 const log = createLogger("silent");
 let server: Server;
@@ -178,5 +187,55 @@ describe("a stop", () => {
     // A second signal starts no second stop.
     await stop("SIGINT");
     expect(exits).toEqual([1]);
+  });
+});
+
+describe("a stop cut short", () => {
+  it("skips what is left of the drain at a second signal, and still finishes the request in flight", async () => {
+    const lifecycle = newLifecycle();
+    const url = await slowServer(200);
+    const arrived = new Promise((resolve) => server.once("request", resolve));
+    let exit = (_code: number) => {};
+    const exited = new Promise<number>((resolve) => (exit = resolve));
+    // A drain that never ends by itself: only the second signal ends it.
+    const drain = heldDrain();
+    const stop = stopperOf(server, {
+      lifecycle,
+      shutdown: { drainMs: 60_000, timeoutMs: 120_000 },
+      log,
+      sleep: drain.sleep,
+      onClose: async () => {},
+      exit,
+    });
+    const inFlight = getVia(url, new Agent());
+    await arrived;
+    void stop("SIGTERM");
+    await drain.begun;
+    void stop("SIGINT");
+    expect((await inFlight).status).toBe(200);
+    expect(await exited).toBe(0);
+    await expect(getVia(url, new Agent())).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+describe("listening", () => {
+  it("on a port taken meanwhile, fails with one line naming the setting", async () => {
+    const url = await slowServer(0);
+    const port = Number(new URL(url).port);
+    await expect(
+      listenWithGracefulShutdown(express(), {
+        host: "127.0.0.1",
+        port,
+        lifecycle: newLifecycle(),
+        shutdown: { drainMs: 0, timeoutMs: 1_000 },
+        log,
+        onListening: () => {},
+        onClose: async () => {},
+      }),
+    ).rejects.toThrow(
+      new ConfigError(
+        `PORT: 127.0.0.1:${port} is already in use (another instance, or another program): set PORT to a free port.`,
+      ),
+    );
   });
 });

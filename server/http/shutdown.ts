@@ -14,12 +14,14 @@
 //      drain has outlasted the proxy's own idle time for them (nginx's upstream keepalive_timeout,
 //      4 s in deploy/nginx/portal.conf), so the proxy no longer uses one;
 //   4. the job runner, told at the signal, has finished the jobs it had begun; the pool closes.
-// Without a drain (SHUTDOWN_DRAIN_MS=0: development, tests) it stops accepting at once.
+// Without a drain (SHUTDOWN_DRAIN_MS=0: development, tests) it stops accepting at once; a second
+// signal during the drain (an operator who will not wait) skips what is left of 1 and 2.
 // The whole stop is bounded: past SHUTDOWN_TIMEOUT_MS the process logs it and exits.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express, RequestHandler } from "express";
 import type { Logger } from "../logger.ts";
+import { listenOrExplain } from "../preflight.ts";
 
 /** Of the stop's hard limit, what is kept after the requests in flight for closing the pool and the log. */
 const CLOSE_RESERVE_MS = 2_000;
@@ -53,14 +55,15 @@ export function whileStopping(lifecycle: Lifecycle | undefined): RequestHandler 
   };
 }
 
-/** Resolves once `server` has had no new connection for `quietMs`, or after `maxMs`. */
-function untilQuiet(server: Server, quietMs: number, maxMs: number): Promise<void> {
+/** Resolves once `server` has had no new connection for `quietMs`, or after `maxMs`, or at `cut`. */
+function untilQuiet(server: Server, quietMs: number, maxMs: number, cut: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     let quiet: ReturnType<typeof setTimeout>;
     const done = () => {
       clearTimeout(quiet);
       clearTimeout(max);
       server.off("connection", restart);
+      cut.removeEventListener("abort", done);
       resolve();
     };
     const restart = () => {
@@ -69,6 +72,7 @@ function untilQuiet(server: Server, quietMs: number, maxMs: number): Promise<voi
     };
     const max = setTimeout(done, maxMs);
     server.on("connection", restart);
+    cut.addEventListener("abort", done);
     restart();
   });
 }
@@ -105,9 +109,23 @@ export function closeGracefully(server: Server, { graceMs, log }: { graceMs: num
   });
 }
 
+/** Resolves when `promise` does or when `cut` is aborted, whichever comes first. */
+function unlessCut(promise: Promise<void>, cut: AbortSignal): Promise<void> {
+  if (cut.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      cut.removeEventListener("abort", done);
+      resolve();
+    };
+    cut.addEventListener("abort", done);
+    void promise.then(done);
+  });
+}
+
 /**
  * Drains (the lifecycle says stopping for `drainMs` while the server still serves), then closes
- * the server gracefully. `sleep` waits out the drain (tests pass their own).
+ * the server gracefully. `sleep` waits out the drain (tests pass their own); `cut` skips what is
+ * left of the drain and of the turning away.
  */
 export async function stopServing(
   server: Server,
@@ -118,15 +136,19 @@ export async function stopServing(
     log: Logger;
     sleep?: (ms: number) => Promise<void>;
     quietMs?: number;
+    cut?: AbortSignal;
   },
 ): Promise<void> {
   const { lifecycle, drainMs, log, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = opts;
+  const cut = opts.cut ?? new AbortController().signal;
   lifecycle.stopping = true;
   if (drainMs > 0) {
     log.info({ drainMs }, "stopping: /readyz answers 503 while the proxy turns away; still serving");
-    await sleep(drainMs);
-    lifecycle.turningAway = true;
-    await untilQuiet(server, opts.quietMs ?? QUIET_MS, TURN_AWAY_MAX_MS);
+    await unlessCut(sleep(drainMs), cut);
+    if (!cut.aborted) {
+      lifecycle.turningAway = true;
+      await untilQuiet(server, opts.quietMs ?? QUIET_MS, TURN_AWAY_MAX_MS, cut);
+    }
   }
   log.info("no new connections: finishing the requests in flight");
   await closeGracefully(server, { graceMs: opts.graceMs, log });
@@ -145,12 +167,22 @@ type StopOptions = {
   sleep?: (ms: number) => Promise<void>;
 };
 
-/** The stop of `server` at a signal: once, bounded by the hard limit, ending with `exit`. */
+/**
+ * The stop of `server` at a signal: once, bounded by the hard limit, ending with `exit`. A second
+ * signal skips what is left of the drain; the requests in flight still finish.
+ */
 export function stopperOf(server: Server, opts: StopOptions): (signal: string) => Promise<void> {
   const { lifecycle, shutdown, log, exit = (code) => process.exit(code) } = opts;
   let stopping = false;
+  const hurry = new AbortController();
   return async (signal) => {
-    if (stopping) return;
+    if (stopping) {
+      if (!hurry.signal.aborted) {
+        log.warn({ signal }, "a second signal: the drain is cut short");
+        hurry.abort();
+      }
+      return;
+    }
     stopping = true;
     const hardLimit = setTimeout(() => {
       log.error({ signal, timeoutMs: shutdown.timeoutMs }, "the stop took longer than SHUTDOWN_TIMEOUT_MS: exiting now");
@@ -165,6 +197,7 @@ export function stopperOf(server: Server, opts: StopOptions): (signal: string) =
         graceMs: Math.max(0, shutdown.timeoutMs - shutdown.drainMs - TURN_AWAY_MAX_MS - CLOSE_RESERVE_MS),
         log,
         sleep: opts.sleep,
+        cut: hurry.signal,
       });
       await opts.onClose();
       clearTimeout(hardLimit);
@@ -178,22 +211,25 @@ export function stopperOf(server: Server, opts: StopOptions): (signal: string) =
   };
 }
 
-export function listenWithGracefulShutdown(
+/**
+ * Serves `app` on host:port and stops it at SIGTERM or SIGINT. Rejects with a one-line ConfigError
+ * when it cannot listen.
+ */
+export async function listenWithGracefulShutdown(
   app: Express,
   opts: StopOptions & {
     host: string;
     port: number;
     onListening: (address: string) => void;
   },
-) {
+): Promise<Server> {
   const server = createServer(app);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // A request's headers may take at most this long; it must outlast the keep-alive time.
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-  server.listen(opts.port, opts.host, () => {
-    const address = server.address() as AddressInfo;
-    opts.onListening(`${address.address}:${address.port}`);
-  });
+  await listenOrExplain(server, opts.host, opts.port);
+  const address = server.address() as AddressInfo;
+  opts.onListening(`${address.address}:${address.port}`);
   const stop = stopperOf(server, opts);
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
