@@ -26,6 +26,7 @@ import { securityHeaders } from "./security-headers.ts";
 import { whileStopping, type Lifecycle } from "./shutdown.ts";
 import { limitTokenRequests } from "./token-rate-limit.ts";
 import { withinOutageBudget } from "../db/reconnecting-pool.ts";
+import { PROBE_USER_AGENT } from "../identity/own-provider-check.ts";
 
 export type HttpAppOptions = {
   config: Config;
@@ -67,9 +68,11 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
         res.setHeader("X-Request-Id", id);
         return id;
       },
-      customLogLevel(_req, res, err) {
+      customLogLevel(req, res, err) {
         if (err || res.statusCode >= 500) return "error";
         if (res.statusCode >= 400) return "warn";
+        // Readiness's own call to the provider (server/identity/own-provider-check.ts).
+        if (req.headers["user-agent"] === PROBE_USER_AGENT) return "debug";
         return "info";
       },
       // No code, token or e-mail address of the identity routes' URLs in the log.
@@ -95,6 +98,8 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
   app.get("/healthz", (_req, res) => {
     res.set("Cache-Control", "no-store").json({ status: "ok" });
   });
+  /** Why the provider was last unreachable, or null: what readiness last said about it. */
+  let providerTrouble: string | null = null;
   app.get("/readyz", async (req, res) => {
     res.set("Cache-Control", "no-store");
     // Unready first: the proxy turns away while the instance still serves (the drain).
@@ -111,10 +116,16 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
     }
     // Every sign-in goes through PUBLIC_ORIGIN to the provider: an instance that cannot is not ready.
     const provider = await services.health.checkOwnProvider();
+    // Said when it changes, not at every probe of the balancer (every few seconds).
+    const reason = provider.ok ? null : provider.reason;
+    if (reason !== providerTrouble) {
+      if (reason) req.log.error({ reason }, "readiness: the identity provider is unreachable through PUBLIC_ORIGIN");
+      else req.log.info("readiness: the identity provider is reachable again");
+      providerTrouble = reason;
+    }
     if (provider.ok) {
       res.json({ status: "ok", database: "ok", identityProvider: "ok" });
     } else {
-      req.log.error({ reason: provider.reason }, "readiness: the identity provider is unreachable through PUBLIC_ORIGIN");
       res.status(503).json({ status: "unavailable", database: "ok", identityProvider: "unreachable", reason: provider.reason });
     }
   });

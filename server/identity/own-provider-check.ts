@@ -12,6 +12,8 @@ type Probed = { ok: true; passing?: true } | { ok: false; reason: string };
 const REACHED_FOR_MS = 30_000;
 /** What a proxy answers when no instance behind it takes the request. */
 const PROXY_WITHOUT_UPSTREAM = new Set([502, 503, 504]);
+/** The probe's User-Agent: its own requests are logged at debug level, not every 30 s at info. */
+export const PROBE_USER_AGENT = "portal-readiness-probe";
 /** How long the provider may take to answer its discovery document. */
 const TIMEOUT_MS = 3_000;
 
@@ -33,7 +35,7 @@ export function createOwnProviderCheck({
   async function probe(): Promise<Probed> {
     try {
       const response = await fetch(discoveryUrl, {
-        headers: { accept: "application/json" },
+        headers: { accept: "application/json", "user-agent": PROBE_USER_AGENT },
         signal: AbortSignal.timeout(timeoutMs),
       });
       // The proxy answered for want of a ready instance (this one's first start, or every one

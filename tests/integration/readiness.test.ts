@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/bench/server.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
 
 let database: TestDatabase;
 let reached: Portal;
@@ -27,6 +27,9 @@ describe("/readyz", () => {
     const response = await reached.fetch("/readyz");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: "ok", database: "ok", identityProvider: "ok" });
+    // Its own call to the provider is not one more line at info level every 30 s.
+    const probe = reached.lines.filter((line) => JSON.stringify(line.req ?? {}).includes("openid-configuration"));
+    expect(probe.filter((line) => line.level >= levelOf("info"))).toEqual([]);
   });
 
   it("is not ready, saying why, when the public address does not lead back to the provider", async () => {
@@ -40,5 +43,9 @@ describe("/readyz", () => {
     });
     // Liveness is another matter: the process is fine, a restart would not help.
     expect((await cutOff.fetch("/healthz")).status).toBe(200);
+    // A balancer asks every few seconds: the log says it once, not at every probe.
+    expect((await cutOff.fetch("/readyz")).status).toBe(503);
+    const said = cutOff.lines.filter((line) => line.msg?.startsWith("readiness: the identity provider is unreachable"));
+    expect(said).toHaveLength(1);
   });
 });
