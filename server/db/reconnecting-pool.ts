@@ -72,6 +72,11 @@ type QueryConfig = string | pg.QueryConfig;
  */
 const requestBudget = new AsyncLocalStorage<{ giveUpAt: number; metOutage: boolean }>();
 
+/** When the request running now stops waiting for the database; undefined outside a request. */
+export function outageDeadline(): number | undefined {
+  return requestBudget.getStore()?.giveUpAt;
+}
+
 /** Runs `work` (a request) with `outageWaitMs` to spend, in all, on waiting outages out. */
 export function withinOutageBudget<T>(outageWaitMs: number, work: () => T): T {
   return requestBudget.run({ giveUpAt: Date.now() + outageWaitMs, metOutage: false }, work);
