@@ -94,7 +94,8 @@ export async function createServices({
   const signingKeys = config.oidc.jwks?.keys ?? (await loadSigningKeys(db));
   const provider = createIdentityProvider({ config, db, accounts, signingKeys, now });
   const reference = createReferenceData(db);
-  const mail = createMailService({ db, ...config.mail, log, now });
+  const jobs = createJobRunner({ db, log, now });
+  const mail = createMailService({ db, ...config.mail, runner: jobs, log, now });
   const audit = createAuditLog(db, now);
   const passwordResets = createPasswordResets(db, now, passwords);
   const identity = createIdentityService(provider, db);
@@ -114,7 +115,6 @@ export async function createServices({
   const stripe = config.stripe && stripeClient(config.stripe);
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
-  const jobs = createJobRunner({ db, log, now });
   jobs.sweep("abandoned-orders", abandonedOrderSweep(db));
   const refunds = createRefunds({ db, gateway, runner: jobs, log, now });
   handleCustomerErasures(jobs, gateway);
@@ -192,7 +192,7 @@ export async function createServices({
     profiles: createProfiles(db, now),
     reference,
     passwordResets,
-    registration: createRegistration({ accounts, rateLimits, mail, audit, publicOrigin: config.publicOrigin, log }),
+    registration: createRegistration({ accounts, rateLimits, mail, audit, publicOrigin: config.publicOrigin }),
     passwordLinks: createPasswordLinks({
       accounts,
       passwordResets,

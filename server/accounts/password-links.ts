@@ -63,7 +63,7 @@ export function createPasswordLinks(options: PasswordLinkOptions) {
       const to = user.email;
       try {
         // The link and its mail are written together: a mail that cannot be kept (a full disk)
-        // leaves no link behind either; one that SMTP refuses leaves a link nobody saw, which expires.
+        // leaves no link behind either; one that SMTP refuses now is delivered at a later try.
         const send = await passwordResets.issueWithMail(user.id, "reset", (tx, token) => {
           const link = `${options.publicOrigin}/forgot-password/reset/${token}`;
           return mail.owe(tx, { to, userId: user.id, ...passwordResetMail({ firstname: user.firstname, link }) });

@@ -1,7 +1,6 @@
 // Registration (spec §2 /register/, §5, §8): a new account, its welcome mail and its audit entry,
 // after the per-address limit on sign-ups.
 import type { AuditLog } from "../audit/service.ts";
-import type { Logger } from "../logger.ts";
 import type { MailService } from "../mail/service.ts";
 import { welcomeMail } from "../mail/templates.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
@@ -18,10 +17,9 @@ export type RegistrationOptions = {
   mail: Pick<MailService, "owe">;
   audit: Pick<AuditLog, "record">;
   publicOrigin: string;
-  log: Logger;
 };
 
-export function createRegistration({ accounts, rateLimits, mail, audit, publicOrigin, log }: RegistrationOptions) {
+export function createRegistration({ accounts, rateLimits, mail, audit, publicOrigin }: RegistrationOptions) {
   return {
     async register(input: RegistrationInput, { ip }: { ip: string | undefined }): Promise<RegistrationResult> {
       const limit = await rateLimits.checkRegistration(ip);
@@ -39,8 +37,8 @@ export function createRegistration({ accounts, rateLimits, mail, audit, publicOr
       if (!result.ok) return result;
       const { user } = result;
       await audit.record("account_registered", { userId: user.id, ip });
-      // A welcome that fails to go out over SMTP does not undo the registration.
-      await sendWelcome().catch((err: unknown) => log.warn({ err }, "welcome mail not sent"));
+      // Over SMTP now; if the server does not take it, at the job runner's next tries.
+      await sendWelcome();
       return result;
     },
   };

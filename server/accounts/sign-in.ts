@@ -50,6 +50,10 @@ export function createSignIn({ accounts, rateLimits, audit, passwordResets, mail
     } catch (error) {
       // Logged, not thrown: an error page here would single the account out as migrated.
       log.error({ err: error, userId: user.id }, "the password link of a migrated account could not be sent");
+      // Nothing was written: the window's one link is still the account's to have.
+      await rateLimits
+        .giveBackMigratedLink({ userId: user.id, ip })
+        .catch((err: unknown) => log.warn({ err, userId: user.id }, "the unsent link stays counted until its window ends"));
       return;
     }
     await audit.record("password_reset_requested", { userId: user.id, ip });

@@ -73,6 +73,14 @@ export async function requeueJob(db: Queryable, job: NewJob, at: Date): Promise<
   return current?.status === "running" ? "running" : "queued";
 }
 
+/** A job's columns once an instance claims it at `at`: running, one try more, under a lease. */
+const claimedAt = (at: Date) => ({
+  status: "running" as const,
+  attempts: sql`${jobs.attempts} + 1`,
+  leaseUntil: new Date(at.getTime() + JOB_LEASE_MS),
+  updatedAt: at,
+});
+
 export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions) {
   const handlers = new Map<string, Handler>();
   const sweeps = new Map<string, Sweep>();
@@ -104,16 +112,7 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
       .orderBy(asc(jobs.runAt))
       .limit(BATCH_SIZE)
       .for("update", { skipLocked: true });
-    return db
-      .update(jobs)
-      .set({
-        status: "running",
-        attempts: sql`${jobs.attempts} + 1`,
-        leaseUntil: new Date(at.getTime() + JOB_LEASE_MS),
-        updatedAt: at,
-      })
-      .where(inArray(jobs.id, due))
-      .returning();
+    return db.update(jobs).set(claimedAt(at)).where(inArray(jobs.id, due)).returning();
   }
 
   /** Claimed jobs this instance will not run (it is stopping): queued again, their try not counted. */
@@ -209,6 +208,21 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
       const run = queue.then(runAll);
       queue = run.catch(() => undefined);
       return run;
+    },
+    /**
+     * Runs the queued job `key` here and now (its change has just committed and a customer waits
+     * for what it does), claimed as a tick claims it: it runs once, here or at a tick. A failure
+     * is logged and left to the job's next try, as at a tick.
+     */
+    async runNow(key: string): Promise<void> {
+      if (stopRequested) return;
+      const at = now();
+      const [job] = await db
+        .update(jobs)
+        .set(claimedAt(at))
+        .where(and(eq(jobs.key, key), eq(jobs.status, "queued"), inArray(jobs.queue, [...handlers.keys()])))
+        .returning();
+      if (job) await runJob(job);
     },
     /**
      * Ticks at once, then every `intervalMs` (every instance does; the claims share the work out).

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { count } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { startSmtpServer, type TestSmtpServer } from "../../tests/support/smtp.ts";
-import { mailOutbox } from "../db/schema.ts";
-import { createLogger } from "../logger.ts";
+import { jobs, mailOutbox } from "../db/schema.ts";
+import { createJobRunner } from "../jobs/runner.ts";
+import { createLogger, type Logger } from "../logger.ts";
 import { createMailService } from "./service.ts";
 import { passwordResetMail } from "./templates.ts";
 
@@ -21,6 +22,21 @@ afterAll(async () => {
   await Promise.all([database?.destroy(), smtp?.close()]);
 });
 
+/** The clock of the services these tests make: moved by hand to a job's next try. */
+let clock = new Date("2026-03-02T09:00:00Z");
+const now = () => clock;
+
+/** A mail service as the portal makes one, with its own job runner (an instance of the portal). */
+function mailService(smtpUrl: string | undefined, logger: Logger = log) {
+  const runner = createJobRunner({ db: database.db, log: logger, now });
+  return { mail: createMailService({ db: database.db, smtpUrl, from, runner, log: logger, now }), runner };
+}
+
+async function outboxRow(to: string) {
+  const [row] = await database.db.select().from(mailOutbox).where(eq(mailOutbox.to, to));
+  return row;
+}
+
 async function outboxCount() {
   const [row] = await database.db.select({ n: count() }).from(mailOutbox);
   return row!.n;
@@ -35,7 +51,7 @@ function capturingLogger() {
 
 describe("mail service without SMTP (outbox)", () => {
   it("stores each mail in the outbox and lists the newest first", async () => {
-    const mail = createMailService({ db: database.db, smtpUrl: undefined, from, log });
+    const { mail } = mailService(undefined);
     expect(mail.mode).toBe("outbox");
     for (const n of [1, 2, 3]) {
       await mail.send({ to: `cliente${n}@example.com`, subject: `Oggetto ${n}`, text: `Testo ${n}`, html: `<p>Testo ${n}</p>` });
@@ -57,7 +73,7 @@ describe("mail service without SMTP (outbox)", () => {
   });
 
   it("finds nothing for an unknown id or one that is not a UUID", async () => {
-    const mail = createMailService({ db: database.db, smtpUrl: undefined, from, log });
+    const { mail } = mailService(undefined);
     expect(await mail.getOutboxMail(randomUUID())).toBeNull();
     expect(await mail.getOutboxMail("not-a-uuid")).toBeNull();
     expect(await mail.getOutboxMail("'; drop table mail_outbox; --")).toBeNull();
@@ -65,7 +81,7 @@ describe("mail service without SMTP (outbox)", () => {
 
   it("logs the id, never the recipient, the body or the link", async () => {
     const { logger, lines } = capturingLogger();
-    const mail = createMailService({ db: database.db, smtpUrl: undefined, from, log: logger });
+    const { mail } = mailService(undefined, logger);
     const link = "http://localhost:3000/forgot-password/reset/outbox-secret-token";
     await mail.send({ to: "anna@example.com", ...passwordResetMail({ firstname: "Anna", link }) });
 
@@ -82,11 +98,10 @@ describe("mail service without SMTP (outbox)", () => {
 });
 
 describe("mail service with SMTP", () => {
-  it("delivers through the SMTP server, decoded as written, and leaves the outbox alone", async () => {
+  it("delivers through the SMTP server, decoded as written, and keeps a record without the body", async () => {
     const { logger, lines } = capturingLogger();
-    const mail = createMailService({ db: database.db, smtpUrl: smtp.url, from, log: logger });
+    const { mail } = mailService(smtp.url, logger);
     expect(mail.mode).toBe("smtp");
-    const before = await outboxCount();
     const link = "http://localhost:3000/forgot-password/reset/smtp-secret-token?a=1&b=2";
 
     await mail.send({ to: "niccolo@example.com", ...passwordResetMail({ firstname: "Niccolò", link }) });
@@ -101,12 +116,19 @@ describe("mail service with SMTP", () => {
     expect(received.html).toContain(`href="${link.replace("&", "&amp;")}"`);
     expect(received.text).toBe(passwordResetMail({ firstname: "Niccolò", link }).text);
 
-    expect(await outboxCount()).toBe(before);
+    // Who, what and when stay (the data download lists them); the link does not.
+    expect(await outboxRow("niccolo@example.com")).toMatchObject({
+      subject: "Reimposta la tua password",
+      sentAt: clock,
+      text: "",
+      html: "",
+    });
     expect(lines.join("\n")).not.toContain("smtp-secret-token");
+    expect(lines.join("\n")).not.toContain("niccolo@example.com");
   });
 
   it("decodes encoded-word subjects and quoted-printable or base64 bodies as nodemailer writes them", async () => {
-    const mail = createMailService({ db: database.db, smtpUrl: smtp.url, from, log });
+    const { mail } = mailService(smtp.url);
     const subject = "Perché è già ora? Sì: àèéìòù € “citazioni” — ".repeat(3).trim();
     const mostlyAscii = `Caffè e perché.\nUna riga lunga: ${"parola ".repeat(30)}fine.\nUguale = e link http://localhost:3000/a?b=c&d=é`;
     const mostlyAccented = "èéàòùì€".repeat(40) + "\nseconda riga è";
@@ -127,12 +149,66 @@ describe("mail service with SMTP", () => {
     expect(b64.text).toBe(mostlyAccented);
   });
 
-  it("lets SMTP errors reach the caller", async () => {
-    const closed = await startSmtpServer();
-    await closed.close();
-    const mail = createMailService({ db: database.db, smtpUrl: closed.url, from, log });
-    const before = await outboxCount();
-    await expect(mail.send({ to: "a@example.com", subject: "x", text: "x", html: "x" })).rejects.toThrow();
-    expect(await outboxCount()).toBe(before);
+  it("keeps a mail the SMTP server cannot take, and delivers it at a later try", async () => {
+    const down = await startSmtpServer();
+    await down.close();
+    const { mail, runner } = mailService(down.url);
+    // Nothing for the caller to handle: the mail is owed, not lost.
+    await mail.send({ to: "attesa@example.com", subject: "In attesa", text: "Testo in attesa", html: "<p>x</p>" });
+    expect(await outboxRow("attesa@example.com")).toMatchObject({ sentAt: null, text: "Testo in attesa" });
+
+    const back = await startSmtpServer({ port: Number(new URL(down.url).port) });
+    try {
+      // Not before its next try is due (a minute after the first).
+      await runner.runDue();
+      expect(await outboxRow("attesa@example.com")).toMatchObject({ sentAt: null });
+      clock = new Date(clock.getTime() + 60_000);
+      await runner.runDue();
+      expect((await back.waitForMail((m) => m.to.includes("attesa@example.com"))).text).toBe("Testo in attesa");
+      expect(await outboxRow("attesa@example.com")).toMatchObject({ sentAt: clock, text: "" });
+    } finally {
+      await back.close();
+    }
+  });
+
+  it("delivers a mail owed in a transaction only if it commits, even when its instance dies after the commit", async () => {
+    const { mail, runner } = mailService(smtp.url);
+    await expect(
+      database.db.transaction(async (tx) => {
+        await mail.owe(tx, { to: "annullato@example.com", subject: "Annullato", text: "x", html: "<p>x</p>" });
+        throw new Error("the change failed");
+      }),
+    ).rejects.toThrow("the change failed");
+    // Committed, and the instance dies before it calls the delivery it was given.
+    await database.db.transaction((tx) =>
+      mail.owe(tx, { to: "orfano@example.com", subject: "Orfano", text: "x", html: "<p>x</p>" }),
+    );
+
+    // Another instance's tick delivers it.
+    expect(await outboxRow("orfano@example.com")).toMatchObject({ sentAt: null });
+    await mailService(smtp.url).runner.runDue();
+    await smtp.waitForMail((m) => m.to.includes("orfano@example.com"));
+    expect(await outboxRow("orfano@example.com")).toMatchObject({ sentAt: clock });
+    // Once: the first instance's tick finds it delivered.
+    await runner.runDue();
+    expect(smtp.messages.filter((m) => m.to.includes("orfano@example.com"))).toHaveLength(1);
+    expect(await outboxRow("annullato@example.com")).toBeUndefined();
+    expect(smtp.messages.filter((m) => m.to.includes("annullato@example.com"))).toEqual([]);
+  });
+
+  it("delivers a mail once when its own call and the ticks of two instances run it at the same moment", async () => {
+    const instances = [mailService(smtp.url), mailService(smtp.url), mailService(smtp.url)];
+    const deliver = await database.db.transaction((tx) =>
+      instances[0]!.mail.owe(tx, { to: "una-volta@example.com", subject: "Una volta", text: "x", html: "<p>x</p>" }),
+    );
+    await Promise.all([deliver(), instances[1]!.runner.runDue(), instances[2]!.runner.runDue(), deliver()]);
+    await smtp.waitForMail((m) => m.to.includes("una-volta@example.com"));
+    expect(smtp.messages.filter((m) => m.to.includes("una-volta@example.com"))).toHaveLength(1);
+    const { id } = (await outboxRow("una-volta@example.com"))!;
+    const [job] = await database.db
+      .select()
+      .from(jobs)
+      .where(eq(jobs.key, `mail.deliver:${id}`));
+    expect(job).toMatchObject({ status: "done", attempts: 1 });
   });
 });

@@ -1,10 +1,18 @@
-// Outgoing mail. With SMTP_URL set, nodemailer delivers over SMTP; without it the mail is kept
-// in the `mail_outbox` table, where the development mailbox page (/dev/mailbox) shows it.
+// Outgoing mail. Every mail is first a row of `mail_outbox`, written in the transaction of the
+// change that owes it (a registration and its welcome, a payment and its confirmation commit
+// together, or neither). Then:
+//   - with SMTP_URL set, a `mail.deliver` job, queued in the same transaction, sends it over SMTP
+//     (nodemailer): at once once the change has committed, and on failure (the SMTP server down,
+//     the instance dead before it sent) again at the job runner's next tries. Once delivered the
+//     row keeps only who, what and when (the data download lists it): its body, which may carry a
+//     password link, is cleared. A mail may go twice if an instance dies between the SMTP
+//     server's acceptance and the row's update; never not at all while its tries last;
+//   - without it, the row stays as written: the development mailbox page (/dev/mailbox) shows it.
 //
 // Mail bodies carry single-use password links, which are secrets: they are never logged, in
 // either mode. The log says only that a mail left (or was put in the outbox), and which: never
 // to whom, since an address in the log would outlive the erasure of its account.
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Config } from "../config.ts";
 import type { Database, Queryable } from "../db/client.ts";
@@ -12,6 +20,7 @@ import { mailOutbox } from "../db/schema.ts";
 import type { Logger } from "../logger.ts";
 import { isUuid } from "../lib/uuid.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
+import type { JobRunner } from "../jobs/runner.ts";
 
 export type MailMessage = {
   to: string;
@@ -39,25 +48,41 @@ export type OutboxMail = {
 
 export type MailServiceOptions = Config["mail"] & {
   db: Database;
+  /** Runs the deliveries over SMTP (their tries, and the takeover of an instance that died). */
+  runner: JobRunner;
   log: Logger;
   now?: Clock;
 };
+
+const DELIVERY_QUEUE = "mail.deliver";
+const deliveryKey = (mailId: string) => `${DELIVERY_QUEUE}:${mailId}`;
 
 /** How many outbox mails `listOutbox` returns when not told, and at most. */
 const OUTBOX_PAGE_SIZE = 50;
 const OUTBOX_MAX_PAGE_SIZE = 500;
 
-export function createMailService({ db, smtpUrl, from, log, now = systemClock }: MailServiceOptions) {
+export function createMailService({ db, smtpUrl, from, runner, log, now = systemClock }: MailServiceOptions) {
   // Created once: nodemailer parses the URL here and opens a connection per message.
   const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
 
-  async function sendOverSmtp(smtp: NonNullable<typeof transport>, message: MailMessage): Promise<void> {
-    const info = await smtp.sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
-    log.info({ mail: { messageId: info.messageId, subject: message.subject } }, "mail sent over SMTP");
+  if (transport) {
+    runner.handle(DELIVERY_QUEUE, async ({ mailId }: { mailId: string }) => {
+      const [row] = await db
+        .select()
+        .from(mailOutbox)
+        .where(and(eq(mailOutbox.id, mailId), isNull(mailOutbox.sentAt)));
+      // Delivered already, or erased with its account meanwhile.
+      if (!row) return;
+      const info = await transport.sendMail({ from, to: row.to, subject: row.subject, text: row.text, html: row.html });
+      await db.update(mailOutbox).set({ sentAt: now(), text: "", html: "" }).where(eq(mailOutbox.id, mailId));
+      log.info({ mail: { id: mailId, messageId: info.messageId, subject: row.subject } }, "mail sent over SMTP");
+    });
   }
 
-  async function putInOutbox(message: MailMessage, into: Queryable = db): Promise<void> {
-    const [row] = await into
+  /** Writes `message` in `tx`; with SMTP, its delivery too. Returns the row's id. */
+  async function write(tx: Queryable, message: MailMessage): Promise<string> {
+    const at = now();
+    const [row] = await tx
       .insert(mailOutbox)
       .values({
         to: message.to,
@@ -66,31 +91,45 @@ export function createMailService({ db, smtpUrl, from, log, now = systemClock }:
         subject: message.subject,
         text: message.text,
         html: message.html,
-        createdAt: now(),
+        createdAt: at,
       })
       .returning({ id: mailOutbox.id });
-    // The id only: an address in a log line would outlive the account's erasure.
-    log.info({ mail: { id: row!.id, subject: message.subject } }, "mail put in the outbox (SMTP_URL is not set)");
+    const id = row!.id;
+    if (transport) {
+      // Due at once: the change's own call runs it after the commit, a tick takes it over if that fails.
+      await runner.enqueue(tx, { queue: DELIVERY_QUEUE, key: deliveryKey(id), payload: { mailId: id }, runAt: at });
+    } else {
+      // The id only: an address in a log line would outlive the account's erasure.
+      log.info({ mail: { id, subject: message.subject } }, "mail put in the outbox (SMTP_URL is not set)");
+    }
+    return id;
+  }
+
+  /** Delivers the mail now, once its transaction has committed; a failure is left to the job's next try. */
+  async function deliverNow(id: string): Promise<void> {
+    if (!transport) return;
+    await runner.runNow(deliveryKey(id)).catch((err: unknown) => {
+      log.warn({ err, mail: { id } }, "the mail could not be delivered now: the job runner tries again");
+    });
   }
 
   return {
     /** "smtp" when SMTP_URL is configured, "outbox" when mail is kept in the database. */
     mode: transport ? ("smtp" as const) : ("outbox" as const),
 
-    /** Sends a mail, or keeps it in the outbox. SMTP errors propagate: the caller decides. */
-    send(message: MailMessage): Promise<void> {
-      return transport ? sendOverSmtp(transport, message) : putInOutbox(message);
-    },
-
     /**
-     * A mail that a change owes, written with it: kept in the outbox within the change's
-     * transaction `tx` (the change and its mail commit together, or neither); with SMTP nothing
-     * is written, and the answer sends it, to be called once `tx` has committed.
+     * A mail that a change owes, written with it in the change's transaction `tx`: the change and
+     * its mail commit together, or neither. The answer delivers it (with SMTP), to be called once
+     * `tx` has committed; it never fails, a delivery that fails being tried again later.
      */
     async owe(tx: Queryable, message: MailMessage): Promise<() => Promise<void>> {
-      if (transport) return () => sendOverSmtp(transport, message);
-      await putInOutbox(message, tx);
-      return async () => {};
+      const id = await write(tx, message);
+      return () => deliverNow(id);
+    },
+
+    /** A mail that no change owes (a notice of a job): written on its own, delivered at once. */
+    async send(message: MailMessage): Promise<void> {
+      await deliverNow(await db.transaction((tx) => write(tx, message)));
     },
 
     /** The newest mails of the outbox first. */

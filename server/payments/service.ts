@@ -325,15 +325,7 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       total: formatEuro(row.totalCents),
       receiptUrl: `${publicOrigin}${receiptPath(orderCode, paymentCode)}`,
     });
-    const send = await mail.owe(tx, { to: row.email, userId, ...content });
-    return async () => {
-      try {
-        await send();
-      } catch (err) {
-        // The order is paid whatever the SMTP server does; the receipt stays on /my-products/.
-        log.warn({ err, orderCode }, "the order confirmation mail could not be sent");
-      }
-    };
+    return mail.owe(tx, { to: row.email, userId, ...content });
   }
 
   /** Reads where an attempt's card step stands at the gateway, and records a finished setup. */

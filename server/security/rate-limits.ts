@@ -395,6 +395,12 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
       return attempt("migratedLinkAccount", userId);
     },
 
+    /** Gives a claimed link back when it was not sent (its transaction failed): the next sign-in sends one. */
+    async giveBackMigratedLink({ userId, ip }: { userId: string; ip: string | undefined }): Promise<void> {
+      await limiters.migratedLinkIp.reward(ipKey(ip), 1);
+      await limiters.migratedLinkAccount.reward(userId, 1);
+    },
+
     /** Spends one of the address's e-mail change requests, then one of the account's. */
     async checkEmailChange({ userId, ip }: { userId: string; ip: string | undefined }): Promise<RateLimitResult> {
       const byIp = await attempt("emailChangeIp", ipKey(ip));

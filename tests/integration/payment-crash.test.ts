@@ -38,7 +38,8 @@ function portalServices(database: DatabaseHandle, now: () => Date = () => new Da
   const log = createLogger("silent");
   const rateLimits = createRateLimits(database.db, { clearExpiredByTimeout: false });
   const sandbox = createSandboxGateway(database.db, now);
-  const mail = createMailService({ db: database.db, smtpUrl: undefined, from: "portale@example.it", log, now });
+  const runner = createJobRunner({ db: database.db, log, now });
+  const mail = createMailService({ db: database.db, smtpUrl: undefined, from: "portale@example.it", runner, log, now });
   return {
     checkout: createCheckout({ db: database.db, rateLimits, now }),
     sandbox,
@@ -47,7 +48,7 @@ function portalServices(database: DatabaseHandle, now: () => Date = () => new Da
       gateway: sandbox.gateway,
       rateLimits,
       mail,
-      runner: createJobRunner({ db: database.db, log, now }),
+      runner,
       publicOrigin: "http://localhost:3000",
       log,
       now,

@@ -35,12 +35,13 @@ const dieAfter =
 gateway.createSetup = dieAfter("after-setup", gateway.createSetup.bind(gateway));
 gateway.createCharge = dieAfter("after-create", gateway.createCharge.bind(gateway));
 gateway.confirmCharge = dieAfter("after-confirm", gateway.confirmCharge.bind(gateway));
+const runner = createJobRunner({ db: database.db, log });
 const payments = createPayments({
   db: database.db,
   gateway,
   rateLimits: createRateLimits(database.db, { clearExpiredByTimeout: false }),
-  mail: createMailService({ db: database.db, smtpUrl: undefined, from: "portale@example.it", log }),
-  runner: createJobRunner({ db: database.db, log }),
+  mail: createMailService({ db: database.db, smtpUrl: undefined, from: "portale@example.it", runner, log }),
+  runner,
   publicOrigin: "http://localhost:3000",
   log,
 });

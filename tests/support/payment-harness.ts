@@ -43,9 +43,9 @@ export function paymentHarness() {
   function servicesOver(db: Database) {
     const log = createLogger("silent");
     const rateLimitsService = createRateLimits(db, { clearExpiredByTimeout: false });
-    const mail = createMailService({ db, smtpUrl: undefined, from: "portale@example.it", log, now });
     const sandbox = createSandboxGateway(db, now);
     const runner = createJobRunner({ db, log, now });
+    const mail = createMailService({ db, smtpUrl: undefined, from: "portale@example.it", runner, log, now });
     return {
       checkout: createCheckout({ db, rateLimits: rateLimitsService, now }),
       sandbox,

@@ -26,11 +26,11 @@ export function subscriptionInstance(
 ) {
   const log = createLogger("silent");
   const rateLimits = createRateLimits(db, { clearExpiredByTimeout: false });
-  const mail = createMailService({ db, smtpUrl: undefined, from: "portale@example.it", log, now });
   const sandbox = createSandboxGateway(db, now);
   const gateway = wrapGateway(sandbox.gateway);
   const publicOrigin = "https://portale.example.it";
   const jobs = createJobRunner({ db, log, now });
+  const mail = createMailService({ db, smtpUrl: undefined, from: "portale@example.it", runner: jobs, log, now });
   const payments = createPayments({ db, gateway, rateLimits, mail, runner: jobs, publicOrigin, log, now });
   const subscriptions = createSubscriptions({ db, gateway, rateLimits, runner: jobs, mail, publicOrigin, log, now });
   const checkout = createCheckout({ db, rateLimits, now });
