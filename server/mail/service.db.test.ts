@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { count, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
@@ -35,11 +35,6 @@ function mailService(smtpUrl: string | undefined, logger: Logger = log) {
 async function outboxRow(to: string) {
   const [row] = await database.db.select().from(mailOutbox).where(eq(mailOutbox.to, to));
   return row;
-}
-
-async function outboxCount() {
-  const [row] = await database.db.select({ n: count() }).from(mailOutbox);
-  return row!.n;
 }
 
 /** A logger that keeps every line it writes. */
