@@ -19,6 +19,17 @@ export { requestContext, servicesContext, settingsContext } from "../shared/cont
 
 export const streamTimeout = 5_000;
 
+/**
+ * The scripts' modulepreload links (React Router's <Scripts>, hoisted into the head by React) at a
+ * low fetch priority. The page shows without JavaScript; at their default (high) priority a slow
+ * link gives the scripts its bandwidth and connections before the first paint, which waits for
+ * the stylesheet only (issue 30: on slow 4G the first paint came after ~140 KB of JavaScript).
+ * They are still fetched at once, in parallel, and run as soon as they arrive.
+ */
+export function lowerScriptPriority(shell: string): string {
+  return shell.replaceAll('<link rel="modulepreload"', '<link rel="modulepreload" fetchpriority="low"');
+}
+
 const NO_PRERENDERED_PARTS: ReadonlyMap<string, PrerenderedPart> = new Map();
 
 // Before the first page is served (see components/lazy-parts.tsx).
@@ -55,10 +66,14 @@ export default function handleRequest(
       nonce,
       [readyOption]() {
         shellRendered = true;
-        const body = new BatchedStream(() => {
-          clearTimeout(timeoutId);
-          timeoutId = undefined;
-        }, parts.values());
+        const body = new BatchedStream(
+          () => {
+            clearTimeout(timeoutId);
+            timeoutId = undefined;
+          },
+          parts.values(),
+          lowerScriptPriority,
+        );
         responseHeaders.set("Content-Type", "text/html; charset=utf-8");
         pipe(body);
         resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));

@@ -46,4 +46,16 @@ describe("BatchedStream", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(chunks).toEqual(["<main><ul>già codificato</ul><p>è</p></main>"]);
   });
+
+  it("rewrites the first batch only, the shell with its head", async () => {
+    const stream = new BatchedStream(undefined, [], (html) => html.toUpperCase());
+    const chunks = collect(stream);
+    stream.write("<head>è");
+    stream.write("</head>");
+    stream.flush();
+    stream.write("<p>dopo</p>");
+    stream.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toEqual(["<HEAD>È</HEAD>", "<p>dopo</p>"]);
+  });
 });

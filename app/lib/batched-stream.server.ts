@@ -7,6 +7,9 @@
 // React hands a long string (a prerendered part's HTML, see prerender.server.tsx) over as it is;
 // the bytes of the ones given to the constructor were encoded once, when they were rendered, and
 // are taken as they are rather than encoded again for every page.
+//
+// The first batch (the shell, with the whole <head>) may be rewritten once on its way out
+// (`rewriteShell`): see lowerScriptPriority in entry.server.tsx.
 import { Transform, type TransformCallback } from "node:stream";
 import type { PrerenderedPart } from "./prerender.server";
 
@@ -14,12 +17,17 @@ export class BatchedStream extends Transform {
   #pending: Buffer[] = [];
   readonly #onEnd: () => void;
   readonly #encoded: ReadonlyMap<string, Buffer>;
+  #rewriteShell: ((html: string) => string) | undefined;
 
-  /** `onEnd` runs once everything has been passed on; `encoded`, parts whose bytes to take. */
-  constructor(onEnd: () => void = () => {}, encoded: Iterable<PrerenderedPart> = []) {
+  /**
+   * `onEnd` runs once everything has been passed on; `encoded`, parts whose bytes to take;
+   * `rewriteShell`, applied to the first batch's HTML.
+   */
+  constructor(onEnd: () => void = () => {}, encoded: Iterable<PrerenderedPart> = [], rewriteShell?: (html: string) => string) {
     super({ decodeStrings: false });
     this.#onEnd = onEnd;
     this.#encoded = new Map(Array.from(encoded, ({ html, bytes }) => [html, bytes]));
+    this.#rewriteShell = rewriteShell;
   }
 
   override _transform(chunk: Buffer | string, encoding: BufferEncoding, callback: TransformCallback) {
@@ -30,7 +38,12 @@ export class BatchedStream extends Transform {
   /** Called by React after each batch it writes. */
   flush() {
     if (this.#pending.length === 0) return;
-    this.push(this.#pending.length === 1 ? this.#pending[0] : Buffer.concat(this.#pending));
+    let batch = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending);
+    if (this.#rewriteShell) {
+      batch = Buffer.from(this.#rewriteShell(batch.toString("utf8")));
+      this.#rewriteShell = undefined;
+    }
+    this.push(batch);
     this.#pending = [];
   }
 

@@ -1,7 +1,8 @@
 // Lighthouse on the portal's pages, in Debian's Chromium (scripts/chromium.ts finds or installs
 // it), with Lighthouse's default settings: a mobile phone's screen and simulated throttling (a slow
 // 4G network, a CPU 4 × slower). Signed-in pages get the customer's session cookie. For each page:
-// Largest Contentful Paint, Total Blocking Time, the bytes transferred and the performance score.
+// Largest Contentful Paint, First Contentful Paint, Total Blocking Time, Cumulative Layout Shift,
+// the time lost to redirects, the bytes transferred and the performance score.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +15,11 @@ export type PageFigures = {
   page: string;
   url: string;
   lcpMs: number;
+  fcpMs: number;
   tbtMs: number;
+  cls: number;
+  /** What the redirects before the page cost (Lighthouse's simulated estimate). */
+  redirectsMs: number;
   transferBytes: number;
   score: number;
   /** Lighthouse's runtime error, when the page could not be measured. */
@@ -69,7 +74,10 @@ export async function lighthousePages(pages: { page: string; url: string; cookie
         page,
         url,
         lcpMs: value("largest-contentful-paint"),
+        fcpMs: value("first-contentful-paint"),
         tbtMs: value("total-blocking-time"),
+        cls: value("cumulative-layout-shift"),
+        redirectsMs: value("redirects"),
         transferBytes: value("total-byte-weight"),
         score: (lhr?.categories.performance?.score ?? Number.NaN) * 100,
         error: lhr?.runtimeError?.message,

@@ -47,6 +47,19 @@ test("built assets are cached for a long time, covers for a day", async ({ page,
   expect(image.headers()["cache-control"]).toContain("max-age=86400");
 });
 
+test("the head asks for the stylesheet before any script, and for the scripts at a low priority", async ({ request }) => {
+  // The first paint waits for the stylesheet alone: on a slow link, scripts queued ahead of it or
+  // at a high priority took its connections and bandwidth first (issue 30).
+  for (const path of ["/edu/", "/landingpage/landing/"]) {
+    const head = (await (await request.get(path)).text()).split("</head>")[0]!;
+    const preloads = head.match(/<link rel="modulepreload"[^>]*>/g) ?? [];
+    expect(preloads.length).toBeGreaterThan(0);
+    for (const preload of preloads) expect(preload).toContain('fetchpriority="low"');
+    expect(head.indexOf('rel="stylesheet"')).toBeGreaterThan(0);
+    expect(head.indexOf('rel="stylesheet"')).toBeLessThan(head.indexOf('rel="modulepreload"'));
+  }
+});
+
 for (const width of [375, 768, 1280]) {
   test(`public pages fit a ${width}px screen`, async ({ page }) => {
     await page.setViewportSize({ width, height: 900 });
