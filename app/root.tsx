@@ -20,6 +20,7 @@ import { ActivationDialog, LogoutDialog, ToastMessage } from "./components/lazy-
 import { currentUser, initialsOf } from "./lib/auth.server";
 import { COMMUNICATION_FAILURE } from "../shared/communication-failure.ts";
 import { revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
+import { MAIN_CONTENT_ID } from "./lib/dialog-focus";
 import { formGuardMiddleware } from "./lib/form-guard.server";
 import { chromeOf } from "./lib/page-chrome";
 import { prerender } from "./lib/prerender.server";
@@ -77,18 +78,20 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links nonce={documentNonce()} />
       </head>
       <body className="flex min-h-screen flex-col bg-paper text-ink antialiased">
-        <a href="#contenuto" className="skip-link">
+        {/* First in the page: without JavaScript nothing can keep the focus in a dialog, but the first Tab reaches it. */}
+        {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}
+        {data?.user && show === "activateProduct" && <ActivationDialog />}
+        <a href={`#${MAIN_CONTENT_ID}`} className="skip-link">
           Vai al contenuto
         </a>
         {chrome.header !== "none" && data && <Header chrome={chrome} links={data.links} user={data.user} />}
-        <main id="contenuto" className="flex-1">
+        {/* Focusable from a script only: a closing dialog with no opener gives the focus here. */}
+        <main id={MAIN_CONTENT_ID} tabIndex={-1} className="flex-1 focus:outline-none">
           {children}
         </main>
         {chrome.header !== "none" && data && <PrerenderedElement as="footer" className={FOOTER_CLASS} part={data.footer} />}
         {data?.toast && <ToastMessage toast={data.toast} />}
         <CommunicationFailureAlert />
-        {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}
-        {data?.user && show === "activateProduct" && <ActivationDialog />}
         <ScrollRestoration />
         <Scripts />
       </body>

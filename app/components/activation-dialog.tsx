@@ -7,10 +7,11 @@ import { ActivationForm } from "./activation-form";
 /** The activation modal, open on any page whose address says ?show=activateProduct (spec §2, §4). */
 export function ActivationDialog() {
   const { pathname, search } = useLocation();
+  const cancelTo = withoutShow(pathname, search);
   return (
-    <ModalDialog labelledBy="activation-title">
+    <ModalDialog labelledBy="activation-title" closeTo={cancelTo}>
       <ActivationIntro />
-      <ActivationForm cancelTo={withoutShow(pathname, search)} />
+      <ActivationForm cancelTo={cancelTo} />
     </ModalDialog>
   );
 }

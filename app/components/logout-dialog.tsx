@@ -13,7 +13,7 @@ export function LogoutDialog({ storefrontLogoutUrl }: { storefrontLogoutUrl: str
   const stay = withoutShow(pathname, search);
   const [signingOut, setSigningOut] = useState(false);
   return (
-    <ModalDialog labelledBy="logout-title">
+    <ModalDialog labelledBy="logout-title" closeTo={stay}>
       <h2 id="logout-title" className="font-serif text-2xl font-bold text-brand">
         Disconnessione utente
       </h2>

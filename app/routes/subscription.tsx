@@ -240,7 +240,7 @@ function SubscriptionCard({ subscription: s }: { subscription: SubscriptionView 
 /** 'Disdici' asks first: a dialog the server renders at ?disdici, its 'Annulla' a plain link back. */
 function CancelDialog() {
   return (
-    <ModalDialog labelledBy="disdetta-title" describedBy="disdetta-text" id="disdetta">
+    <ModalDialog labelledBy="disdetta-title" describedBy="disdetta-text" id="disdetta" closeTo={SUBSCRIPTION_PATH}>
       <h2 id="disdetta-title" className="font-serif text-2xl font-bold text-brand">
         {M.cancelTitle}
       </h2>

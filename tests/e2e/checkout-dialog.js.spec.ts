@@ -1,8 +1,10 @@
 // With JavaScript the checkout's form is refused without leaving the page where the customer
-// pressed 'Completa l'acquisto': the dialog 'Errore' must come to them, in view and focused.
+// pressed 'Completa l'acquisto': the dialog 'Errore' must come to them, in view and focused, and
+// give the focus back when closed.
 import { expect, test } from "@playwright/test";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { complete, errorDialog, newStudent, openEduCheckout } from "./checkout-support";
+import { tabTo } from "./keyboard";
 
 giveEachTestItsOwnAddress();
 
@@ -19,4 +21,31 @@ test("a refused 'Completa l'acquisto' shows 'Errore' where the customer is looki
   await expect(dialog).toContainText("Devi accettare le condizioni di acquisto");
   await expect(dialog).toBeInViewport();
   await expect(dialog).toBeFocused();
+});
+
+test("'Errore' closes with Escape or 'Chiudi', and the focus goes back to 'Completa l'acquisto'", async ({ page }) => {
+  await newStudent(page);
+  await openEduCheckout(page);
+  await page.waitForLoadState("networkidle");
+  const button = page.getByRole("button", { name: "Completa l'acquisto" });
+  const dialog = errorDialog(page);
+
+  // Refused first for the terms of sale, then (those ticked) for the terms of cancellation.
+  await tabTo(page, button, 80);
+  await page.keyboard.press("Enter");
+  await expect(dialog).toContainText("Devi accettare le condizioni di acquisto");
+  await expect(dialog).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(button).toBeFocused();
+
+  await tabTo(page, page.getByLabel("Ho letto e accetto le condizioni di vendita"), 5, "Shift+Tab");
+  await page.keyboard.press("Space");
+  await tabTo(page, button, 5);
+  await page.keyboard.press("Enter");
+  await expect(dialog).toContainText("Devi accettare le condizioni di cancellazione");
+  await tabTo(page, dialog.getByRole("button", { name: "Chiudi" }), 5);
+  await page.keyboard.press("Enter");
+  await expect(dialog).toBeHidden();
+  await expect(button).toBeFocused();
 });

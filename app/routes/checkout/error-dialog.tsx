@@ -1,12 +1,16 @@
 // The checkout's dialog 'Errore' (spec §5, §8), rendered by the server; 'Chiudi' closes it
 // without JavaScript. With JavaScript the page stays where the customer pressed 'Completa
-// l'acquisto': the dialog is brought into view there and takes the focus, so it is seen and read out.
+// l'acquisto': the dialog is brought into view there and takes the focus, so it is seen and read out;
+// Escape closes it as 'Chiudi' does, and closed it gives the focus back to what was pressed. It sits
+// in the page, not over it: not a modal.
 import { useEffect, useRef } from "react";
+import { giveFocusBack, useOpener } from "../../lib/dialog-focus";
 
 export type Notice = { title: string; text: string; detail?: string | null; seq?: number };
 
 export function ErrorDialog({ notice }: { notice: Notice }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useOpener();
   useEffect(() => {
     ref.current?.scrollIntoView({ block: "center" });
     ref.current?.focus();
@@ -16,6 +20,10 @@ export function ErrorDialog({ notice }: { notice: Notice }) {
       ref={ref}
       open
       tabIndex={-1}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") ref.current?.close();
+      }}
+      onClose={() => giveFocusBack(opener)}
       aria-labelledby="checkout-error-title"
       className="relative mx-auto my-4 w-full max-w-xl rounded-lg border border-accent bg-white p-5 shadow-lg"
     >

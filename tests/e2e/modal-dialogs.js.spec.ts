@@ -1,0 +1,106 @@
+// With JavaScript the portal's dialogs are real modals, used with the keyboard alone (WCAG 2.1.2,
+// 2.4.3): the focus goes into the dialog, Tab stays inside it, Escape closes it as 'Annulla' does,
+// and the focus goes back to what opened it.
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { signedInCustomer } from "./customers";
+import { giveEachTestItsOwnAddress } from "./identity-support";
+import { tabTo } from "./keyboard";
+
+giveEachTestItsOwnAddress();
+
+/**
+ * Tab and Shift+Tab, more times than the dialog has controls, never reach the page behind it: past
+ * its last control the focus leaves the page for the browser's own controls (document.activeElement
+ * is the body then), and the next press brings it back into the dialog.
+ */
+async function expectTabToStayIn(page: Page, dialog: Locator) {
+  for (const key of ["Tab", "Shift+Tab"]) {
+    const visited: string[] = [];
+    for (let presses = 0; presses < 8; presses++) {
+      await page.keyboard.press(key);
+      visited.push(
+        await dialog.evaluate((element) =>
+          element.contains(document.activeElement) ? "dialog" : document.activeElement === document.body ? "browser" : "page",
+        ),
+      );
+    }
+    expect(visited, key).not.toContain("page");
+    expect(visited.join(" "), key).toContain("browser dialog");
+  }
+}
+
+test("'Inserisci codice' opens 'ESPANDI IL LIBRO' as a modal; Escape and 'Annulla' give the focus back to it", async ({
+  page,
+}) => {
+  await signedInCustomer(page);
+  await page.waitForLoadState("networkidle");
+  const opener = page.getByRole("banner").getByRole("link", { name: "Inserisci codice" });
+  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+
+  await tabTo(page, opener);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/dashboard\/\?show=activateProduct$/);
+  await expect(dialog.getByLabel("Codice di attivazione")).toBeFocused();
+  await expectTabToStayIn(page, dialog);
+
+  await page.keyboard.press("Escape");
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+  await expect(dialog).toHaveCount(0);
+  await expect(opener).toBeFocused();
+
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByLabel("Codice di attivazione")).toBeFocused();
+  await tabTo(page, dialog.getByRole("link", { name: "Annulla" }), 5);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+  await expect(dialog).toHaveCount(0);
+  await expect(opener).toBeFocused();
+});
+
+test("'Esci' in the user menu opens the sign-out dialog as a modal; closed, the focus is back on the menu", async ({ page }) => {
+  await signedInCustomer(page);
+  await page.waitForLoadState("networkidle");
+  const menu = page
+    .getByRole("banner")
+    .getByRole("group")
+    .filter({ has: page.getByLabel("Menu utente") });
+  const menuButton = page.getByRole("banner").locator("summary[aria-label='Menu utente']");
+  const dialog = page.getByRole("dialog", { name: "Disconnessione utente" });
+  await expect(menu).toHaveCount(1);
+
+  for (const close of ["Escape", "Annulla"]) {
+    await tabTo(page, menuButton);
+    await page.keyboard.press("Enter");
+    await tabTo(page, menu.getByRole("link", { name: "Esci" }), 5);
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\/dashboard\/\?show=userLogout$/);
+    await expect(dialog.getByRole("link", { name: "Annulla" })).toBeFocused();
+    await expectTabToStayIn(page, dialog);
+
+    if (close === "Escape") await page.keyboard.press("Escape");
+    else {
+      await tabTo(page, dialog.getByRole("link", { name: "Annulla" }), 5);
+      await page.keyboard.press("Enter");
+    }
+    await expect(page).toHaveURL(/\/dashboard\/$/);
+    await expect(dialog).toHaveCount(0);
+    // 'Esci' closed with its menu as the dialog opened: the focus is on the menu's button.
+    await expect(menuButton, `closed with ${close}`).toBeFocused();
+  }
+});
+
+test("a dialog that came with the page takes the focus; closed with Escape, the focus is at the main content", async ({
+  page,
+}) => {
+  await signedInCustomer(page);
+  await page.goto("/dashboard/?show=activateProduct");
+  const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+  await expect.poll(() => dialog.evaluate((element) => element.matches(":modal"))).toBe(true);
+  await expect(dialog.getByLabel("Codice di attivazione")).toBeFocused();
+  await expectTabToStayIn(page, dialog);
+
+  await page.keyboard.press("Escape");
+  await expect(page).toHaveURL(/\/dashboard\/$/);
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole("main")).toBeFocused();
+});

@@ -1,0 +1,24 @@
+// Without JavaScript nothing can keep the focus inside a dialog, but the dialog comes first in the
+// page: the first Tab reaches it, not the darkened page behind it.
+import { expect, test } from "@playwright/test";
+import { signedInCustomer } from "./customers";
+import { giveEachTestItsOwnAddress } from "./identity-support";
+import { tabTo } from "./keyboard";
+
+giveEachTestItsOwnAddress();
+
+test("'Inserisci codice' by keyboard: the first Tab on the next page reaches the code field", async ({ page }) => {
+  await signedInCustomer(page);
+  await tabTo(page, page.getByRole("banner").getByRole("link", { name: "Inserisci codice" }));
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/dashboard\/\?show=activateProduct$/);
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("dialog", { name: "ESPANDI IL LIBRO" }).getByLabel("Codice di attivazione")).toBeFocused();
+});
+
+test("the sign-out dialog: the first Tab reaches its 'Annulla'", async ({ page }) => {
+  await signedInCustomer(page);
+  await page.goto("/dashboard/?show=userLogout");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("dialog", { name: "Disconnessione utente" }).getByRole("link", { name: "Annulla" })).toBeFocused();
+});
