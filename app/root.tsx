@@ -79,13 +79,14 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <a href="#contenuto" className="skip-link">
           Vai al contenuto
         </a>
+        {/* First in the page after the skip link, so that its close button is a Tab or two away. */}
+        {data?.toast && <ToastMessage toast={data.toast} />}
+        <CommunicationFailureAlert />
         {chrome.header !== "none" && data && <Header chrome={chrome} links={data.links} user={data.user} />}
         <main id="contenuto" className="flex-1">
           {children}
         </main>
         {chrome.header !== "none" && data && <PrerenderedElement as="footer" className={FOOTER_CLASS} part={data.footer} />}
-        {data?.toast && <ToastMessage toast={data.toast} />}
-        <CommunicationFailureAlert />
         {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}
         {data?.user && show === "activateProduct" && <ActivationDialog />}
         <ScrollRestoration />
