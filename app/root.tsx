@@ -84,14 +84,15 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <a href={`#${MAIN_CONTENT_ID}`} className="skip-link">
           Vai al contenuto
         </a>
+        {/* First in the page after the skip link, so that its close button is a Tab or two away. */}
+        {data?.toast && <ToastMessage toast={data.toast} />}
+        <CommunicationFailureAlert />
         {chrome.header !== "none" && data && <Header chrome={chrome} links={data.links} user={data.user} />}
         {/* Focusable from a script only: a closing dialog with no opener gives the focus here. */}
         <main id={MAIN_CONTENT_ID} tabIndex={-1} className="flex-1 focus:outline-none">
           {children}
         </main>
         {chrome.header !== "none" && data && <PrerenderedElement as="footer" className={FOOTER_CLASS} part={data.footer} />}
-        {data?.toast && <ToastMessage toast={data.toast} />}
-        <CommunicationFailureAlert />
         <ScrollRestoration />
         <Scripts />
       </body>

@@ -50,7 +50,7 @@ function SearchForm({ links, id }: { links: Links; id: string }) {
         type="search"
         required
         placeholder="Cerca titolo, autore, ISBN…"
-        className="min-w-0 flex-1 rounded-l-md border border-line bg-white px-3 py-2 text-sm text-ink placeholder:text-muted focus:outline-2 focus:outline-brand"
+        className="min-w-0 flex-1 rounded-l-md border border-muted bg-white px-3 py-2 text-sm text-ink placeholder:text-muted"
       />
       <button type="submit" className="rounded-r-md bg-accent px-3 text-white hover:bg-accent-dark">
         <SearchIcon />
@@ -93,7 +93,7 @@ export function Header({ chrome, links, user }: { chrome: PageChrome; links: Lin
           </ul>
         </nav>
       )}
-      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 sm:gap-3 sm:px-4">
+      <div className="relative mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 sm:gap-3 sm:px-4">
         <details className="disclosure md:hidden">
           <summary className={`icon-button ${dark ? "text-white" : "text-brand"}`}>
             <MenuIcon />
@@ -127,12 +127,14 @@ export function Header({ chrome, links, user }: { chrome: PageChrome; links: Lin
         </div>
 
         <div className="ml-auto flex items-center gap-1 sm:gap-2">
-          <details className="disclosure lg:hidden">
+          {/* Its panel is placed against the header's row, not the toggle (which sits left of
+              the other buttons): anchored to the toggle, it reached past the left edge of a phone. */}
+          <details className="disclosure static lg:hidden">
             <summary className={`icon-button ${dark ? "text-white" : "text-brand"}`}>
               <SearchIcon />
               <span className="sr-only">Mostra la ricerca</span>
             </summary>
-            <div className="disclosure-panel right-0 w-[calc(100vw-2rem)] max-w-sm">
+            <div className="disclosure-panel top-15 right-3 w-[calc(100%-1.5rem)] max-w-sm sm:right-4 sm:w-[calc(100%-2rem)]">
               <SearchForm links={links} id="ricerca-catalogo-mobile" />
             </div>
           </details>

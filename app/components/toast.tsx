@@ -1,7 +1,11 @@
+import { useId } from "react";
 import type { Toast } from "../../server/lib/flash-toast";
 
-// Toasts close by themselves after 5000 ms (spec §9: the .toast-auto-close animation in
-// app.css, so it works without JavaScript), except warnings, which wait for the user.
+// Success and info toasts close by themselves after 5000 ms (spec §9: the .toast-auto-close
+// animation in app.css, so it works without JavaScript), and wait while the pointer or the focus
+// is on them. Warnings wait for the user (spec §4), and so do errors: a message about something
+// that went wrong is never taken away before it has been read.
+const AUTO_CLOSING: ReadonlySet<Toast["type"]> = new Set(["success", "info"]);
 
 const STYLES: Record<Toast["type"], string> = {
   success: "border-green-700 bg-green-50 text-green-900",
@@ -12,33 +16,47 @@ const STYLES: Record<Toast["type"], string> = {
 
 /**
  * One toast, rendered by the server: success at the top centre, the others top right (spec §9).
- * Closing needs no JavaScript: a CSS animation hides it after 5 s, and the close control is a
- * checkbox label that hides it through :has().
+ * It is a non-modal <dialog open> so that its close button needs no JavaScript: a button of a
+ * form with method="dialog" closes the dialog it is in. The live region is the element around it.
  */
 export function ToastMessage({ toast }: { toast: Toast }) {
+  const titleId = useId();
   const position = toast.type === "success" ? "left-1/2 -translate-x-1/2" : "right-4";
-  const autoClose = toast.type === "warning" ? "" : "toast-auto-close";
+  const autoClose = AUTO_CLOSING.has(toast.type) ? "toast-auto-close" : "";
   return (
     <div
       role={toast.type === "error" || toast.type === "warning" ? "alert" : "status"}
-      className={`toast fixed top-4 z-50 w-[calc(100%-2rem)] max-w-sm rounded-lg border-l-4 p-4 shadow-lg ${position} ${STYLES[toast.type]} ${autoClose}`}
+      className={`toast fixed top-4 z-50 w-[calc(100%-2rem)] max-w-sm ${position} ${autoClose}`}
     >
-      <div className="flex items-start gap-3">
-        <div className="flex-1">
-          <p className="font-semibold">{toast.title}</p>
-          {toast.message && <p className="mt-1 text-sm">{toast.message}</p>}
-          {toast.link && (
-            <a href={toast.link.href} className="link mt-1 inline-block text-sm">
-              {toast.link.label}
-            </a>
-          )}
+      <dialog
+        open
+        aria-labelledby={titleId}
+        className={`relative w-full rounded-lg border-l-4 p-4 shadow-lg ${STYLES[toast.type]}`}
+      >
+        <div className="flex items-start gap-3">
+          <div className="flex-1">
+            <p id={titleId} className="font-semibold">
+              {toast.title}
+            </p>
+            {toast.message && <p className="mt-1 text-sm">{toast.message}</p>}
+            {toast.link && (
+              <a href={toast.link.href} className="link mt-1 inline-block text-sm">
+                {toast.link.label}
+              </a>
+            )}
+          </div>
+          <form method="dialog">
+            <button
+              type="submit"
+              title="Chiudi"
+              className="-m-1 grid h-8 w-8 place-items-center rounded text-xl leading-none hover:bg-black/5"
+            >
+              <span aria-hidden="true">×</span>
+              <span className="sr-only">Chiudi</span>
+            </button>
+          </form>
         </div>
-        <label className="cursor-pointer text-lg leading-none" title="Chiudi">
-          <input type="checkbox" className="sr-only" />
-          <span aria-hidden="true">×</span>
-          <span className="sr-only">Chiudi</span>
-        </label>
-      </div>
+      </dialog>
     </div>
   );
 }

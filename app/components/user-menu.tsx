@@ -43,8 +43,10 @@ export function openFor(details: Element): number {
 
 /**
  * The header's user button: a <details> menu, so it opens without JavaScript. With JavaScript
- * it also closes 3 seconds after it opened (also when that was before the scripts loaded) or
- * on a click elsewhere.
+ * it also closes by itself 3 seconds after it opened (also when that was before the scripts
+ * loaded) or after the pointer left it, but never while the pointer or the keyboard's focus is
+ * inside it: someone Tabbing through its items or reading them keeps it open. Escape closes it
+ * and gives the focus back to its button; so does a click elsewhere (without the focus).
  */
 export function UserMenu({ initials, dark }: { initials: string; dark: boolean }) {
   const { pathname, search } = useLocation();
@@ -54,21 +56,57 @@ export function UserMenu({ initials, dark }: { initials: string; dark: boolean }
     const details = menu.current;
     if (!details) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // A click opens the menu and focuses its button too, but only focus the keyboard moved (the
+    // one a browser shows) says that someone is going through the items.
+    let pointerInside = details.matches(":hover");
+    let focusInside = details.querySelector(":focus-visible") !== null;
     const close = () => details.removeAttribute("open");
-    const onToggle = () => {
+    /** Closes the menu `ms` from now, unless it is in use (then leaving it calls this again). */
+    const closeLater = (ms: number) => {
       clearTimeout(timer);
-      if (details.open) timer = setTimeout(close, Math.max(0, USER_MENU_AUTO_CLOSE_MS - openFor(details)));
+      if (details.open && !pointerInside && !focusInside) timer = setTimeout(close, ms);
+    };
+    const onToggle = () => closeLater(Math.max(0, USER_MENU_AUTO_CLOSE_MS - openFor(details)));
+    const onPointer = (event: PointerEvent) => {
+      pointerInside = event.type === "pointerenter";
+      closeLater(USER_MENU_AUTO_CLOSE_MS);
+    };
+    const onFocusIn = (event: FocusEvent) => {
+      focusInside = (event.target as Element).matches(":focus-visible");
+      closeLater(USER_MENU_AUTO_CLOSE_MS);
+    };
+    const onFocusOut = (event: FocusEvent) => {
+      // Moving between its items is no leaving: the focusin that follows says where focus is.
+      if (details.contains(event.relatedTarget as Node | null)) return;
+      focusInside = false;
+      closeLater(USER_MENU_AUTO_CLOSE_MS);
+    };
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || !details.open) return;
+      event.preventDefault();
+      close();
+      details.querySelector("summary")?.focus();
     };
     const onOutsideClick = (event: MouseEvent) => {
       if (details.open && !details.contains(event.target as Node)) close();
     };
     details.addEventListener("toggle", onToggle);
+    details.addEventListener("pointerenter", onPointer);
+    details.addEventListener("pointerleave", onPointer);
+    details.addEventListener("focusin", onFocusIn);
+    details.addEventListener("focusout", onFocusOut);
+    details.addEventListener("keydown", onKeyDown);
     document.addEventListener("click", onOutsideClick);
     // Opened before the scripts loaded: its toggle event is gone, the rest of its time is not.
     onToggle();
     return () => {
       clearTimeout(timer);
       details.removeEventListener("toggle", onToggle);
+      details.removeEventListener("pointerenter", onPointer);
+      details.removeEventListener("pointerleave", onPointer);
+      details.removeEventListener("focusin", onFocusIn);
+      details.removeEventListener("focusout", onFocusOut);
+      details.removeEventListener("keydown", onKeyDown);
       document.removeEventListener("click", onOutsideClick);
     };
   }, []);

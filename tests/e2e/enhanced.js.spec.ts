@@ -1,6 +1,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
+import { claimCustomer, signInOverHttp } from "./customers";
 import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
+import { pressUntilFocused } from "./support";
 
 // Runs only in the "js" project: behaviour that exists once JavaScript has loaded.
 test.describe("with JavaScript", () => {
@@ -70,6 +72,8 @@ test.describe("the user menu", () => {
     const summary = page.getByRole("banner").locator("summary[aria-label='Menu utente']");
     await summary.click();
     const openedAt = await pageNow(page);
+    // The pointer leaves it (over it, or with the keyboard's focus in it, it would stay open).
+    await page.mouse.move(5, 400);
     const menu = page.getByRole("navigation", { name: "Menu utente" });
     await expect(menu).toBeVisible();
     release();
@@ -96,9 +100,43 @@ test.describe("the user menu", () => {
     await page.getByRole("banner").locator("summary[aria-label='Menu utente']").click();
     const menu = page.getByRole("navigation", { name: "Menu utente" });
     await expect(menu).toBeVisible();
+    // While the pointer is on it, it stays open; 3 s after the pointer left, it closes.
+    await page.clock.runFor(5000);
+    await expect(menu).toBeVisible();
+    await page.mouse.move(5, 400);
     await page.clock.runFor(2900);
     await expect(menu).toBeVisible();
     await page.clock.runFor(200);
     await expect(menu).toBeHidden();
+  });
+
+  test("stays open while someone Tabs slowly through it, to 'Esci'; Escape closes it and gives the focus back", async ({
+    page,
+  }) => {
+    await page.clock.install();
+    // A page whose menu lists every account page (seven items).
+    await signInOverHttp(page, claimCustomer("student"), "/landingpage/landing/");
+    // Hydrated: the carousel's buttons exist only then.
+    await expect(page.getByRole("button", { name: "Successivo" }).first()).toBeVisible();
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 250));
+
+    const summary = page.getByRole("banner").locator("summary[aria-label='Menu utente']");
+    await pressUntilFocused(page, summary);
+    await page.keyboard.press("Enter");
+    const menu = page.getByRole("navigation", { name: "Menu utente" });
+    const items = menu.getByRole("link");
+    await expect(items).toHaveCount(7);
+    for (let i = 0; i < 7; i++) {
+      // Well beyond the 3 s the menu waits for a pointer that left it.
+      await page.clock.runFor(4000);
+      await page.keyboard.press("Tab");
+      await expect(items.nth(i)).toBeFocused();
+      await expect(items.nth(i)).toBeVisible();
+    }
+    await expect(page.locator(":focus")).toHaveText("Esci");
+
+    await page.keyboard.press("Escape");
+    await expect(menu).toBeHidden();
+    await expect(summary).toBeFocused();
   });
 });
