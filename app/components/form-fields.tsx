@@ -2,9 +2,63 @@
 // (aria-invalid, aria-describedby) and rendered by the server, so they work without JavaScript.
 // They take their errors and values from the action's reply (lib/form-reply.ts). Each field's id,
 // and those of its hint and error, come from React's useId: unique on the page, the same on the
-// server and in the browser; tests and scripts find a field by its label or its name.
-import { useId } from "react";
+// server and in the browser; tests and scripts find a field by its label or its name. A refused
+// field's id comes from its name instead (fieldAnchor), so the error summary under the page's
+// heading (page-heading.tsx) can link to it: a page shows one reply, so one field per name is refused.
+import { useEffect, useId, useRef } from "react";
 import type { FormAlert } from "../lib/form-reply";
+
+/** The id of a refused field, which the error summary links to. */
+export function fieldAnchor(name: string) {
+  return `campo-${name}`;
+}
+
+/**
+ * Follows a summary's link by focusing the field itself. With JavaScript the router would take
+ * the change of the address's fragment for a navigation and drop the reply, errors and all.
+ */
+function focusField(event: React.MouseEvent<HTMLAnchorElement>) {
+  const field = document.getElementById(event.currentTarget.hash.slice(1));
+  if (!field) return;
+  event.preventDefault();
+  field.focus();
+}
+
+/**
+ * The list of a refused form's messages, each a link to its field, first after the page's heading.
+ * With JavaScript it takes focus when a reply arrives, so a screen reader reads it at once (a
+ * submission through fetch changes nothing else a screen reader would notice).
+ */
+export function ErrorSummary({ errors }: { errors: Partial<Record<string, string>> }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const entries = Object.entries(errors).filter((e): e is [string, string] => Boolean(e[1]));
+  useEffect(() => {
+    ref.current?.focus();
+  }, [errors]);
+  if (entries.length === 0) return null;
+  return (
+    <div
+      ref={ref}
+      tabIndex={-1}
+      aria-labelledby="riepilogo-errori"
+      className="mt-6 rounded-md border-2 border-accent bg-accent/5 p-4"
+      data-error-summary
+    >
+      <h2 id="riepilogo-errori" className="font-semibold text-accent-dark">
+        {entries.length === 1 ? "C'è un errore da correggere" : `Ci sono ${entries.length} errori da correggere`}
+      </h2>
+      <ul className="mt-2 list-disc pl-5 text-sm">
+        {entries.map(([name, message]) => (
+          <li key={name}>
+            <a href={`#${fieldAnchor(name)}`} onClick={focusField} className="link">
+              {message}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 export function FieldError({ id, message }: { id: string; message?: string }) {
   return message ? (
@@ -14,10 +68,11 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
-/** The ids a field needs: its own, its hint's and its error's. */
-function useFieldIds() {
-  const id = useId();
-  return { id, hintId: `${id}-hint`, errorId: `${id}-error` };
+/** The ids a field needs: its own (its name's anchor when refused), its hint's and its error's. */
+function useFieldIds(name: string, error?: string) {
+  const generated = useId();
+  const id = error ? fieldAnchor(name) : generated;
+  return { id, hintId: `${generated}-hint`, errorId: `${generated}-error` };
 }
 
 type FieldNotes = {
@@ -79,7 +134,7 @@ export function TextField({
   inputMode?: "numeric" | "text" | "tel" | "email";
   placeholder?: string;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds(name, error);
   return (
     <div>
       <FieldLabel htmlFor={ids.id} label={label} note={optionalNote} />
@@ -115,11 +170,12 @@ export function CheckboxField({
   error?: string;
   children: React.ReactNode;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds(name, error);
   return (
     <div>
       <label className="flex items-start gap-2">
         <input
+          id={ids.id}
           type="checkbox"
           name={name}
           value="1"
@@ -166,7 +222,7 @@ export function InterestChoices({
   /** Smaller text, inside a longer form. */
   compact?: boolean;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds("interests", error);
   return (
     <fieldset aria-describedby={describedByOf(ids, { describedBy: [ids.hintId], error })}>
       <legend className={compact ? "block text-sm font-semibold" : "text-lg font-semibold"}>{legend}</legend>
@@ -174,9 +230,10 @@ export function InterestChoices({
         Seleziona almeno un ambito.
       </p>
       <div className={`${compact ? "mt-2 text-sm" : "mt-3"} grid gap-2 sm:grid-cols-2`}>
-        {interests.map((i) => (
+        {interests.map((i, index) => (
           <label key={i.id} className="flex items-start gap-2">
             <input
+              id={index === 0 && error ? ids.id : undefined}
               type="checkbox"
               name="interests"
               value={i.id}
@@ -226,7 +283,7 @@ export function SelectField({
   onChange?: (value: string) => void;
   disabled?: boolean;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds(name, error);
   const choices = (list: readonly Choice[]) =>
     list.map((o) => (
       <option key={o.id} value={o.id}>
