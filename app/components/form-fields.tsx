@@ -14,14 +14,15 @@ export function fieldAnchor(name: string) {
 }
 
 /**
- * Follows a summary's link by focusing the field itself. With JavaScript the router would take
- * the change of the address's fragment for a navigation and drop the reply, errors and all.
+ * Follows a summary's link by focusing the field itself (found by its name if it has no anchor).
+ * With JavaScript the router would take the change of the address's fragment for a navigation
+ * and drop the reply, errors and all.
  */
-function focusField(event: React.MouseEvent<HTMLAnchorElement>) {
-  const field = document.getElementById(event.currentTarget.hash.slice(1));
-  if (!field) return;
+function focusField(event: React.MouseEvent<HTMLAnchorElement>, name: string) {
   event.preventDefault();
-  field.focus();
+  const field =
+    document.getElementById(fieldAnchor(name)) ?? document.querySelector<HTMLElement>(`main [name="${CSS.escape(name)}"]`);
+  field?.focus();
 }
 
 /**
@@ -50,7 +51,7 @@ export function ErrorSummary({ errors }: { errors: Partial<Record<string, string
       <ul className="mt-2 list-disc pl-5 text-sm">
         {entries.map(([name, message]) => (
           <li key={name}>
-            <a href={`#${fieldAnchor(name)}`} onClick={focusField} className="link">
+            <a href={`#${fieldAnchor(name)}`} onClick={(event) => focusField(event, name)} className="link">
               {message}
             </a>
           </li>

@@ -3,6 +3,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
 import { newStudent, openEduCheckout } from "./checkout-support";
+import { signedInCustomer } from "./customers";
 import { expectAccessible } from "./support";
 
 giveEachTestItsOwnAddress();
@@ -59,6 +60,24 @@ test("a refused first-access step has the summary, the title and the focus too",
   await expect(summary.getByRole("link", { name: "Seleziona la tua professione" })).toBeVisible();
   await expect(page).toHaveTitle(/^Errore: Completa il tuo profilo: Professione/);
   if (javaScript()) await expect(summary).toBeFocused();
+});
+
+test("a refused account page: the summary, the title, and its link to the field", async ({ page }) => {
+  await signedInCustomer(page, "student");
+  await page.goto("/profile/");
+  const main = page.getByRole("main");
+  await main.getByLabel("Nome", { exact: true }).fill("");
+  await main.getByRole("button", { name: "Salva" }).press("Enter");
+  const summary = main.locator("[data-error-summary]");
+  const link = summary.getByRole("link", { name: "Nome obbligatorio", exact: true });
+  await expect(link).toBeVisible();
+  await expect(page).toHaveTitle(/^Errore: Il mio account · /);
+  if (javaScript()) await expect(summary).toBeFocused();
+  await link.focus();
+  await page.keyboard.press("Enter");
+  await expect(main.getByLabel("Nome", { exact: true })).toBeFocused();
+  // With JavaScript too the page still shows the reply: following the link is not a navigation.
+  await expect(link).toBeVisible();
 });
 
 test("each first-access step has its own title", async ({ page }) => {
