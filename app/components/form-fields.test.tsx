@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CheckboxField, ErrorSummary, InterestChoices, SelectField, TextField } from "./form-fields";
+import { ErrorSummary } from "./error-summary";
+import { CheckboxField, InterestChoices, SelectField, TextField } from "./form-fields";
 import { renderMarkup } from "./test-markup";
 
 /** The first tag `<tag …>` carrying `name="…"`, and one of its attributes. */

@@ -1,19 +1,12 @@
-// A page's title and its heading, said once: the browser's title (its tab, its history, what a
-// screen reader announces on arrival) and the page's <h1>. The heading shows `children` when it
-// says more than the title (a greeting, a question). After a refused submission the title starts
-// with 'Errore: ' and the error summary follows the heading, with or without JavaScript: the
-// refusal is the route's action data (lib/form-reply.ts), or `errors` a page was given otherwise.
+// The heading of a page (page-title.tsx) and, after a refused submission, what says so with or
+// without JavaScript: the title starts with 'Errore: ' and the error summary follows the heading.
+// The refusal is the route's action data (lib/form-reply.ts), or `errors` a page was given
+// otherwise.
 import { useMemo, type ReactNode } from "react";
 import { useActionData } from "react-router";
 import { refusalOf } from "../lib/form-reply";
-import { ErrorSummary } from "./form-fields";
-
-const SITE_NAME = "Novalex Editore";
-
-/** The document title of a page, and of a page showing a refusal. */
-export function documentTitle(title: string, refused = false) {
-  return `${refused ? "Errore: " : ""}${title} · ${SITE_NAME}`;
-}
+import { ErrorSummary } from "./error-summary";
+import { TitledHeading } from "./page-title";
 
 export function PageHeading({
   title,
@@ -34,8 +27,9 @@ export function PageHeading({
   const refused = Boolean(refusal) || Object.values(messages).some(Boolean);
   return (
     <>
-      <title>{documentTitle(title, refused)}</title>
-      <h1 className={`${className ? `${className} ` : ""}font-serif text-3xl font-bold text-brand`}>{children ?? title}</h1>
+      <TitledHeading title={title} className={className} refused={refused}>
+        {children}
+      </TitledHeading>
       <ErrorSummary errors={messages} />
     </>
   );

@@ -5,8 +5,10 @@ import { checkPassword } from "../../shared/password-rule.ts";
 import { MESSAGES } from "../../shared/messages.ts";
 import type { ReplyView } from "../lib/form-reply";
 import { useHydrated } from "../lib/use-hydrated";
-import { AlertBox, fieldAnchor } from "./form-fields";
-import { documentTitle, PageHeading } from "./page-heading";
+import { AlertBox } from "./form-fields";
+import { fieldAnchor } from "./error-summary";
+import { PageHeading } from "./page-heading";
+import { documentTitle } from "./page-title";
 
 /** The spec's hint list (§2 registration), ticked while typing once JavaScript runs. */
 const HINTS: { key: keyof ReturnType<typeof checkPassword>; label: string }[] = [

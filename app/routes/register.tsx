@@ -7,7 +7,8 @@ import { requestContext, servicesContext, settingsContext } from "../../shared/c
 import { accountFields } from "../../shared/account-rules.server.ts";
 import { safeRedirectTarget, withRedirect } from "../lib/redirects";
 import type { Route } from "./+types/register";
-import { AlertBox, FieldError, fieldAnchor, TextField } from "../components/form-fields";
+import { AlertBox, FieldError, TextField } from "../components/form-fields";
+import { fieldAnchor } from "../components/error-summary";
 import { PasswordHints } from "../components/password-fields";
 import { requireSignedOut } from "../lib/auth.server";
 import { readReply } from "../lib/form-reply";

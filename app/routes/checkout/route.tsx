@@ -15,7 +15,7 @@ import { readCardStepForm } from "../../lib/card-step.server";
 import { customerOf } from "../../lib/customer.server";
 import { cardSchema, cardStepCheck, checkoutFormSchema, couponSchema } from "../../lib/checkout-form.server";
 import { refusalOf, type FormReply } from "../../lib/form-reply";
-import { documentTitle } from "../../components/page-heading";
+import { documentTitle } from "../../components/page-title";
 import { parseForm, refuse } from "../../lib/form-reply.server";
 import { shouldRevalidateCardStep } from "../../lib/use-card-step";
 import { CheckoutForm } from "./checkout-form";
