@@ -22,6 +22,7 @@ import { COMMUNICATION_FAILURE } from "../shared/communication-failure.ts";
 import { revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
 import { MAIN_CONTENT_ID } from "./lib/dialog-focus";
 import { formGuardMiddleware } from "./lib/form-guard.server";
+import { useFocusHeadingOnNavigation } from "./lib/navigation-focus";
 import { chromeOf } from "./lib/page-chrome";
 import { prerender } from "./lib/prerender.server";
 import { PrerenderedElement, usePrerenderedLinks } from "./lib/prerendered";
@@ -64,6 +65,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const chrome = chromeOf(useMatches());
   const show = new URLSearchParams(search).get("show");
   usePrerenderedLinks();
+  useFocusHeadingOnNavigation();
   return (
     <html lang="it">
       <head>
@@ -144,7 +146,7 @@ export function ErrorBoundary() {
     );
   }
   return (
-    <ErrorPage title="Unexpected Application Error!" pageTitle="Errore">
+    <ErrorPage title="Si è verificato un errore" pageTitle="Errore">
       <p className="mt-4">Si è verificato un errore imprevisto. Nessun dato è andato perso: riprova tra qualche istante.</p>
       {data?.requestId && (
         <p className="mt-2 text-sm text-muted">

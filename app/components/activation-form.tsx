@@ -77,16 +77,15 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
           value={code}
           onChange={(event) => setCode(event.target.value)}
           aria-invalid={mark === "invalid" || mark === "already" ? true : undefined}
-          aria-describedby={mark === "already" ? "activation-code-note" : undefined}
+          aria-describedby={mark === "empty" ? undefined : "activation-code-note"}
           className="field pr-10 font-mono tracking-wider uppercase"
         />
         <CodeMarkIcon mark={mark} />
       </div>
-      {mark === "already" && (
-        <p id="activation-code-note" className="field-error">
-          {ACTIVATION_REFUSALS.already_redeemed.message}
-        </p>
-      )}
+      {/* Always there, so that a screen reader hears each change of it (a live region). */}
+      <p id="activation-code-note" role="status" className={mark === "valid" ? "mt-1 text-sm text-green-700" : "field-error"}>
+        {MARK_TEXT[mark]}
+      </p>
       <div className="mt-6 flex justify-end gap-3">
         <Link to={cancelTo} replace className="button-outline">
           Annulla
@@ -114,17 +113,25 @@ function markOf(
   return "empty";
 }
 
+/** What the mark says in words, under the field (the sign beside it is not enough). */
+const MARK_TEXT: Record<CodeMark, string> = {
+  empty: "",
+  valid: "Codice valido",
+  invalid: ACTIVATION_REFUSALS.invalid.message,
+  already: ACTIVATION_REFUSALS.already_redeemed.message,
+};
+
+/** The sign beside the field; its words are the note under it. */
 function CodeMarkIcon({ mark }: { mark: CodeMark }) {
   if (mark === "empty") return null;
   const valid = mark === "valid";
   return (
     <span
-      role="status"
+      aria-hidden="true"
       data-mark={valid ? "codeValid" : "codeInvalid"}
       className={`absolute inset-y-0 right-3 grid place-items-center text-lg font-bold ${valid ? "text-green-700" : "text-accent-dark"}`}
     >
-      <span aria-hidden="true">{valid ? "✓" : "✗"}</span>
-      <span className="sr-only">{valid ? "Codice valido" : ACTIVATION_REFUSALS.invalid.message}</span>
+      {valid ? "✓" : "✗"}
     </span>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Carousel, carouselHint } from "./carousel";
+import { Carousel, carouselHint, carouselPosition } from "./carousel";
 import { renderMarkup } from "./test-markup";
 
 describe("Carousel", () => {
@@ -27,5 +27,12 @@ describe("Carousel", () => {
     );
     expect(text).toBe("Uno");
     expect(html).not.toContain("aria-describedby");
+  });
+});
+
+describe("carouselPosition", () => {
+  it("names the items in view after a move, one or a range", () => {
+    expect(carouselPosition(3, 3, 10)).toBe("Elemento 3 di 10");
+    expect(carouselPosition(4, 6, 10)).toBe("Elementi da 4 a 6 di 10");
   });
 });

@@ -1,4 +1,4 @@
-import { Children, useId, useRef } from "react";
+import { Children, useId, useRef, useState } from "react";
 import { useHydrated } from "../lib/use-hydrated";
 import { ArrowLeftIcon, ChevronIcon } from "./icons";
 
@@ -8,6 +8,11 @@ const CAROUSEL_TRANSITION_MS = 500;
 /** Below the strip on phones: how many items there are, and that the rest are a swipe away. */
 export function carouselHint(count: number): string {
   return `${count} elementi: scorri per vederli tutti`;
+}
+
+/** What a screen reader is told after a move: which items are now in view (1-based, inclusive). */
+export function carouselPosition(first: number, last: number, count: number): string {
+  return first === last ? `Elemento ${first} di ${count}` : `Elementi da ${first} a ${last} di ${count}`;
 }
 
 /**
@@ -30,6 +35,8 @@ export function Carousel({
   const enhanced = useHydrated();
   const hintId = useId();
   const count = "track" in items ? items.count : Children.count(items.children);
+  // Said politely after each move: the strip's scroll is silent to a screen reader.
+  const [position, setPosition] = useState("");
 
   function step(direction: 1 | -1) {
     const el = region.current?.querySelector<HTMLElement>(".carousel");
@@ -41,7 +48,11 @@ export function Carousel({
     // Infinite: past the last item comes the first, before the first the last.
     if (direction === 1 && el.scrollLeft >= max - 2) target = 0;
     else if (direction === -1 && el.scrollLeft <= 2) target = max;
-    animateScroll(el, Math.max(0, Math.min(max, target)));
+    target = Math.max(0, Math.min(max, target));
+    animateScroll(el, target);
+    const shown = Math.max(1, Math.floor((el.clientWidth + 2) / stride));
+    const first = target >= max - 2 ? Math.max(1, count - shown + 1) : Math.round(target / stride) + 1;
+    setPosition(carouselPosition(first, Math.min(count, first + shown - 1), count));
   }
 
   return (
@@ -63,6 +74,11 @@ export function Carousel({
       {count > 1 && (
         <p id={hintId} className="mt-1 text-sm text-muted md:hidden">
           {carouselHint(count)}
+        </p>
+      )}
+      {enhanced && (
+        <p aria-live="polite" className="sr-only">
+          {position}
         </p>
       )}
       {enhanced && (

@@ -8,8 +8,9 @@ import { formatEuro } from "../../shared/format.ts";
 
 export function CheckoutSummary({ order, editable }: { order: CheckoutView; editable: boolean }) {
   return (
-    // On a phone the summary (total, discount code) comes first, before the form and its button.
-    <aside aria-labelledby="summary-title" className="card order-first h-fit space-y-4 p-5 lg:sticky lg:top-4 lg:order-none">
+    // First in the page, so on a phone it is first to see and to Tab to (total, discount code); on
+    // a wide screen the checkout's grid puts it in the right column.
+    <aside aria-labelledby="summary-title" className="card h-fit space-y-4 p-5 lg:sticky lg:top-4 lg:col-start-2 lg:row-start-1">
       <h2 id="summary-title" className="font-serif text-lg font-bold text-brand">
         Riepilogo ordine
       </h2>

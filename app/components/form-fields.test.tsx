@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ErrorSummary } from "./error-summary";
 import { CheckboxField, InterestChoices, SelectField, TextField } from "./form-fields";
 import { renderMarkup } from "./test-markup";
 
@@ -113,5 +114,35 @@ describe("InterestChoices", () => {
     const fieldset = /<fieldset[^>]*>/.exec(html)![0];
     expect(descriptions(html, fieldset)).toEqual(["Seleziona almeno un ambito.", "Scegli almeno un ambito"]);
     expect(tagNamed(html, "input", "interests")).toContain('checked=""');
+  });
+});
+
+describe("ErrorSummary", () => {
+  it("lists each refused field's message as a link to that field, under a heading that counts them", () => {
+    const { html, text } = renderMarkup(
+      <>
+        <ErrorSummary errors={{ email: "Email obbligatoria", interests: "Seleziona almeno un interesse", mobile: undefined }} />
+        <form>
+          <TextField name="email" label="Email" error="Email obbligatoria" />
+          <TextField name="mobile" label="Cellulare" />
+          <InterestChoices
+            legend="Interessi"
+            interests={universities}
+            checked={new Set()}
+            error="Seleziona almeno un interesse"
+          />
+        </form>
+      </>,
+    );
+    expect(text).toContain("Ci sono 2 errori da correggere");
+    for (const name of ["email", "interests"]) {
+      expect(html).toContain(`href="#campo-${name}"`);
+      expect(html.match(new RegExp(`id="campo-${name}"`, "g"))).toHaveLength(1);
+    }
+    expect(html).not.toContain("campo-mobile");
+  });
+
+  it("is not there when nothing was refused", () => {
+    expect(renderMarkup(<ErrorSummary errors={{ email: undefined }} />).html).toBe("");
   });
 });

@@ -2,9 +2,12 @@
 // (aria-invalid, aria-describedby) and rendered by the server, so they work without JavaScript.
 // They take their errors and values from the action's reply (lib/form-reply.ts). Each field's id,
 // and those of its hint and error, come from React's useId: unique on the page, the same on the
-// server and in the browser; tests and scripts find a field by its label or its name.
+// server and in the browser; tests and scripts find a field by its label or its name. A refused
+// field's id comes from its name instead (fieldAnchor), so the error summary under the page's
+// heading (error-summary.tsx) can link to it: a page shows one reply, so one field per name is refused.
 import { useId } from "react";
 import type { FormAlert } from "../lib/form-reply";
+import { fieldAnchor } from "./error-summary";
 
 export function FieldError({ id, message }: { id: string; message?: string }) {
   return message ? (
@@ -14,10 +17,11 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
-/** The ids a field needs: its own, its hint's and its error's. */
-function useFieldIds() {
-  const id = useId();
-  return { id, hintId: `${id}-hint`, errorId: `${id}-error` };
+/** The ids a field needs: its own (its name's anchor when refused), its hint's and its error's. */
+function useFieldIds(name: string, error?: string) {
+  const generated = useId();
+  const id = error ? fieldAnchor(name) : generated;
+  return { id, hintId: `${generated}-hint`, errorId: `${generated}-error` };
 }
 
 type FieldNotes = {
@@ -79,7 +83,7 @@ export function TextField({
   inputMode?: "numeric" | "text" | "tel" | "email";
   placeholder?: string;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds(name, error);
   return (
     <div>
       <FieldLabel htmlFor={ids.id} label={label} note={optionalNote} />
@@ -115,11 +119,12 @@ export function CheckboxField({
   error?: string;
   children: React.ReactNode;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds(name, error);
   return (
     <div>
       <label className="flex items-start gap-2">
         <input
+          id={ids.id}
           type="checkbox"
           name={name}
           value="1"
@@ -166,7 +171,7 @@ export function InterestChoices({
   /** Smaller text, inside a longer form. */
   compact?: boolean;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds("interests", error);
   return (
     <fieldset aria-describedby={describedByOf(ids, { describedBy: [ids.hintId], error })}>
       <legend className={compact ? "block text-sm font-semibold" : "text-lg font-semibold"}>{legend}</legend>
@@ -174,9 +179,10 @@ export function InterestChoices({
         Seleziona almeno un ambito.
       </p>
       <div className={`${compact ? "mt-2 text-sm" : "mt-3"} grid gap-2 sm:grid-cols-2`}>
-        {interests.map((i) => (
+        {interests.map((i, index) => (
           <label key={i.id} className="flex items-start gap-2">
             <input
+              id={index === 0 && error ? ids.id : undefined}
               type="checkbox"
               name="interests"
               value={i.id}
@@ -226,7 +232,7 @@ export function SelectField({
   onChange?: (value: string) => void;
   disabled?: boolean;
 }) {
-  const ids = useFieldIds();
+  const ids = useFieldIds(name, error);
   const choices = (list: readonly Choice[]) =>
     list.map((o) => (
       <option key={o.id} value={o.id}>

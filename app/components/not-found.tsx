@@ -1,12 +1,12 @@
 import { Link } from "react-router";
 import { EDU_PATH, HELP_CENTER_PATH, LANDING_PATH } from "../../shared/links.ts";
-import { PageHeading } from "./page-heading";
+import { TitledHeading } from "./page-title";
 
 export function NotFound() {
   return (
     <section className="mx-auto max-w-2xl px-4 py-16 text-center">
       <p className="font-serif text-6xl font-bold text-accent">404</p>
-      <PageHeading title="Pagina non trovata" className="mt-4" />
+      <TitledHeading title="Pagina non trovata" className="mt-4" />
       <p className="mt-4 text-muted">L'indirizzo che hai aperto non esiste o è stato spostato.</p>
       <ul className="mt-8 flex flex-wrap justify-center gap-3">
         <li>

@@ -1,15 +1,36 @@
-// A page's title and its heading, said once: the browser's title (its tab, its history, what a
-// screen reader announces on arrival) and the page's <h1>. The heading shows `children` when it
-// says more than the title (a greeting, a question).
-import type { ReactNode } from "react";
+// The heading of a page (page-title.tsx) and, after a refused submission, what says so with or
+// without JavaScript: the title starts with 'Errore: ' and the error summary follows the heading.
+// The refusal is the route's action data (lib/form-reply.ts), or `errors` a page was given
+// otherwise.
+import { useMemo, type ReactNode } from "react";
+import { useActionData } from "react-router";
+import { refusalOf } from "../lib/form-reply";
+import { ErrorSummary } from "./error-summary";
+import { TitledHeading } from "./page-title";
 
-const SITE_NAME = "Novalex Editore";
-
-export function PageHeading({ title, className, children }: { title: string; className?: string; children?: ReactNode }) {
+export function PageHeading({
+  title,
+  className,
+  errors,
+  children,
+}: {
+  title: string;
+  className?: string;
+  /** Messages of fields refused other than by the action (a step checked by the loader). */
+  errors?: Partial<Record<string, string>>;
+  children?: ReactNode;
+}) {
+  const actionData = useActionData();
+  // Once per reply: the summary takes focus when its messages change, not at every render.
+  const refusal = useMemo(() => refusalOf(actionData), [actionData]);
+  const messages = refusal?.fieldErrors ?? errors ?? {};
+  const refused = Boolean(refusal) || Object.values(messages).some(Boolean);
   return (
     <>
-      <title>{`${title} · ${SITE_NAME}`}</title>
-      <h1 className={`${className ? `${className} ` : ""}font-serif text-3xl font-bold text-brand`}>{children ?? title}</h1>
+      <TitledHeading title={title} className={className} refused={refused}>
+        {children}
+      </TitledHeading>
+      <ErrorSummary errors={messages} />
     </>
   );
 }

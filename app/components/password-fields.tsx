@@ -6,6 +6,9 @@ import { MESSAGES } from "../../shared/messages.ts";
 import type { ReplyView } from "../lib/form-reply";
 import { useHydrated } from "../lib/use-hydrated";
 import { AlertBox } from "./form-fields";
+import { fieldAnchor } from "./error-summary";
+import { PageHeading } from "./page-heading";
+import { documentTitle } from "./page-title";
 
 /** The spec's hint list (§2 registration), ticked while typing once JavaScript runs. */
 const HINTS: { key: keyof ReturnType<typeof checkPassword>; label: string }[] = [
@@ -54,11 +57,11 @@ export function PasswordInput({
   const ids = [...describedBy, ...(error ? [`${name}-error`] : [])];
   return (
     <div>
-      <label htmlFor={name} className="block text-sm font-semibold">
+      <label htmlFor={fieldAnchor(name)} className="block text-sm font-semibold">
         {label}
       </label>
       <input
-        id={name}
+        id={fieldAnchor(name)}
         name={name}
         type={visible ? "text" : "password"}
         autoComplete={autoComplete}
@@ -142,11 +145,11 @@ export function ResetPasswordView({
 }) {
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
-      <title>{`${usable ? text.title : "Link scaduto"} · Novalex Editore`}</title>
+      {!usable && <title>{documentTitle("Link scaduto")}</title>}
       <div className="card p-8">
         {usable ? (
           <>
-            <h1 className="font-serif text-3xl font-bold text-brand">{text.title}</h1>
+            <PageHeading title={text.title} />
             <p className="mt-2 text-muted">{text.intro}</p>
             <AlertBox alert={reply.alert} />
             <Form method="post" noValidate className="mt-6 space-y-5">

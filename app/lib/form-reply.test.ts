@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NETWORK_FAILURE } from "./communication-failure";
-import { readReply, type FormReply } from "./form-reply";
+import { readReply, refusalOf, type FormReply } from "./form-reply";
 
 const refused: FormReply<"email" | "interests" | "password", "taken"> = {
   fieldErrors: { email: "Email non valida" },
@@ -33,6 +33,16 @@ describe("readReply", () => {
         undefined,
       ]);
       expect(reply.field("email", "stored@example.it").defaultValue).toBe("stored@example.it");
+    }
+  });
+});
+
+describe("refusalOf", () => {
+  it("finds a refusal's messages and alert in any action data, and nothing else", () => {
+    expect(refusalOf(refused)).toEqual({ fieldErrors: { email: "Email non valida" }, alert: refused.alert });
+    expect(refusalOf({ alert: { title: "Errore" } })).toEqual({ fieldErrors: {}, alert: { title: "Errore" } });
+    for (const other of [undefined, NETWORK_FAILURE, { cardStep: { clientSecret: "x" } }, { fieldErrors: {} }, "text"]) {
+      expect(refusalOf(other)).toBeUndefined();
     }
   });
 });

@@ -61,3 +61,15 @@ export function readReply<F extends string = never, R extends string = never>(
     field: (name, fallback) => ({ name, error: reply.fieldErrors?.[name], defaultValue: value(name) ?? fallback }),
   };
 }
+
+/** A refusal's messages as the page's heading shows them: the title says so, the summary lists them. */
+export type Refusal = { fieldErrors: Record<string, string>; alert?: FormAlert };
+
+/** The refusal in any action data (a route's action may answer other things too), else undefined. */
+export function refusalOf(actionData: unknown): Refusal | undefined {
+  const reply = replyOf(actionData);
+  if (typeof reply !== "object" || reply === null) return undefined;
+  const { fieldErrors = {}, alert } = reply as FormReply<string>;
+  const messages = Object.fromEntries(Object.entries(fieldErrors).filter((e): e is [string, string] => Boolean(e[1])));
+  return Object.keys(messages).length > 0 || alert ? { fieldErrors: messages, alert } : undefined;
+}

@@ -10,3 +10,11 @@ export function xmlAttachment(file: { fileName: string; xml: string }): Response
     },
   });
 }
+
+/** A download that is not there (or not the customer's): said in Italian, like every page. */
+export function notFoundFile(): Response {
+  return new Response("File non trovato: il documento richiesto non esiste o non è disponibile per il tuo account.", {
+    status: 404,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "private, no-store" },
+  });
+}

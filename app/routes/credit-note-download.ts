@@ -4,13 +4,13 @@
 // it; anyone else, an unknown credit note and a malformed :creditnote get 404.
 import { servicesContext } from "../../shared/context.ts";
 import { customerOf } from "../lib/customer.server";
-import { xmlAttachment } from "../lib/xml-attachment.server";
+import { notFoundFile, xmlAttachment } from "../lib/xml-attachment.server";
 import type { Route } from "./+types/credit-note-download";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const { invoices } = context.get(servicesContext);
   const file = await invoices.download(user.id, params.ordercode, params.paymentcode, params.creditnote);
-  if (!file) throw new Response("Not Found", { status: 404 });
+  if (!file) throw notFoundFile();
   return xmlAttachment(file);
 }

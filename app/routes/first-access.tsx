@@ -10,6 +10,7 @@ import { servicesContext } from "../../shared/context.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/first-access";
 import { AlertBox, FieldError, InterestChoices, SelectField } from "../components/form-fields";
+import { fieldAnchor } from "../components/error-summary";
 import { customerOf } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
@@ -111,18 +112,29 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";
 
+/** The steps of a profession's first access, named as the step list shows them. */
+function stepsOf(code: ProfessionCode | null): { key: Step; label: string }[] {
+  return code === "other"
+    ? [
+        { key: "profession", label: "Professione" },
+        { key: "details", label: "Interessi" },
+      ]
+    : [
+        { key: "profession", label: "Professione" },
+        { key: "university", label: "Università" },
+        { key: "details", label: code === "professor" ? "Materia" : code === "student" ? "Corso di laurea" : "Dettagli" },
+      ];
+}
+
+/** Each step's own title, so that the browser's history and a screen reader tell them apart. */
+function stepTitle(current: Step, code: ProfessionCode | null) {
+  const steps = stepsOf(code);
+  const index = steps.findIndex((s) => s.key === current);
+  return `Completa il tuo profilo: ${steps[index]?.label} (passo ${index + 1} di ${steps.length})`;
+}
+
 function StepList({ current, code }: { current: Step; code: ProfessionCode | null }) {
-  const steps: { key: Step; label: string }[] =
-    code === "other"
-      ? [
-          { key: "profession", label: "Professione" },
-          { key: "details", label: "Interessi" },
-        ]
-      : [
-          { key: "profession", label: "Professione" },
-          { key: "university", label: "Università" },
-          { key: "details", label: code === "professor" ? "Materia" : code === "student" ? "Corso di laurea" : "Dettagli" },
-        ];
+  const steps = stepsOf(code);
   const index = steps.findIndex((s) => s.key === current);
   return (
     <div className="mt-4">
@@ -155,7 +167,9 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
   return (
     <section className="mx-auto max-w-2xl px-4 py-12">
       <div className="card p-8">
-        <PageHeading title="Completa il tuo profilo" />
+        <PageHeading title={stepTitle(step, code)} errors={loaderData.errors}>
+          Completa il tuo profilo
+        </PageHeading>
         <p className="mt-2 text-muted">
           Raccontaci qualcosa di te: ti proporremo i contenuti più adatti ai tuoi studi o al tuo lavoro.
         </p>
@@ -169,12 +183,13 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
             <fieldset aria-describedby={error("profession") ? "profession-error" : undefined}>
               <legend className="text-lg font-semibold">Qual è la tua professione?</legend>
               <div className="mt-3 space-y-3">
-                {professions.map((p) => (
+                {professions.map((p, index) => (
                   <label
                     key={p.id}
                     className="flex cursor-pointer items-start gap-3 rounded-md border border-line p-4 hover:bg-brand-light"
                   >
                     <input
+                      id={index === 0 && error("profession") ? fieldAnchor("profession") : undefined}
                       type="radio"
                       name="profession"
                       value={p.id}

@@ -3,12 +3,12 @@
 // Only the order's owner gets it; anyone else, and a payment with no invoice, gets 404.
 import { servicesContext } from "../../shared/context.ts";
 import { customerOf } from "../lib/customer.server";
-import { xmlAttachment } from "../lib/xml-attachment.server";
+import { notFoundFile, xmlAttachment } from "../lib/xml-attachment.server";
 import type { Route } from "./+types/invoice-download";
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const file = await context.get(servicesContext).invoices.download(user.id, params.ordercode, params.paymentcode);
-  if (!file) throw new Response("Not Found", { status: 404 });
+  if (!file) throw notFoundFile();
   return xmlAttachment(file);
 }

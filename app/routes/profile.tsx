@@ -31,6 +31,7 @@ import { profileFieldErrors, profileSaveRefusal, type ProfileFormField } from ".
 import { redirectWithToast } from "../lib/toast.server";
 import { useHydrated } from "../lib/use-hydrated";
 import { BackLink } from "../components/back-link";
+import { PageHeading } from "../components/page-heading";
 
 type Field = ProfileFormField | "currentPassword";
 
@@ -224,9 +225,8 @@ function ProfileForm({ data: loaded, reply }: { data: Route.ComponentProps["load
 
   return (
     <section className="mx-auto max-w-3xl px-4 py-10">
-      <title>Il mio account · Novalex Editore</title>
       <BackLink to={DASHBOARD_PATH}>Torna alla dashboard</BackLink>
-      <h1 className="mt-4 font-serif text-3xl font-bold text-brand">Il mio account</h1>
+      <PageHeading title="Il mio account" className="mt-4" />
       <nav aria-label="Impostazioni account" className="mt-3 flex flex-wrap gap-4 text-sm">
         <Link to={PREFERENCES_PATH} className="link">
           Preferenze

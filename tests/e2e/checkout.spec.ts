@@ -39,6 +39,8 @@ test("EDU bought by card from /edu/: 'Ordine confermato', and EDU is active", as
   await fillCard(page, "4242 4242 4242 4242");
   await complete(page);
   await expect(page.getByRole("heading", { name: "Ordine confermato" })).toBeVisible();
+  // Its own title, not the form's 'Checkout'.
+  await expect(page).toHaveTitle(/^Ordine confermato · /);
   await expect(page.getByText("Complimenti per l'acquisto!")).toBeVisible();
   await expectAccessible(page);
 

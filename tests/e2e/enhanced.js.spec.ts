@@ -24,6 +24,23 @@ test.describe("with JavaScript", () => {
     await expect.poll(() => track.evaluate((el) => el.scrollLeft)).toBe(0);
   });
 
+  test("a carousel's move is announced: which card is now in view", async ({ page }) => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const [button, position] of [
+      ["Successivo", "Elemento 2 di 4"],
+      // Before the first comes the last.
+      ["Precedente", "Elemento 4 di 4"],
+    ] as const) {
+      await page.goto("/landingpage/landing/");
+      const carousel = page.getByRole("region", { name: /pubblicazioni/i });
+      const live = carousel.locator("[aria-live=polite]");
+      await expect(live).toHaveText("");
+      await carousel.getByRole("button", { name: button }).focus();
+      await page.keyboard.press("Enter");
+      await expect(live).toHaveText(position);
+    }
+  });
+
   test("client-side navigation between public pages works", async ({ page }) => {
     await page.goto("/help-center/");
     // The footer is prerendered HTML (lib/prerendered.tsx): its links navigate without a reload.

@@ -24,11 +24,15 @@ test("registration shows the spec's messages and keeps what was typed", async ({
   await main.getByLabel("Email").fill("non-una-email");
   await main.getByLabel("Password", { exact: true }).fill("corta");
   await main.getByRole("button", { name: "Crea account" }).click();
-  await expect(main.getByText("Nome obbligatorio", { exact: true })).toBeVisible();
-  await expect(main.getByText("Cognome obbligatorio", { exact: true })).toBeVisible();
-  await expect(main.getByText("Inserisci un indirizzo email valido")).toBeVisible();
-  await expect(main.getByText("La password non rispetta i requisiti")).toBeVisible();
-  await expect(main.getByText("Devi accettare i termini e le condizioni")).toBeVisible();
+  // Each message beside its field, which it describes (the error summary repeats them above).
+  await expect(main.getByLabel("Nome", { exact: true })).toHaveAccessibleDescription("Nome obbligatorio");
+  await expect(main.getByLabel("Cognome")).toHaveAccessibleDescription("Cognome obbligatorio");
+  await expect(main.getByLabel("Email")).toHaveAccessibleDescription("Inserisci un indirizzo email valido");
+  await expect(main.getByLabel("Password", { exact: true })).toHaveAccessibleDescription(/La password non rispetta i requisiti$/);
+  await expect(main.getByRole("checkbox")).toHaveAccessibleDescription("Devi accettare i termini e le condizioni");
+  for (const message of ["Nome obbligatorio", "Cognome obbligatorio", "Inserisci un indirizzo email valido"]) {
+    await expect(main.locator(".field-error").getByText(message, { exact: true })).toBeVisible();
+  }
   await expect(main.getByLabel("Email")).toHaveValue("non-una-email");
   for (const hint of ["8 caratteri o più", "Almeno un carattere speciale (# ! ? -)", "1 lettera maiuscola", "1 numero"]) {
     await expect(main.getByText(hint)).toBeVisible();

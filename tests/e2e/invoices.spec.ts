@@ -62,13 +62,16 @@ test("a private buyer's receipt names the e-invoice and says the original is in 
   await expectAccessible(page);
 });
 
-test("another customer gets no invoice of that payment", async ({ page }) => {
+test("another customer gets no invoice of that payment, told so in Italian", async ({ page }) => {
   const { receipt } = fixtures().purchases;
   await signIn(page, fixtures().student.email, E2E_PASSWORD, "/login/?redirect=/dashboard/");
   await expect(page.getByRole("heading", { name: "I tuoi prodotti" })).toBeVisible();
   const response = await page.request.get(invoicePath(receipt.orderCode, receipt.paymentCode));
   expect(response.status()).toBe(404);
-  expect(await response.text()).not.toContain("FatturaElettronica");
+  const text = await response.text();
+  expect(text).not.toContain("FatturaElettronica");
+  expect(text).toContain("File non trovato");
+  expect(response.headers()["content-type"]).toContain("charset=utf-8");
 });
 
 test("a receipt whose e-invoice SDI could not deliver says where the customer finds it", async ({ page }) => {

@@ -52,13 +52,14 @@ test("a new customer activates a code from the header and reads the book", async
   }
 });
 
-test("an invalid code gets the invalid mark and changes nothing", async ({ page }) => {
+test("an invalid code gets the invalid mark, says so in words, and changes nothing", async ({ page }) => {
   await newStudent(page);
   await page.goto("/dashboard/?show=activateProduct");
   const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
   await dialog.getByLabel("Codice di attivazione").fill("ABCD-EFGH-JKMN-PQRS");
   if (javaScript()) {
-    await expect(dialog.getByText("Codice non valido")).toBeAttached();
+    await expect(dialog.getByText("Codice non valido")).toBeVisible();
+    await expect(dialog.getByLabel("Codice di attivazione")).toHaveAccessibleDescription("Codice non valido");
     // Conferma acts only on a valid code: it says so, and submitting the form does nothing.
     await expect(dialog.getByRole("button", { name: "Conferma" })).toHaveAttribute("aria-disabled", "true");
     await dialog.getByLabel("Codice di attivazione").press("Enter");
@@ -66,7 +67,8 @@ test("an invalid code gets the invalid mark and changes nothing", async ({ page 
     await expect(page).toHaveURL(/\/dashboard\/\?show=activateProduct$/);
   } else {
     await dialog.getByRole("button", { name: "Conferma" }).click();
-    await expect(page.getByText("Codice non valido")).toBeAttached();
+    await expect(page.getByText("Codice non valido")).toBeVisible();
+    await expect(page.getByLabel("Codice di attivazione")).toHaveAccessibleDescription("Codice non valido");
     await expect(page.getByLabel("Codice di attivazione")).toHaveAttribute("aria-invalid", "true");
     await expectAccessible(page);
   }
@@ -87,6 +89,11 @@ test("a code already used by someone else is invalid; by the same customer, it s
   await dialog.getByLabel("Codice di attivazione").fill(code);
   if (!javaScript()) await dialog.getByRole("button", { name: "Conferma" }).click();
   await expect(page.getByText("Hai già attivato questo codice")).toBeVisible();
+  // Told one thing only: nothing hidden calls the code invalid.
+  await expect(page.getByRole("textbox", { name: "Codice di attivazione" })).toHaveAccessibleDescription(
+    /^Hai già attivato questo codice/,
+  );
+  await expect(page.getByText("Codice non valido")).toHaveCount(0);
 });
 
 test("an eBook+EDU code gives the ebook and switches the dashboard to the EDU promo", async ({ page }) => {

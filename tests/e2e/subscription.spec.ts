@@ -66,7 +66,8 @@ test("'Aggiorna carta': a number refused by the form, then a card with 3-D Secur
   const form = page.locator("form").filter({ has: page.getByLabel("Numero della carta") });
   await fillSandboxCard(form, "4242 4242 4242 4243");
   await form.getByRole("button", { name: M.cardSave }).click();
-  await expect(page.getByText("Il numero della carta non è valido")).toBeVisible();
+  // Beside the field (the error summary above the form repeats it as a link to the field).
+  await expect(form.getByText("Il numero della carta non è valido")).toBeVisible();
 
   await fillSandboxCard(form, "4000 0025 0000 3155");
   await form.getByRole("button", { name: M.cardSave }).click();

@@ -67,11 +67,13 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
       {verifying && <VerifyingPayment />}
 
       <div className="mt-6 grid gap-8 lg:grid-cols-[1fr_22rem]">
+        {/* Before the form in the page as on a phone's screen (checkout-summary.tsx). */}
+        <CheckoutSummary order={order} editable={editable} />
         <Form
           method="post"
           id="checkout"
           noValidate
-          className="space-y-6"
+          className="space-y-6 lg:col-start-1 lg:row-start-1"
           onSubmit={(event) => {
             if (submitting) event.preventDefault();
             else card.onSubmit(event);
@@ -174,8 +176,6 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
             </button>
           )}
         </Form>
-
-        <CheckoutSummary order={order} editable={editable} />
       </div>
 
       {canGiveUp && (

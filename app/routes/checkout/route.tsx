@@ -14,7 +14,8 @@ import { checkoutOrderPath, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared
 import { readCardStepForm } from "../../lib/card-step.server";
 import { customerOf } from "../../lib/customer.server";
 import { cardSchema, cardStepCheck, checkoutFormSchema, couponSchema } from "../../lib/checkout-form.server";
-import type { FormReply } from "../../lib/form-reply";
+import { refusalOf, type FormReply } from "../../lib/form-reply";
+import { documentTitle } from "../../components/page-title";
 import { parseForm, refuse } from "../../lib/form-reply.server";
 import { shouldRevalidateCardStep } from "../../lib/use-card-step";
 import { CheckoutForm } from "./checkout-form";
@@ -146,12 +147,15 @@ export const shouldRevalidate = shouldRevalidateCardStep;
 
 export default function Checkout({ loaderData, actionData }: Route.ComponentProps) {
   const { order } = loaderData;
+  const open = order.status === "new" || order.status === "waitforpayment";
+  // Each view its own title: what the customer reads in the tab and hears on arrival.
+  const title = order.status === "payed" ? M.confirmedTitle : open ? "Checkout" : M.closedTitle;
   return (
     <section className="mx-auto w-full max-w-6xl px-4 py-8">
-      <title>Checkout · Novalex Editore</title>
+      <title>{documentTitle(title, open && Boolean(refusalOf(actionData)))}</title>
       {order.status === "payed" ? (
         <Confirmed orderCode={order.orderCode} />
-      ) : order.status === "new" || order.status === "waitforpayment" ? (
+      ) : open ? (
         <CheckoutForm data={loaderData} actionData={actionData} />
       ) : (
         <Closed closed={order.closed} />
