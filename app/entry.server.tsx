@@ -19,15 +19,34 @@ export { requestContext, servicesContext, settingsContext } from "../shared/cont
 
 export const streamTimeout = 5_000;
 
+/** The id of the hydration's module script, kept unrun until the first paint. */
+const BOOT_ID = "avvio-script";
+const MODULE_PRELOAD = /<link rel="modulepreload"[^>]*? href="([^"]+)"[^>]*\/>/g;
+const MODULE_SCRIPT = /<script( nonce="[^"]*")? type="module"[^>]*>([\s\S]*?)<\/script>/;
+
 /**
- * The scripts' modulepreload links (React Router's <Scripts>, hoisted into the head by React) at a
- * low fetch priority. The page shows without JavaScript; at their default (high) priority a slow
- * link gives the scripts its bandwidth and connections before the first paint, which waits for
- * the stylesheet only (issue 30: on slow 4G the first paint came after ~140 KB of JavaScript).
- * They are still fetched at once, in parallel, and run as soon as they arrive.
+ * The scripts wait for the first paint (issue 30). Every page shows without JavaScript, and on a
+ * slow link the scripts fetched with the page (React Router's modulepreload links and its module
+ * script, ~140 KB) shared the link with the stylesheet the first paint waits for: on slow 4G the
+ * first paint came after them. So the shell leaves the page with its stylesheet alone: the module
+ * script is kept as text, and a small script runs it, and asks for the modules it needs in
+ * parallel, at the first frame after the first paint. Without a match (a React Router that writes
+ * them otherwise) the shell is left as it is: the page is slower to paint, never broken.
  */
-export function lowerScriptPriority(shell: string): string {
-  return shell.replaceAll('<link rel="modulepreload"', '<link rel="modulepreload" fetchpriority="low"');
+export function deferScriptsPastFirstPaint(shell: string): string {
+  const script = MODULE_SCRIPT.exec(shell);
+  if (!script) return shell;
+  const [whole, nonce = "", code] = script;
+  const modules = [...shell.matchAll(MODULE_PRELOAD)].map((match) => match[1]!);
+  const start =
+    `requestAnimationFrame(function(){setTimeout(function(){` +
+    `${JSON.stringify(modules).replaceAll("<", "\\u003c")}.forEach(function(href){` +
+    `var link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.appendChild(link)});` +
+    `var boot=document.createElement("script");boot.type="module";boot.textContent=document.getElementById("${BOOT_ID}").textContent;` +
+    `document.body.appendChild(boot)})})`;
+  return shell
+    .replace(MODULE_PRELOAD, "")
+    .replace(whole, () => `<script type="text/plain" id="${BOOT_ID}">${code}</script><script${nonce}>${start}</script>`);
 }
 
 const NO_PRERENDERED_PARTS: ReadonlyMap<string, PrerenderedPart> = new Map();
@@ -72,7 +91,7 @@ export default function handleRequest(
             timeoutId = undefined;
           },
           parts.values(),
-          lowerScriptPriority,
+          deferScriptsPastFirstPaint,
         );
         responseHeaders.set("Content-Type", "text/html; charset=utf-8");
         pipe(body);

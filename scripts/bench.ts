@@ -25,7 +25,8 @@
 //      Targets, on every database: landing page ≥ 0.5 × the no-loader route; every signed-in page
 //      ≥ 0.5 × the no-loader route (the dashboard ≥ 0.6 ×) with a p99 ≤ 3 × the no-loader route's.
 //   2. (PGlite) weighs each public page: its HTML and the client JavaScript it loads (modulepreload
-//      links, imports of the inline module scripts, and the static imports of those modules,
+//      links, imports of the inline module scripts, the one kept as text until the first paint
+//      included, and the static imports of those modules,
 //      recursively), each gzipped with zlib's default level as the compression middleware would.
 //      1 KB = 1000 bytes. Budget: client JavaScript ≤ 120 KB gzip per public page.
 //   3. (PGlite) complete sign-ins per second.
@@ -317,7 +318,8 @@ function report(database: string, measured: Measured[]) {
 
 // ── page weight ──────────────────────────────────────────────────────────────
 
-const MODULE_SCRIPT = /<script\b[^>]*\btype=["']?module["']?[^>]*>([\s\S]*?)<\/script>/gi;
+// A module script, or the one the page keeps as text until its first paint (app/entry.server.tsx).
+const MODULE_SCRIPT = /<script\b[^>]*\b(?:type=["']?module["']?|id=["']?avvio-script["']?)[^>]*>([\s\S]*?)<\/script>/gi;
 const TAG = /<(?:link|script)\b[^>]*>/gi;
 // `import "x"`, `import {a} from "x"`, `export * from "x"`, minified `from"x"`, and (inline only) `import("x")`.
 const STATIC_IMPORT = /(?:\bimport|\bfrom)\s*["']([^"']+)["']/g;

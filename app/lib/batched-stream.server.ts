@@ -9,7 +9,7 @@
 // are taken as they are rather than encoded again for every page.
 //
 // The first batch (the shell, with the whole <head>) may be rewritten once on its way out
-// (`rewriteShell`): see lowerScriptPriority in entry.server.tsx.
+// (`rewriteShell`): see deferScriptsPastFirstPaint in entry.server.tsx.
 import { Transform, type TransformCallback } from "node:stream";
 import type { PrerenderedPart } from "./prerender.server";
 

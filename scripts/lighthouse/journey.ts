@@ -23,45 +23,55 @@ export const JOURNEY_BUDGET_MS = { off: 60_000, on: 60_000 };
 export type JourneyStep = { step: string; waitedMs: number; floorMs: number; bytes: number; roundTrips: number };
 
 /**
- * The page's network, to weigh each step by what arrived before its paint: the bytes, and the
- * exchanges waited for in turn (documents and their redirects, data requests), plus one for the
- * stylesheet and scripts when any came over the network (they come in parallel).
+ * The page's network, to weigh each step by what came before its paint: the bytes received, and
+ * the exchanges waited for in turn (documents and their redirects, data requests), plus one for
+ * the stylesheet and scripts when any came over the network (they come in parallel).
  */
 function networkMeter(cdp: CDPSession, origin: string) {
-  type Exchange = { inTurn: boolean; subresource: boolean; finishedAt?: number; bytes: number };
-  let exchanges = new Map<string, Exchange[]>();
+  type Exchange = { sentAt: number; inTurn: boolean; subresource: boolean; counted: number };
+  /** Every exchange since the last take; a redirect's hops are one each. */
+  let exchanges: Exchange[] = [];
+  /** The exchange under way of each request id (a redirect's next hop keeps the id). */
+  const current = new Map<string, Exchange>();
+  let received: { at: number; bytes: number; exchange: Exchange }[] = [];
   // CDP's timestamps are monotonic seconds; requestWillBeSent also gives the wall time.
   let wallOffsetMs = 0;
+  const wall = (timestamp: number) => timestamp * 1000 + wallOffsetMs;
+  const receive = (requestId: string, timestamp: number, bytes: number) => {
+    const exchange = current.get(requestId);
+    if (!exchange || bytes <= 0) return;
+    exchange.counted += bytes;
+    received.push({ at: wall(timestamp), bytes, exchange });
+  };
   cdp.on("Network.requestWillBeSent", (event) => {
     wallOffsetMs = event.wallTime * 1000 - event.timestamp * 1000;
     if (!event.request.url.startsWith(origin)) return;
-    const hops = exchanges.get(event.requestId) ?? [];
-    // A redirect ended the hop before: it was one more exchange waited for in turn.
-    const previous = hops.at(-1);
-    if (previous && event.redirectResponse) previous.finishedAt = event.timestamp * 1000 + wallOffsetMs;
-    hops.push({
+    const exchange = {
+      sentAt: wall(event.timestamp),
       inTurn: event.type === "Document" || event.type === "Fetch",
       subresource: event.type === "Stylesheet" || event.type === "Script",
-      bytes: 0,
-    });
-    exchanges.set(event.requestId, hops);
+      counted: 0,
+    };
+    exchanges.push(exchange);
+    current.set(event.requestId, exchange);
   });
+  cdp.on("Network.dataReceived", (event) => receive(event.requestId, event.timestamp, event.encodedDataLength));
   cdp.on("Network.loadingFinished", (event) => {
-    const last = exchanges.get(event.requestId)?.at(-1);
-    if (!last) return;
-    last.finishedAt = event.timestamp * 1000 + wallOffsetMs;
-    last.bytes = event.encodedDataLength;
+    // Some responses report their bytes only here.
+    receive(event.requestId, event.timestamp, event.encodedDataLength - (current.get(event.requestId)?.counted ?? 0));
   });
   return {
-    /** What arrived before `paintedAt` (epoch ms) since the last call. */
+    /** What came before `paintedAt` (epoch ms) since the last call. */
     take(paintedAt: number) {
-      const arrived = [...exchanges.values()].flat().filter((e) => e.finishedAt !== undefined && e.finishedAt <= paintedAt);
-      exchanges = new Map();
-      const fetched = arrived.filter((e) => e.bytes > 0 || e.inTurn);
-      return {
-        bytes: arrived.reduce((sum, e) => sum + e.bytes, 0),
-        roundTrips: fetched.filter((e) => e.inTurn).length + (fetched.some((e) => e.subresource && e.bytes > 0) ? 1 : 0),
+      const sent = exchanges.filter((e) => e.sentAt <= paintedAt);
+      const before = received.filter((r) => r.at <= paintedAt);
+      const taken = {
+        bytes: before.reduce((sum, r) => sum + r.bytes, 0),
+        roundTrips: sent.filter((e) => e.inTurn).length + (before.some((r) => r.exchange.subresource) ? 1 : 0),
       };
+      exchanges = [];
+      received = [];
+      return taken;
     },
   };
 }
