@@ -15,9 +15,10 @@
 //      bandwidth + its round trips), against the journey's budget.
 // Exits 1 when a target or a budget is missed. Timings are not tests: not part of `npm test`.
 //
-// Environment: LIGHTHOUSE_RUNS (default 3), LIGHTHOUSE_ONLY=pages|journey to run one part.
+// Environment: LIGHTHOUSE_RUNS (default 3), LIGHTHOUSE_ONLY=pages|journey to run one part,
+// LIGHTHOUSE_REPORTS=<folder> (made if need be) to keep each page's whole Lighthouse report.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { EDU_PRODUCT_CODE } from "../shared/library-constants.ts";
@@ -31,6 +32,8 @@ import { JOURNEY_BUDGET_MS, walkJourney, type JourneyStep } from "./lighthouse/j
 
 const RUNS = Number(process.env.LIGHTHOUSE_RUNS ?? 3);
 const ONLY = process.env.LIGHTHOUSE_ONLY;
+/** A folder for each page's whole Lighthouse report (the last run's), to see why a page missed. */
+const REPORTS = process.env.LIGHTHOUSE_REPORTS;
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
 
@@ -95,31 +98,41 @@ const median = (values: number[]) => {
   return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : Number.NaN;
 };
 
+/** A page's run that Lighthouse could not record (its trace, now and then) is run again, up to this. */
+const RETRIES = 2;
+
 /** Lighthouse RUNS times on every page, one round after the other; the median of each figure. */
 async function measurePages(origin: string, cookie: string, checkoutPath: string) {
   const targets: Target[] = [...SIGNED_OUT, ...SIGNED_IN, { ...CHECKOUT, path: checkoutPath }];
+  const pages = targets.map((t) => ({ page: t.page, url: origin + t.path, cookie: t.signedIn ? cookie : undefined }));
   const rounds: PageFigures[][] = [];
   for (let round = 1; round <= RUNS; round++) {
     console.log(`  round ${round}/${RUNS}`);
-    rounds.push(
-      await lighthousePages(
-        targets.map((t) => ({ page: t.page, url: origin + t.path, cookie: t.signedIn ? cookie : undefined })),
-      ),
-    );
+    const figures = await lighthousePages(pages, REPORTS);
+    for (let retry = 0; retry < RETRIES; retry++) {
+      const failed = figures.flatMap((f, i) => (f.error ? [i] : []));
+      if (failed.length === 0) break;
+      const again = await lighthousePages(
+        failed.map((i) => pages[i]!),
+        REPORTS,
+      );
+      failed.forEach((i, n) => (figures[i] = again[n]!));
+    }
+    rounds.push(figures);
   }
   const rows = targets.map((target, i) => {
     const runs = rounds.map((round) => round[i]!);
     for (const error of new Set(runs.map((r) => r.error).filter(Boolean)))
       failures.push(`Lighthouse on ${target.page}: ${error}`);
     const of = (pick: (figures: PageFigures) => number) => median(runs.map(pick));
-    // "After the last redirect": what the redirects cost is taken off.
+    // "After the last redirect": what the redirects cost (Lighthouse's estimate) is taken off.
     const lcp = of((r) => r.lcpMs - (target.afterRedirects ? r.redirectsMs || 0 : 0));
     const tbt = of((r) => r.tbtMs);
     const missed = lcp > target.lcpMs || (target.tbtMs !== undefined && tbt > target.tbtMs);
     if (missed) failures.push(`${target.page}: LCP ${lcp.toFixed(0)} ms, TBT ${tbt.toFixed(0)} ms`);
     return [
       target.page,
-      lcp.toFixed(0),
+      lcp.toFixed(0) + (target.afterRedirects ? ` (${of((r) => r.lcpMs).toFixed(0)} with them)` : ""),
       `≤ ${target.lcpMs}`,
       of((r) => r.fcpMs).toFixed(0),
       tbt.toFixed(0) + (target.tbtMs !== undefined ? ` (≤ ${target.tbtMs})` : ""),
@@ -147,6 +160,7 @@ function printJourney(title: string, steps: JourneyStep[], budgetMs: number) {
 }
 
 async function main() {
+  if (REPORTS) mkdirSync(REPORTS, { recursive: true });
   buildIfStale();
   try {
     const origin = await startServer();

@@ -4,7 +4,7 @@
 // Largest Contentful Paint, First Contentful Paint, Total Blocking Time, Cumulative Layout Shift,
 // the time lost to redirects, the bytes transferred and the performance score.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import lighthouse from "lighthouse";
@@ -40,8 +40,29 @@ async function devtoolsReady(port: number, timeoutMs = 30_000) {
   throw new Error(`Chromium's DevTools did not answer on port ${port} within ${timeoutMs / 1000} s`);
 }
 
-/** Runs Lighthouse on each page in one headless Chromium, one page after the other. */
-export async function lighthousePages(pages: { page: string; url: string; cookie?: string }[]): Promise<PageFigures[]> {
+type MeasuredPage = { page: string; url: string; cookie?: string };
+
+/**
+ * Runs Lighthouse on each page, one after the other: the signed-out pages in one headless
+ * Chromium, the signed-in ones in another. A signed-out page leaves cookies in the browser (the
+ * sign-in's state), which Chromium would send instead of the customer's session cookie that
+ * Lighthouse adds as a header: the signed-in pages then measured the login screen. With
+ * `reportDir`, each page's whole report goes there as JSON (its name from the page's).
+ */
+export async function lighthousePages(pages: MeasuredPage[], reportDir?: string): Promise<PageFigures[]> {
+  const signedOut = await inOneBrowser(
+    pages.filter((p) => !p.cookie),
+    reportDir,
+  );
+  const signedIn = await inOneBrowser(
+    pages.filter((p) => p.cookie),
+    reportDir,
+  );
+  return pages.map((p) => (p.cookie ? signedIn : signedOut).shift()!);
+}
+
+async function inOneBrowser(pages: MeasuredPage[], reportDir?: string): Promise<PageFigures[]> {
+  if (pages.length === 0) return [];
   const { CHROMIUM_PATH } = ensureChromium();
   const port = await freePort();
   const profile = mkdtempSync(path.join(tmpdir(), "portal-lighthouse-"));
@@ -69,6 +90,9 @@ export async function lighthousePages(pages: { page: string; url: string; cookie
         extraHeaders: cookie ? { Cookie: cookie } : undefined,
       });
       const lhr = result?.lhr;
+      if (reportDir && lhr) {
+        writeFileSync(path.join(reportDir, `${page.replace(/[^\w]+/g, "-").replace(/^-|-$/g, "")}.json`), JSON.stringify(lhr));
+      }
       const value = (audit: string) => lhr?.audits[audit]?.numericValue ?? Number.NaN;
       figures.push({
         page,
