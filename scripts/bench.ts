@@ -52,7 +52,7 @@ import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 import { percentiles, table } from "./bench/figures.ts";
-import { freePort, productionSecrets, seedDemoCatalogue, ServerLog, waitUntilReady } from "./bench/server.ts";
+import { freePort, measuredProductionEnv, seedDemoCatalogue, ServerLog, waitUntilReady } from "./bench/server.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
 const MEASURED_URLS = ["/attivaprodotto/", "/landingpage/landing/", "/dashboard/", "/profile/", "/my-products/"];
@@ -143,20 +143,7 @@ function run(command: string, args: string[]) {
 async function startServer(port: number, databaseUrl: string) {
   dataDir = mkdtempSync(path.join(tmpdir(), "portal-bench-"));
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const env = {
-    ...process.env,
-    NODE_ENV: "production",
-    PAYMENTS: "sandbox",
-    // Mail stays in the outbox table: a measurement sends none.
-    SMTP_URL: "",
-    MAIL_DISABLED: "true",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    ...productionSecrets(),
-    LOG_LEVEL: "warn",
-  };
+  const env = measuredProductionEnv({ PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
   await seedDemoCatalogue(env);
   const child = spawn(process.execPath, [...profile, "server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env });
   serverLog.attach(child);

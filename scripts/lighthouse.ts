@@ -25,7 +25,7 @@ import { EDU_PRODUCT_CODE } from "../shared/library-constants.ts";
 import { openCheckout } from "./bench/checkout.ts";
 import { buildIfStale } from "./build-if-stale.ts";
 import { table } from "./bench/figures.ts";
-import { freePort, productionSecrets, seedDemoCatalogue, ServerLog, waitUntilReady } from "./bench/server.ts";
+import { freePort, measuredProductionEnv, seedDemoCatalogue, ServerLog, waitUntilReady } from "./bench/server.ts";
 import { signedInProfessional } from "./bench/sign-in.ts";
 import { lighthousePages, type PageFigures } from "./load/lighthouse.ts";
 import { JOURNEY_BUDGET_MS, walkJourney, type JourneyStep } from "./lighthouse/journey.ts";
@@ -62,20 +62,13 @@ async function startServer(): Promise<string> {
   const port = await freePort();
   dataDir = mkdtempSync(path.join(tmpdir(), "portal-lighthouse-"));
   const origin = `http://127.0.0.1:${port}`;
-  const env = {
-    ...process.env,
-    NODE_ENV: "production",
-    PAYMENTS: "sandbox",
-    SMTP_URL: "",
-    MAIL_DISABLED: "true",
+  const env = measuredProductionEnv({
     PORT: String(port),
     HOST: "127.0.0.1",
     PUBLIC_ORIGIN: origin,
     DATA_DIR: dataDir,
     DATABASE_URL: "",
-    ...productionSecrets(),
-    LOG_LEVEL: "warn",
-  };
+  });
   await seedDemoCatalogue(env);
   server = spawn(process.execPath, ["server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env });
   serverLog.attach(server);

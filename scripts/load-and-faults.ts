@@ -43,7 +43,7 @@ import * as schema from "../server/db/schema.ts";
 import { periodStart } from "../shared/subscription.ts";
 import { openCheckout } from "./bench/checkout.ts";
 import { quantile, table } from "./bench/figures.ts";
-import { freePort, productionSecrets, seedDemoCatalogue } from "./bench/server.ts";
+import { freePort, measuredProductionEnv, seedDemoCatalogue } from "./bench/server.ts";
 import { seedSubscriptions } from "./bench/subscription-seed.ts";
 import { buildIfStale } from "./build-if-stale.ts";
 import { Recorder, type Sample } from "./load/client.ts";
@@ -478,20 +478,12 @@ try {
 
   postgres = startPrivatePostgres(pgPort!);
   console.log(`private PostgreSQL on 127.0.0.1:${pgPort}`);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    PAYMENTS: "sandbox",
-    // Mail stays in the outbox table: a load run sends none.
-    SMTP_URL: "",
-    MAIL_DISABLED: "true",
+  const env = measuredProductionEnv({
     DATABASE_URL: postgres.url,
     PUBLIC_ORIGIN: origin,
     // One proxy in front (scripts/load/proxy.ts): its last X-Forwarded-For entry is the client.
     TRUST_PROXY: "1",
-    LOG_LEVEL: "warn",
-    ...productionSecrets(),
-  };
+  });
   delete env.PASSWORD_HASH_COST;
   await seedDemoCatalogue(env);
   instances = ports.map((port, i) => new Instance(i, port, env));

@@ -33,6 +33,24 @@ export function productionSecrets() {
 }
 
 /**
+ * The environment of a production instance a measurement starts: the sandbox card gateway, mail
+ * off (each mail stays in the outbox table: a measurement sends none), new secrets, warnings and
+ * errors only in the log; `settings` add or override the rest (PORT, DATABASE_URL…).
+ */
+export function measuredProductionEnv(settings: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    PAYMENTS: "sandbox",
+    SMTP_URL: "",
+    MAIL_DISABLED: "true",
+    LOG_LEVEL: "warn",
+    ...productionSecrets(),
+    ...settings,
+  };
+}
+
+/**
  * The demo catalogue in the database the server of `env` will use (migrated first): a production
  * start creates no product (README, "The catalogue"), and the runs buy and read the demo's.
  */
