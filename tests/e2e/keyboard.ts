@@ -12,3 +12,24 @@ export async function tabTo(page: Page, target: Locator, max = 60, key: "Tab" | 
   }
   await expect(target).toBeFocused({ timeout: 1 });
 }
+
+/**
+ * Tab and Shift+Tab, more times than the dialog has controls, never reach the page behind it: past
+ * its last control the focus leaves the page for the browser's own controls (document.activeElement
+ * is the body then), and the next press brings it back into the dialog.
+ */
+export async function expectTabToStayIn(page: Page, dialog: Locator) {
+  for (const key of ["Tab", "Shift+Tab"]) {
+    const visited: string[] = [];
+    for (let presses = 0; presses < 8; presses++) {
+      await page.keyboard.press(key);
+      visited.push(
+        await dialog.evaluate((element) =>
+          element.contains(document.activeElement) ? "dialog" : document.activeElement === document.body ? "browser" : "page",
+        ),
+      );
+    }
+    expect(visited, key).not.toContain("page");
+    expect(visited.join(" "), key).toContain("browser dialog");
+  }
+}

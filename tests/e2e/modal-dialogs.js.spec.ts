@@ -1,33 +1,12 @@
 // With JavaScript the portal's dialogs are real modals, used with the keyboard alone (WCAG 2.1.2,
 // 2.4.3): the focus goes into the dialog, Tab stays inside it, Escape closes it as 'Annulla' does,
 // and the focus goes back to what opened it.
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { signedInCustomer } from "./customers";
 import { giveEachTestItsOwnAddress } from "./identity-support";
-import { tabTo } from "./keyboard";
+import { expectTabToStayIn, tabTo } from "./keyboard";
 
 giveEachTestItsOwnAddress();
-
-/**
- * Tab and Shift+Tab, more times than the dialog has controls, never reach the page behind it: past
- * its last control the focus leaves the page for the browser's own controls (document.activeElement
- * is the body then), and the next press brings it back into the dialog.
- */
-async function expectTabToStayIn(page: Page, dialog: Locator) {
-  for (const key of ["Tab", "Shift+Tab"]) {
-    const visited: string[] = [];
-    for (let presses = 0; presses < 8; presses++) {
-      await page.keyboard.press(key);
-      visited.push(
-        await dialog.evaluate((element) =>
-          element.contains(document.activeElement) ? "dialog" : document.activeElement === document.body ? "browser" : "page",
-        ),
-      );
-    }
-    expect(visited, key).not.toContain("page");
-    expect(visited.join(" "), key).toContain("browser dialog");
-  }
-}
 
 test("'Inserisci codice' opens 'ESPANDI IL LIBRO' as a modal; Escape and 'Annulla' give the focus back to it", async ({
   page,

@@ -1,5 +1,6 @@
 // What the checkout shows once the order is no longer open: paid ('Ordine confermato', spec §4),
 // or closed ('Ordine annullato/scaduto o interrotto'), with why when the portal closed it.
+import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import type { CheckoutView } from "../../../server/commerce/checkout";
 import { formatDate, formatEuro, withArticle } from "../../../shared/format.ts";
@@ -7,9 +8,15 @@ import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { DASHBOARD_PATH, MY_PRODUCTS_PATH, receiptPath } from "../../../shared/links.ts";
 
 export function Confirmed({ orderCode }: { orderCode: string }) {
+  // The payment's reply replaces the form on the same address, so no navigation moves the focus
+  // (navigation-focus.ts): 'Completa l'acquisto' is gone and the focus with it. The heading takes it.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus({ preventScroll: true }), []);
   return (
     <div className="card mx-auto max-w-xl p-8 text-center" role="status">
-      <h1 className="font-serif text-3xl font-bold text-brand">{M.confirmedTitle}</h1>
+      <h1 ref={heading} tabIndex={-1} className="font-serif text-3xl font-bold text-brand">
+        {M.confirmedTitle}
+      </h1>
       <p className="mt-3 text-lg">{M.confirmedText}</p>
       <p className="mt-2 text-sm text-muted">Numero d'ordine {orderCode}. Ti abbiamo inviato la ricevuta per email.</p>
       <div className="mt-6 flex flex-wrap justify-center gap-3">
