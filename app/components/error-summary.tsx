@@ -2,9 +2,9 @@
 // own module, because every page's heading carries it (form-fields.tsx stays on form pages).
 import { useEffect, useRef } from "react";
 
-/** The id of a refused field, which the error summary links to. */
+/** The id of a refused field, which the error summary links to: its name (one form per page). */
 export function fieldAnchor(name: string) {
-  return `campo-${name}`;
+  return name;
 }
 
 /**

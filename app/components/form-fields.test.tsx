@@ -136,10 +136,10 @@ describe("ErrorSummary", () => {
     );
     expect(text).toContain("Ci sono 2 errori da correggere");
     for (const name of ["email", "interests"]) {
-      expect(html).toContain(`href="#campo-${name}"`);
-      expect(html.match(new RegExp(`id="campo-${name}"`, "g"))).toHaveLength(1);
+      expect(html).toContain(`href="#${name}"`);
+      expect(html.match(new RegExp(`id="${name}"`, "g"))).toHaveLength(1);
     }
-    expect(html).not.toContain("campo-mobile");
+    expect(html).not.toContain('id="mobile"');
   });
 
   it("is not there when nothing was refused", () => {

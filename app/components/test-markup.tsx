@@ -1,11 +1,13 @@
-// For component unit tests: the server-rendered markup of an element inside a router (links need
-// one), and its text with the tags stripped.
+// For component unit tests: the server-rendered markup of an element inside a data router (links
+// need a router; a page's heading reads the route's action data), and its text with the tags
+// stripped.
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { MemoryRouter } from "react-router";
+import { createRoutesStub } from "react-router";
 
 export function renderMarkup(element: ReactElement, url = "/"): { html: string; text: string } {
-  const html = renderToStaticMarkup(<MemoryRouter initialEntries={[url]}>{element}</MemoryRouter>);
+  const Stub = createRoutesStub([{ path: "*", Component: () => element }]);
+  const html = renderToStaticMarkup(<Stub initialEntries={[url]} />);
   const text = html
     .replace(/<[^>]+>/g, " ")
     .replace(/&#x27;/g, "'")
