@@ -20,7 +20,7 @@ describe("deferScriptsPastFirstPaint", () => {
 
   it("keeps the module script as text, and starts it and its modules after the first paint, with the page's nonce", () => {
     expect(deferred).toContain(
-      '<script type="text/plain" id="avvio-script">;\nimport * as route0 from "/assets/root.js";\nimport("/assets/entry.client.js");</script>',
+      '<script nonce="n1" type="text/plain" id="avvio-script">;\nimport * as route0 from "/assets/root.js";\nimport("/assets/entry.client.js");</script>',
     );
     const start = deferred.slice(deferred.lastIndexOf('<script nonce="n1">'));
     expect(start).toMatch(/^<script nonce="n1">requestAnimationFrame\(function\(\)\{setTimeout\(/);

@@ -46,7 +46,7 @@ export function deferScriptsPastFirstPaint(shell: string): string {
     `document.body.appendChild(boot)})})`;
   return shell
     .replace(MODULE_PRELOAD, "")
-    .replace(whole, () => `<script type="text/plain" id="${BOOT_ID}">${code}</script><script${nonce}>${start}</script>`);
+    .replace(whole, () => `<script${nonce} type="text/plain" id="${BOOT_ID}">${code}</script><script${nonce}>${start}</script>`);
 }
 
 const NO_PRERENDERED_PARTS: ReadonlyMap<string, PrerenderedPart> = new Map();

@@ -4,6 +4,8 @@ import { expect, test } from "@playwright/test";
 
 test("after a client-side navigation by keyboard, focus is on the new page's heading", async ({ page }) => {
   await page.goto("/pagina-che-non-esiste/");
+  // The router takes links over once the page is hydrated (its scripts start after the first paint).
+  await page.waitForLoadState("networkidle");
   const link = page.getByRole("main").getByRole("link", { name: "Offerta EDU" });
   await link.focus();
   await page.keyboard.press("Enter");
