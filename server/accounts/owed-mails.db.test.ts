@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/datab
 import { withOutboxRefused } from "../../tests/support/refuse-outbox.ts";
 import { createTestServices } from "../../tests/support/services.ts";
 import { testConfig } from "../../tests/support/config.ts";
+import { afterStart, MINUTE, START } from "../../tests/support/clock.ts";
 import { startSmtpServer } from "../../tests/support/smtp.ts";
 import { emailChangeRequests, mailOutbox, passwordResetTokens, users } from "../db/schema.ts";
 import type { Services } from "../services.ts";
@@ -124,7 +125,7 @@ describe("rows and the mails they owe", () => {
   it("with SMTP down, keeps the welcome mail of an account and delivers it once the server is back", async () => {
     const down = await startSmtpServer();
     await down.close();
-    let clock = new Date("2026-03-02T09:00:00Z");
+    let clock = START;
     const smtpServices = await createTestServices(database, testConfig({ SMTP_URL: down.url }), { now: () => clock });
     try {
       const email = "smtp.giu@example.it";
@@ -134,7 +135,7 @@ describe("rows and the mails they owe", () => {
 
       const back = await startSmtpServer({ port: Number(new URL(down.url).port) });
       try {
-        clock = new Date(clock.getTime() + 60_000);
+        clock = afterStart(MINUTE);
         await smtpServices.jobs.runDue();
         const welcome = await back.waitForMail((mail) => mail.to.includes(email));
         expect(welcome.text).toContain("Maria");

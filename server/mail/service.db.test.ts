@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
+import { MINUTE, START } from "../../tests/support/clock.ts";
 import { startSmtpServer, type TestSmtpServer } from "../../tests/support/smtp.ts";
 import { jobs, mailOutbox } from "../db/schema.ts";
 import { createJobRunner } from "../jobs/runner.ts";
@@ -22,8 +23,8 @@ afterAll(async () => {
   await Promise.all([database?.destroy(), smtp?.close()]);
 });
 
-/** The clock of the services these tests make: moved by hand to a job's next try. */
-let clock = new Date("2026-03-02T09:00:00Z");
+/** The clock of the services these tests make (they read no other): moved by hand to a job's next try. */
+let clock = START;
 const now = () => clock;
 
 /** A mail service as the portal makes one, with its own job runner (an instance of the portal). */
@@ -157,7 +158,7 @@ describe("mail service with SMTP", () => {
       // Not before its next try is due (a minute after the first).
       await runner.runDue();
       expect(await outboxRow("attesa@example.com")).toMatchObject({ sentAt: null });
-      clock = new Date(clock.getTime() + 60_000);
+      clock = new Date(clock.getTime() + MINUTE);
       await runner.runDue();
       expect((await back.waitForMail((m) => m.to.includes("attesa@example.com"))).text).toBe("Testo in attesa");
       expect(await outboxRow("attesa@example.com")).toMatchObject({ sentAt: clock, text: "" });
