@@ -21,8 +21,23 @@ export const streamTimeout = 5_000;
 
 /** The id of the hydration's module script, kept unrun until the first paint. */
 const BOOT_ID = "avvio-script";
-const MODULE_PRELOAD = /<link rel="modulepreload"[^>]*? href="([^"]+)"[^>]*\/>/g;
-const MODULE_SCRIPT = /<script( nonce="[^"]*")? type="module"[^>]*>([\s\S]*?)<\/script>/;
+// What React Router and React write: sought as bytes, so that the page (tens of KB, its
+// prerendered parts encoded once) is neither decoded nor encoded again for every request.
+const MODULE_PRELOAD = Buffer.from('<link rel="modulepreload"');
+const MODULE_TYPE = Buffer.from(' type="module"');
+const SCRIPT_OPEN = Buffer.from("<script");
+const SCRIPT_CLOSE = Buffer.from("</script>");
+
+/** The script that starts the hydration at the first frame after the first paint. */
+function startAfterFirstPaint(modules: string[]): string {
+  return (
+    `requestAnimationFrame(function(){setTimeout(function(){` +
+    `${JSON.stringify(modules).replaceAll("<", "\\u003c")}.forEach(function(href){` +
+    `var link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.appendChild(link)});` +
+    `var boot=document.createElement("script");boot.type="module";boot.textContent=document.getElementById("${BOOT_ID}").textContent;` +
+    `document.body.appendChild(boot)})})`
+  );
+}
 
 /**
  * The scripts wait for the first paint (issue 30). Every page shows without JavaScript, and on a
@@ -33,20 +48,32 @@ const MODULE_SCRIPT = /<script( nonce="[^"]*")? type="module"[^>]*>([\s\S]*?)<\/
  * parallel, at the first frame after the first paint. Without a match (a React Router that writes
  * them otherwise) the shell is left as it is: the page is slower to paint, never broken.
  */
-export function deferScriptsPastFirstPaint(shell: string): string {
-  const script = MODULE_SCRIPT.exec(shell);
-  if (!script) return shell;
-  const [whole, nonce = "", code] = script;
-  const modules = [...shell.matchAll(MODULE_PRELOAD)].map((match) => match[1]!);
-  const start =
-    `requestAnimationFrame(function(){setTimeout(function(){` +
-    `${JSON.stringify(modules).replaceAll("<", "\\u003c")}.forEach(function(href){` +
-    `var link=document.createElement("link");link.rel="modulepreload";link.href=href;document.head.appendChild(link)});` +
-    `var boot=document.createElement("script");boot.type="module";boot.textContent=document.getElementById("${BOOT_ID}").textContent;` +
-    `document.body.appendChild(boot)})})`;
-  return shell
-    .replace(MODULE_PRELOAD, "")
-    .replace(whole, () => `<script${nonce} type="text/plain" id="${BOOT_ID}">${code}</script><script${nonce}>${start}</script>`);
+export function deferScriptsPastFirstPaint(shell: Buffer): Buffer {
+  const typeAt = shell.indexOf(MODULE_TYPE);
+  const scriptAt = typeAt < 0 ? -1 : shell.lastIndexOf(SCRIPT_OPEN, typeAt);
+  const codeAt = scriptAt < 0 ? -1 : shell.indexOf(">", scriptAt) + 1;
+  const endAt = codeAt <= typeAt ? -1 : shell.indexOf(SCRIPT_CLOSE, codeAt);
+  if (endAt < 0) return shell;
+  const nonce = / nonce="[^"]*"/.exec(shell.toString("utf8", scriptAt, codeAt))?.[0] ?? "";
+  // The preloads (all in the head, before the script) are cut out; their modules are asked for later.
+  const kept: Buffer[] = [];
+  const modules: string[] = [];
+  let from = 0;
+  for (let at = shell.indexOf(MODULE_PRELOAD); at >= 0 && at < scriptAt; at = shell.indexOf(MODULE_PRELOAD, from)) {
+    const end = shell.indexOf("/>", at) + 2;
+    const href = / href="([^"]+)"/.exec(shell.toString("utf8", at, end))?.[1];
+    if (href) modules.push(href);
+    kept.push(shell.subarray(from, at));
+    from = end;
+  }
+  return Buffer.concat([
+    ...kept,
+    shell.subarray(from, scriptAt),
+    Buffer.from(`<script${nonce} type="text/plain" id="${BOOT_ID}">`),
+    shell.subarray(codeAt, endAt),
+    Buffer.from(`</script><script${nonce}>${startAfterFirstPaint(modules)}</script>`),
+    shell.subarray(endAt + SCRIPT_CLOSE.length),
+  ]);
 }
 
 const NO_PRERENDERED_PARTS: ReadonlyMap<string, PrerenderedPart> = new Map();

@@ -2,20 +2,15 @@
 // own module, because every page's heading carries it (form-fields.tsx stays on form pages).
 import { useEffect, useRef } from "react";
 
-/** The id of a refused field, which the error summary links to: its name (one form per page). */
-export function fieldAnchor(name: string) {
-  return name;
-}
-
 /**
- * Follows a summary's link by focusing the field itself (found by its name if it has no anchor).
+ * Follows a summary's link by focusing the field itself: a refused field's id is its name
+ * (form-fields.tsx), else the first control of that name.
  * With JavaScript the router would take the change of the address's fragment for a navigation
  * and drop the reply, errors and all.
  */
 function focusField(event: React.MouseEvent<HTMLAnchorElement>, name: string) {
   event.preventDefault();
-  const field =
-    document.getElementById(fieldAnchor(name)) ?? document.querySelector<HTMLElement>(`main [name="${CSS.escape(name)}"]`);
+  const field = document.getElementById(name) ?? document.querySelector<HTMLElement>(`main [name="${CSS.escape(name)}"]`);
   field?.focus();
 }
 
@@ -45,7 +40,7 @@ export function ErrorSummary({ errors }: { errors: Partial<Record<string, string
       <ul className="mt-2 list-disc pl-5 text-sm">
         {entries.map(([name, message]) => (
           <li key={name}>
-            <a href={`#${fieldAnchor(name)}`} onClick={(event) => focusField(event, name)} className="link">
+            <a href={`#${name}`} onClick={(event) => focusField(event, name)} className="link">
               {message}
             </a>
           </li>

@@ -3,11 +3,10 @@
 // They take their errors and values from the action's reply (lib/form-reply.ts). Each field's id,
 // and those of its hint and error, come from React's useId: unique on the page, the same on the
 // server and in the browser; tests and scripts find a field by its label or its name. A refused
-// field's id comes from its name instead (fieldAnchor), so the error summary under the page's
+// field's id is its name instead, so the error summary under the page's
 // heading (error-summary.tsx) can link to it: a page shows one reply, so one field per name is refused.
 import { useId } from "react";
 import type { FormAlert } from "../lib/form-reply";
-import { fieldAnchor } from "./error-summary";
 
 export function FieldError({ id, message }: { id: string; message?: string }) {
   return message ? (
@@ -17,10 +16,10 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
-/** The ids a field needs: its own (its name's anchor when refused), its hint's and its error's. */
+/** The ids a field needs: its own (its name when refused), its hint's and its error's. */
 function useFieldIds(name: string, error?: string) {
   const generated = useId();
-  const id = error ? fieldAnchor(name) : generated;
+  const id = error ? name : generated;
   return { id, hintId: `${generated}-hint`, errorId: `${generated}-error` };
 }
 

@@ -6,7 +6,6 @@ import { MESSAGES } from "../../shared/messages.ts";
 import type { ReplyView } from "../lib/form-reply";
 import { useHydrated } from "../lib/use-hydrated";
 import { AlertBox } from "./form-fields";
-import { fieldAnchor } from "./error-summary";
 import { PageHeading } from "./page-heading";
 import { documentTitle } from "./page-title";
 
@@ -57,11 +56,11 @@ export function PasswordInput({
   const ids = [...describedBy, ...(error ? [`${name}-error`] : [])];
   return (
     <div>
-      <label htmlFor={fieldAnchor(name)} className="block text-sm font-semibold">
+      <label htmlFor={name} className="block text-sm font-semibold">
         {label}
       </label>
       <input
-        id={fieldAnchor(name)}
+        id={name}
         name={name}
         type={visible ? "text" : "password"}
         autoComplete={autoComplete}

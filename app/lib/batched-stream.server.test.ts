@@ -48,7 +48,7 @@ describe("BatchedStream", () => {
   });
 
   it("rewrites the first batch only, the shell with its head", async () => {
-    const stream = new BatchedStream(undefined, [], (html) => html.toUpperCase());
+    const stream = new BatchedStream(undefined, [], (html) => Buffer.from(html.toString().toUpperCase()));
     const chunks = collect(stream);
     stream.write("<head>è");
     stream.write("</head>");

@@ -17,13 +17,13 @@ export class BatchedStream extends Transform {
   #pending: Buffer[] = [];
   readonly #onEnd: () => void;
   readonly #encoded: ReadonlyMap<string, Buffer>;
-  #rewriteShell: ((html: string) => string) | undefined;
+  #rewriteShell: ((html: Buffer) => Buffer) | undefined;
 
   /**
    * `onEnd` runs once everything has been passed on; `encoded`, parts whose bytes to take;
-   * `rewriteShell`, applied to the first batch's HTML.
+   * `rewriteShell`, applied to the first batch's bytes.
    */
-  constructor(onEnd: () => void = () => {}, encoded: Iterable<PrerenderedPart> = [], rewriteShell?: (html: string) => string) {
+  constructor(onEnd: () => void = () => {}, encoded: Iterable<PrerenderedPart> = [], rewriteShell?: (html: Buffer) => Buffer) {
     super({ decodeStrings: false });
     this.#onEnd = onEnd;
     this.#encoded = new Map(Array.from(encoded, ({ html, bytes }) => [html, bytes]));
@@ -40,7 +40,7 @@ export class BatchedStream extends Transform {
     if (this.#pending.length === 0) return;
     let batch = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending);
     if (this.#rewriteShell) {
-      batch = Buffer.from(this.#rewriteShell(batch.toString("utf8")));
+      batch = this.#rewriteShell(batch);
       this.#rewriteShell = undefined;
     }
     this.push(batch);

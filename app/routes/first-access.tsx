@@ -10,7 +10,6 @@ import { servicesContext } from "../../shared/context.ts";
 import type { ProfessionCode } from "../../server/catalog/reference";
 import type { Route } from "./+types/first-access";
 import { AlertBox, FieldError, InterestChoices, SelectField } from "../components/form-fields";
-import { fieldAnchor } from "../components/error-summary";
 import { customerOf } from "../lib/customer.server";
 import { readReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
@@ -189,7 +188,7 @@ export default function FirstAccess({ loaderData, actionData }: Route.ComponentP
                     className="flex cursor-pointer items-start gap-3 rounded-md border border-line p-4 hover:bg-brand-light"
                   >
                     <input
-                      id={index === 0 && error("profession") ? fieldAnchor("profession") : undefined}
+                      id={index === 0 && error("profession") ? "profession" : undefined}
                       type="radio"
                       name="profession"
                       value={p.id}

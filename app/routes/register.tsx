@@ -8,7 +8,6 @@ import { accountFields } from "../../shared/account-rules.server.ts";
 import { safeRedirectTarget, withRedirect } from "../lib/redirects";
 import type { Route } from "./+types/register";
 import { AlertBox, FieldError, TextField } from "../components/form-fields";
-import { fieldAnchor } from "../components/error-summary";
 import { PasswordHints } from "../components/password-fields";
 import { requireSignedOut } from "../lib/auth.server";
 import { readReply } from "../lib/form-reply";
@@ -108,12 +107,12 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
           <TextField label="Cognome" autoComplete="family-name" {...reply.field("lastname", "")} />
           <TextField label="Email" type="email" autoComplete="email" {...reply.field("email", "")} />
           <div>
-            <label htmlFor={fieldAnchor("password")} className="block text-sm font-semibold">
+            <label htmlFor="password" className="block text-sm font-semibold">
               Password
             </label>
             <div className="flex gap-2">
               <input
-                id={fieldAnchor("password")}
+                id="password"
                 name="password"
                 type={showPassword ? "text" : "password"}
                 autoComplete="new-password"
@@ -144,7 +143,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
           <div>
             <label className="flex items-start gap-2 text-sm">
               <input
-                id={fieldAnchor("terms")}
+                id="terms"
                 name="terms"
                 type="checkbox"
                 required
