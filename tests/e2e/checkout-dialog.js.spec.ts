@@ -31,7 +31,7 @@ test("'Errore' closes with Escape or 'Chiudi', and the focus goes back to 'Compl
   const dialog = errorDialog(page);
 
   // Refused first for the terms of sale, then (those ticked) for the terms of cancellation.
-  await tabTo(page, button, 80);
+  await tabTo(page, button, { max: 80 });
   await page.keyboard.press("Enter");
   await expect(dialog).toContainText("Devi accettare le condizioni di acquisto");
   await expect(dialog).toBeFocused();
@@ -39,12 +39,12 @@ test("'Errore' closes with Escape or 'Chiudi', and the focus goes back to 'Compl
   await expect(dialog).toBeHidden();
   await expect(button).toBeFocused();
 
-  await tabTo(page, page.getByLabel("Ho letto e accetto le condizioni di vendita"), 5, "Shift+Tab");
+  await tabTo(page, page.getByLabel("Ho letto e accetto le condizioni di vendita"), { max: 5, key: "Shift+Tab" });
   await page.keyboard.press("Space");
-  await tabTo(page, button, 5);
+  await tabTo(page, button, { max: 5 });
   await page.keyboard.press("Enter");
   await expect(dialog).toContainText("Devi accettare le condizioni di cancellazione");
-  await tabTo(page, dialog.getByRole("button", { name: "Chiudi" }), 5);
+  await tabTo(page, dialog.getByRole("button", { name: "Chiudi" }), { max: 5 });
   await page.keyboard.press("Enter");
   await expect(dialog).toBeHidden();
   await expect(button).toBeFocused();

@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { claimCustomer, signInOverHttp } from "./customers";
 import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
-import { pressUntilFocused } from "./support";
+import { tabTo } from "./keyboard";
 
 // Runs only in the "js" project: behaviour that exists once JavaScript has loaded.
 test.describe("with JavaScript", () => {
@@ -138,7 +138,7 @@ test.describe("the user menu", () => {
     await page.clock.pauseAt(await page.evaluate(() => Date.now() + 250));
 
     const summary = page.getByRole("banner").locator("summary[aria-label='Menu utente']");
-    await pressUntilFocused(page, summary);
+    await tabTo(page, summary);
     await page.keyboard.press("Enter");
     const menu = page.getByRole("navigation", { name: "Menu utente" });
     const items = menu.getByRole("link");

@@ -5,7 +5,7 @@ import { expect, test, type Locator, type Page } from "@playwright/test";
 import { claimCustomer, signInOverHttp } from "./customers";
 import { fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress } from "./identity-support";
-import { pressUntilFocused } from "./support";
+import { tabTo } from "./keyboard";
 
 giveEachTestItsOwnAddress();
 
@@ -65,7 +65,7 @@ function ringOf(target: Locator) {
  * tones that stand apart (3:1), and at least one of them stands at 3:1 against the surface.
  */
 async function expectVisibleFocus(page: Page, target: Locator, surface: { name: string; hex: string }) {
-  await pressUntilFocused(page, target, { max: 200 });
+  await tabTo(page, target, { max: 200 });
   const ring = await ringOf(target);
   expect(ring.focusVisible, `${surface.name}: the browser shows the focus`).toBe(true);
   expect(hex(ring.surface), `${surface.name}: the surface measured`).toBe(surface.hex);
@@ -122,11 +122,11 @@ test.describe("on a phone 320 px wide", () => {
     await page.goto("/edu/");
     const header = page.getByRole("banner");
     const toggle = header.locator("summary", { hasText: "Mostra la ricerca" });
-    await pressUntilFocused(page, toggle);
+    await tabTo(page, toggle);
     await page.keyboard.press("Enter");
     const field = header.locator("#ricerca-catalogo-mobile");
     await expect(field).toBeVisible();
-    await pressUntilFocused(page, field, { max: 3 });
+    await tabTo(page, field, { max: 3 });
     for (const part of [field.locator("xpath=ancestor::div[contains(@class, 'disclosure-panel')]"), field]) {
       const box = (await part.boundingBox())!;
       expect(box.x, "left edge").toBeGreaterThanOrEqual(0);

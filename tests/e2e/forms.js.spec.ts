@@ -2,7 +2,7 @@
 import { expect, test } from "@playwright/test";
 import { signedInCustomer } from "./customers";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
-import { pressUntilFocused } from "./support";
+import { tabTo } from "./keyboard";
 
 giveEachTestItsOwnAddress();
 
@@ -31,7 +31,7 @@ test("the error toast stays until it is closed, with its button reached by keybo
   await signedInCustomer(page, "student");
   await page.goto("/profile/");
   const surname = page.getByRole("main").getByLabel("Cognome");
-  await pressUntilFocused(page, surname);
+  await tabTo(page, surname);
   await page.keyboard.type("i");
   await page.route("**/profile/_.data*", (route) => route.abort("internetdisconnected"));
   await page.keyboard.press("Enter");
@@ -43,7 +43,7 @@ test("the error toast stays until it is closed, with its button reached by keybo
   await expect(alert.getByText("Errore di comunicazione")).toBeVisible();
 
   const close = alert.getByRole("button", { name: "Chiudi" });
-  await pressUntilFocused(page, close, { key: "Shift+Tab" });
+  await tabTo(page, close, { key: "Shift+Tab" });
   await page.keyboard.press("Enter");
   await expect(alert.getByText("Errore di comunicazione")).toBeHidden();
 });

@@ -28,7 +28,7 @@ async function typeInto(page: Page, field: Locator, text: string) {
  * it (Enter for a link or a button, Space for a box).
  */
 async function press(page: Page, control: Locator, key: "Enter" | "Space" = "Enter", { back = false } = {}) {
-  await tabTo(page, control, 60, back ? "Shift+Tab" : "Tab");
+  await tabTo(page, control, { max: 60, key: back ? "Shift+Tab" : "Tab" });
   await page.keyboard.press(key);
 }
 
@@ -130,7 +130,7 @@ test("register, first access, activate a code, buy EDU and read the receipt, by 
   if (javaScript()) {
     await expect(codeField).toBeFocused();
     await expectTabToStayIn(page, dialog);
-    await tabTo(page, codeField, 5);
+    await tabTo(page, codeField, { max: 5 });
   } else {
     await page.keyboard.press("Tab");
     await expect(codeField).toBeFocused();

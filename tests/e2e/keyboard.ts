@@ -4,13 +4,21 @@ import { expect, type Locator, type Page } from "@playwright/test";
 /** Whether `locator` has the focus. */
 const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
 
-/** Presses Tab (or Shift+Tab) until `target` has the focus; fails after `max` presses. */
-export async function tabTo(page: Page, target: Locator, max = 60, key: "Tab" | "Shift+Tab" = "Tab") {
+/**
+ * Presses Tab (or Shift+Tab) until `target` has the focus, as a customer without a pointer reaches
+ * it; how many presses that took (0 when it had the focus already). Fails after `max` presses.
+ */
+export async function tabTo(
+  page: Page,
+  target: Locator,
+  { key = "Tab", max = 120 }: { key?: "Tab" | "Shift+Tab"; max?: number } = {},
+): Promise<number> {
   for (let presses = 0; presses < max; presses++) {
-    if (await isFocused(target)) return;
+    if (await isFocused(target)) return presses;
     await page.keyboard.press(key);
   }
   await expect(target).toBeFocused({ timeout: 1 });
+  return max;
 }
 
 /**

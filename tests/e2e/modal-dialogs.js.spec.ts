@@ -29,7 +29,7 @@ test("'Inserisci codice' opens 'ESPANDI IL LIBRO' as a modal; Escape and 'Annull
 
   await page.keyboard.press("Enter");
   await expect(dialog.getByLabel("Codice di attivazione")).toBeFocused();
-  await tabTo(page, dialog.getByRole("link", { name: "Annulla" }), 5);
+  await tabTo(page, dialog.getByRole("link", { name: "Annulla" }), { max: 5 });
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/dashboard\/$/);
   await expect(dialog).toHaveCount(0);
@@ -50,7 +50,7 @@ test("'Esci' in the user menu opens the sign-out dialog as a modal; closed, the 
   for (const close of ["Escape", "Annulla"]) {
     await tabTo(page, menuButton);
     await page.keyboard.press("Enter");
-    await tabTo(page, menu.getByRole("link", { name: "Esci" }), 5);
+    await tabTo(page, menu.getByRole("link", { name: "Esci" }), { max: 5 });
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/\/dashboard\/\?show=userLogout$/);
     await expect(dialog.getByRole("link", { name: "Annulla" })).toBeFocused();
@@ -58,7 +58,7 @@ test("'Esci' in the user menu opens the sign-out dialog as a modal; closed, the 
 
     if (close === "Escape") await page.keyboard.press("Escape");
     else {
-      await tabTo(page, dialog.getByRole("link", { name: "Annulla" }), 5);
+      await tabTo(page, dialog.getByRole("link", { name: "Annulla" }), { max: 5 });
       await page.keyboard.press("Enter");
     }
     await expect(page).toHaveURL(/\/dashboard\/$/);

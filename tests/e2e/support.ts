@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 
 export { LANDING_VARIANTS, SHORT_LANDING_VARIANTS } from "../../shared/landing-variants.ts";
 export { ACTIVATION_PROMPT_PATHS as ACTIVATION_PATHS } from "../../shared/links.ts";
@@ -75,15 +75,3 @@ export async function expectNoHorizontalOverflow(page: Page) {
 
 /** Italian euro amount as Intl prints it ("32,00 €", with a non-breaking space). */
 export const euro = (amount: string) => new RegExp(`${amount.replace(".", "\\.")}\\s€`);
-
-/**
- * Presses `key` (Tab, or Shift+Tab to go back) until `target` has the focus, as someone on a
- * keyboard would reach it: how many presses it took. Fails when `max` presses do not reach it.
- */
-export async function pressUntilFocused(page: Page, target: Locator, { key = "Tab", max = 120 } = {}) {
-  for (let presses = 1; presses <= max; presses++) {
-    await page.keyboard.press(key);
-    if (await target.evaluate((el) => el === document.activeElement)) return presses;
-  }
-  throw new Error(`${max} presses of ${key} did not reach ${target.toString()}`);
-}

@@ -2,7 +2,8 @@
 import { expect, test } from "@playwright/test";
 import { claimCustomer, signInOverHttp } from "./customers";
 import { giveEachTestItsOwnAddress } from "./identity-support";
-import { expectAccessible, pressUntilFocused } from "./support";
+import { expectAccessible } from "./support";
+import { tabTo } from "./keyboard";
 
 giveEachTestItsOwnAddress();
 
@@ -11,7 +12,7 @@ test("a toast's close button is a button of 24 px or more, reached by keyboard, 
 }) => {
   await signInOverHttp(page, claimCustomer("student"), "/profile/");
   const surname = page.getByRole("main").getByLabel("Cognome");
-  await pressUntilFocused(page, surname);
+  await tabTo(page, surname);
   await page.keyboard.type("i");
   await page.keyboard.press("Enter");
 
@@ -33,10 +34,10 @@ test("a toast's close button is a button of 24 px or more, reached by keyboard, 
 
   if (test.info().project.use.javaScriptEnabled === false) {
     // A new page: the toast comes right after 'Vai al contenuto'.
-    expect(await pressUntilFocused(page, close)).toBeLessThanOrEqual(2);
+    expect(await tabTo(page, close)).toBeLessThanOrEqual(2);
   } else {
     // The page was not reloaded: the focus is still in the form, below.
-    await pressUntilFocused(page, close, { key: "Shift+Tab" });
+    await tabTo(page, close, { key: "Shift+Tab" });
   }
   // While its button has the focus, the countdown to hiding it waits.
   await expect.poll(() => toast.evaluate((el) => getComputedStyle(el).animationPlayState)).toBe("paused");
