@@ -30,6 +30,7 @@ import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
 import { LOGIN_PATH } from "../shared/links.ts";
+import { documentTitle } from "./components/page-title";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
@@ -146,7 +147,8 @@ export function ErrorBoundary() {
     );
   }
   return (
-    <ErrorPage title="Si è verificato un errore" pageTitle="Errore">
+    // The heading is the spec's (§2: the router's error screen reads it); what it means, in Italian, follows.
+    <ErrorPage title="Unexpected Application Error!" pageTitle="Errore">
       <p className="mt-4">Si è verificato un errore imprevisto. Nessun dato è andato perso: riprova tra qualche istante.</p>
       {data?.requestId && (
         <p className="mt-2 text-sm text-muted">
@@ -162,7 +164,7 @@ export function ErrorBoundary() {
 function ErrorPage({ title, pageTitle, children }: { title: string; pageTitle: string; children: React.ReactNode }) {
   return (
     <section className="mx-auto max-w-2xl px-4 py-16">
-      <title>{`${pageTitle} · Novalex Editore`}</title>
+      <title>{documentTitle(pageTitle)}</title>
       <h1 className="font-serif text-3xl font-bold text-brand">{title}</h1>
       {children}
       <p className="mt-6">
