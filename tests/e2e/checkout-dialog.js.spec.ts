@@ -5,6 +5,7 @@ import { expect, test } from "@playwright/test";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { complete, errorDialog, newStudent, openEduCheckout } from "./checkout-support";
 import { tabTo } from "./keyboard";
+import { waitForHydration } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -12,7 +13,7 @@ test("a refused 'Completa l'acquisto' shows 'Errore' where the customer is looki
   await page.setViewportSize({ width: 390, height: 700 });
   await newStudent(page);
   await openEduCheckout(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   // The terms are not accepted: pressed at the bottom of the page, the button is refused.
   const button = page.getByRole("button", { name: "Completa l'acquisto" });
   await button.scrollIntoViewIfNeeded();
@@ -26,7 +27,7 @@ test("a refused 'Completa l'acquisto' shows 'Errore' where the customer is looki
 test("'Errore' closes with Escape or 'Chiudi', and the focus goes back to 'Completa l'acquisto'", async ({ page }) => {
   await newStudent(page);
   await openEduCheckout(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   const button = page.getByRole("button", { name: "Completa l'acquisto" });
   const dialog = errorDialog(page);
 

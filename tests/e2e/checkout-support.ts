@@ -3,6 +3,7 @@
 import { expect, type Locator, type Page } from "@playwright/test";
 import { futureExpiry } from "../support/cards.ts";
 import { signedInCustomer } from "./customers";
+import { waitForHydration } from "./support";
 
 /** A new student, first access done, signed in (a customer of the pool: customers.ts). */
 export async function newStudent(page: Page) {
@@ -49,7 +50,7 @@ export const confirmed = (page: Page) => page.getByRole("heading", { name: "Ordi
 export async function eduSubscriber(page: Page) {
   await newStudent(page);
   await openEduCheckout(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   await acceptTerms(page);
   await fillSandboxCard(page.locator("form#checkout"), "4242 4242 4242 4242");
   await complete(page);

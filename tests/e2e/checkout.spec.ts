@@ -5,7 +5,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { acceptTerms, complete, errorDialog, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
-import { euro, expectAccessible } from "./support";
+import { euro, expectAccessible, waitForHydration } from "./support";
 import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
 import { invoiceFieldCharacters, invoiceFieldTooLong } from "../../shared/checkout-messages.ts";
 
@@ -17,7 +17,7 @@ giveEachTestItsOwnAddress();
 /** From /edu/ to the checkout; with JavaScript, the boxes are ticked once the page's scripts have run. */
 async function openCheckout(page: Page) {
   await openEduCheckout(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
 }
 
 const fillCard = (page: Page, number: string) => fillSandboxCard(page.locator("form#checkout"), number);

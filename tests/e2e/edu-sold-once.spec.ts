@@ -7,7 +7,7 @@ import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { acceptTerms, complete, confirmed, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
 import { fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress } from "./identity-support";
-import { activateFromDashboard, expectAccessible } from "./support";
+import { activateFromDashboard, expectAccessible, waitForHydration } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -17,7 +17,7 @@ test("a code activated in another tab while 3-D Secure waits: 'Autorizza' charge
 }) => {
   await newStudent(page);
   await openEduCheckout(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   await acceptTerms(page);
   await fillSandboxCard(page.locator("form#checkout"), "4000 0025 0000 3155");
   await complete(page);

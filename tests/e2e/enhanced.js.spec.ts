@@ -3,6 +3,7 @@ import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { claimCustomer, signInOverHttp } from "./customers";
 import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
 import { tabTo } from "./keyboard";
+import { waitForHydration } from "./support";
 
 // Runs only in the "js" project: behaviour that exists once JavaScript has loaded.
 test.describe("with JavaScript", () => {
@@ -43,6 +44,7 @@ test.describe("with JavaScript", () => {
 
   test("client-side navigation between public pages works", async ({ page }) => {
     await page.goto("/help-center/");
+    await waitForHydration(page);
     // The footer is prerendered HTML (lib/prerendered.tsx): its links navigate without a reload.
     await page.evaluate(() => Object.assign(window, { stillTheSameDocument: true }));
     await page.getByRole("contentinfo").getByRole("link", { name: "Offerta EDU" }).click();

@@ -11,6 +11,7 @@ import { signedInCustomer, signInOverHttp } from "./customers";
 import { fixtures } from "./fixtures";
 import { expectToast, giveEachTestItsOwnAddress, newEmail } from "./identity-support";
 import { expectTabToStayIn, tabTo } from "./keyboard";
+import { waitForHydration } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -176,7 +177,7 @@ test("register, first access, activate a code, buy EDU and read the receipt, by 
   await expect(page.getByRole("heading", { name: "Checkout", level: 1 })).toBeVisible();
   await expectFocusAtTop(page);
   // Typed before the scripts load, a field would lose it to the hydration: wait for it.
-  if (javaScript()) await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   for (const label of [
     "Ho letto e accetto le condizioni di vendita",
     "Ho letto e accetto le condizioni di recesso e cancellazione",
@@ -196,7 +197,7 @@ test("register, first access, activate a code, buy EDU and read the receipt, by 
   // document (?redirect_status=succeeded): that page's focus is on its heading too.
   if (javaScript()) {
     await expect(page).toHaveURL(/redirect_status=succeeded/);
-    await page.waitForLoadState("networkidle");
+    await waitForHydration(page);
     await expect(page.getByRole("heading", { name: "Ordine confermato", level: 1 })).toBeFocused();
   }
   // With JavaScript the receipt opens the print dialog and, once it is closed, goes back where the
@@ -215,7 +216,7 @@ test("the account console by keyboard: from the user menu to 'Esci da tutti gli 
   // The same account signed in on another device.
   const phone = await browser.newContext();
   await signInOverHttp(await phone.newPage(), email);
-  if (javaScript()) await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
 
   // The user menu opens with Enter and stays open while its items are Tabbed through.
   const menuButton = page.getByRole("banner").locator("summary[aria-label='Menu utente']");

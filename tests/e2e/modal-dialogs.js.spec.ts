@@ -5,6 +5,7 @@ import { expect, test } from "@playwright/test";
 import { signedInCustomer } from "./customers";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { expectTabToStayIn, tabTo } from "./keyboard";
+import { waitForHydration } from "./support";
 
 giveEachTestItsOwnAddress();
 
@@ -12,7 +13,7 @@ test("'Inserisci codice' opens 'ESPANDI IL LIBRO' as a modal; Escape and 'Annull
   page,
 }) => {
   await signedInCustomer(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   const opener = page.getByRole("banner").getByRole("link", { name: "Inserisci codice" });
   const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
 
@@ -38,7 +39,7 @@ test("'Inserisci codice' opens 'ESPANDI IL LIBRO' as a modal; Escape and 'Annull
 
 test("'Esci' in the user menu opens the sign-out dialog as a modal; closed, the focus is back on the menu", async ({ page }) => {
   await signedInCustomer(page);
-  await page.waitForLoadState("networkidle");
+  await waitForHydration(page);
   const menu = page
     .getByRole("banner")
     .getByRole("group")

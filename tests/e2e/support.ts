@@ -75,3 +75,22 @@ export async function expectNoHorizontalOverflow(page: Page) {
 
 /** Italian euro amount as Intl prints it ("32,00 €", with a non-breaking space). */
 export const euro = (amount: string) => new RegExp(`${amount.replace(".", "\\.")}\\s€`);
+
+/**
+ * Resolves once React has hydrated the page. The portal's scripts start after the first paint
+ * (issue 30), so a link clicked at once is a full page load; a test that means the router's
+ * client-side navigation, or a field typed into, waits for this first. React marks its root on
+ * the document when it is created and clears `isDehydrated` when the hydration commits. Without
+ * JavaScript there is nothing to wait for.
+ */
+export async function waitForHydration(page: Page) {
+  if (test.info().project.use.javaScriptEnabled === false) return;
+  await page.waitForFunction(() => {
+    const key = Object.keys(document).find((name) => name.startsWith("__reactContainer$"));
+    const root = key ? (document as unknown as Record<string, { stateNode?: ReactRoot }>)[key]?.stateNode : undefined;
+    return root !== undefined && root.current.memoizedState?.isDehydrated === false;
+  });
+}
+
+/** The part of React's root (internal, stable since React 18) that says whether it is hydrated. */
+type ReactRoot = { current: { memoizedState?: { isDehydrated?: boolean } } };
