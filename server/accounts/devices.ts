@@ -11,7 +11,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { auditLog } from "../db/schema.ts";
 import type { AuditLog } from "../audit/service.ts";
-import { endGrant, endOtherProviderSessions, grantOfSession, listGrants } from "../identity/grants.ts";
+import { endGrant, endOtherProviderSessions, grantOfSession, listGrants } from "./provider-grants.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { SessionStore } from "./sessions.ts";

@@ -12,7 +12,7 @@ import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { AuditLog } from "../audit/service.ts";
 import { users } from "../db/schema.ts";
-import { endOtherProviderSessions, grantOfSession } from "../identity/grants.ts";
+import { endOtherProviderSessions, grantOfSession } from "./provider-grants.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";

@@ -26,8 +26,8 @@ import { isProductCode } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { activeEduClosure, purchaseBlockedBySubscription } from "./edu-sold-once.ts";
-import { newOrderCode } from "./order-code.ts";
-import { couponFits, totalsOf, type CouponTerms, type Line } from "./totals.ts";
+import { newOrderCode } from "../lib/order-codes.ts";
+import { couponFits, totalsOf, type CouponTerms, type Line } from "../../shared/order-totals.ts";
 
 /** Product types that travel by courier: an order holding one needs a shipping address. */
 const PAPER_TYPE_CODES = ["paper_flex", "paper_hard"];

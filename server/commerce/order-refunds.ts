@@ -13,7 +13,8 @@
 import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
 import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions } from "../db/schema.ts";
-import { closeEduGap, endEntitlements, lockCustomer } from "../library/entitlements.ts";
+import { closeEduGap, endEntitlements } from "../library/entitlements.ts";
+import { lockCustomer } from "../db/customer-lock.ts";
 import { releaseCoupon } from "./coupon-uses.ts";
 import { keptParts, RefundNotPossible, requestRefund, type RefundCover, type RefundRecord } from "../payments/refunds.ts";
 import { formatEuro } from "../../shared/format.ts";

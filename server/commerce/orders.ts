@@ -3,7 +3,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
 import { orderItems, orders, products, productTypes } from "../db/schema.ts";
-import { newOrderCode } from "./order-code.ts";
+import { newOrderCode } from "../lib/order-codes.ts";
 
 export type OrderLine = { productId: string; description: string; totalCents: number; monthlyPriceCents?: number | null };
 

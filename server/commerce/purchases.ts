@@ -31,8 +31,8 @@ import {
 } from "../../shared/commerce-constants.ts";
 import { isOrderCode } from "../lib/ids.ts";
 import { checkoutPath, creditNotePath, invoicePath, receiptPath } from "../../shared/links.ts";
-import { billingAddress } from "./billing-address.ts";
-import { orderParts, sharesOf, vatIncluded, vatOf } from "./totals.ts";
+import { billingAddress } from "../invoices/billing-address.ts";
+import { orderParts, sharesOf, vatIncluded, vatOf } from "../../shared/order-totals.ts";
 import { customerRefundColumns, customerRefundsOf, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
 
 type RefundRow = Awaited<ReturnType<typeof refundsOfPayments>>[number];

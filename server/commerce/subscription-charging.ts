@@ -20,7 +20,7 @@ import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { subscriptionPeriods, subscriptions } from "../db/schema.ts";
 import { enqueueJob } from "../jobs/runner.ts";
-import { lockCustomer } from "../library/entitlements.ts";
+import { lockCustomer } from "../db/customer-lock.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { forEachConcurrently } from "../lib/concurrently.ts";
 import type { Logger } from "../logger.ts";

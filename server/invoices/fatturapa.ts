@@ -1,7 +1,7 @@
 // The FatturaPA XML of one e-invoice (format FPR12: an invoice to a private party, business or
 // consumer; schema 1.2.x of the Agenzia delle Entrate). Pure: the document's data in, the file's
 // text out. Amounts come in as integer cents that include their VAT (the portal's prices do); the
-// VAT is taken out here by the portal's one rule (server/commerce/totals.ts), per line for the
+// VAT is taken out here by the portal's one rule (shared/order-totals.ts), per line for the
 // lines and per rate for the summary, any cent between the two written as the summary's
 // Arrotondamento, so that the file's figures agree exactly and add up to what was paid (the rate's
 // Imposta is then within SDI's cent of its ImponibileImporto × rate, not always equal to it).
@@ -10,7 +10,7 @@
 // DatiFattureCollegate and no payment section (its amounts are positive: the type says they
 // are taken back).
 import type { InvoiceSeller } from "../config.ts";
-import { vatByRate, vatIncluded } from "../commerce/totals.ts";
+import { vatByRate, vatIncluded } from "../../shared/order-totals.ts";
 import { escapeMarkup } from "../lib/escape.ts";
 import { FATTURAPA_LIMITS, plainTypography } from "../../shared/fatturapa-text.ts";
 

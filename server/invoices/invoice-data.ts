@@ -13,8 +13,8 @@ import {
   type BillingDetails,
   type PostalAddress,
 } from "../db/schema.ts";
-import { billingAddress } from "../commerce/billing-address.ts";
-import { orderParts, sharesOf } from "../commerce/totals.ts";
+import { billingAddress } from "./billing-address.ts";
+import { orderParts, sharesOf } from "../../shared/order-totals.ts";
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { isBodyFiscalCode } from "../../shared/italian-ids.ts";
 import { DAY_MS, romeDay } from "../../shared/subscription.ts";

@@ -17,7 +17,8 @@ import {
 import type { RateLimits } from "../security/rate-limits.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
 import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";
-import { grantEntitlement, lockCustomer } from "./entitlements.ts";
+import { grantEntitlement } from "./entitlements.ts";
+import { lockCustomer } from "../db/customer-lock.ts";
 import { giveFreeEduMonths } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 

@@ -2,7 +2,7 @@
 // abbonamentoedu product; `has_edu_upto` is its latest expiry.
 import { and, eq, gt, isNull, max, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
-import { entitlements, products, users, type EntitlementSource } from "../db/schema.ts";
+import { entitlements, products, type EntitlementSource } from "../db/schema.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 
 export type Grant = {
@@ -76,14 +76,6 @@ export async function closeEduGap(tx: Transaction, userId: string, now: Date): P
     }
   }
   return moved;
-}
-
-/**
- * Serialises the entitlement changes of one customer: two activations of the same customer at
- * once would otherwise both read the same EDU expiry and extend it only once.
- */
-export async function lockCustomer(tx: Transaction, userId: string): Promise<void> {
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
 }
 
 /** When the customer's EDU access ends (the latest expiry), or null if they never had it. */

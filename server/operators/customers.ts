@@ -4,7 +4,8 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { entitlements, oidcPayloads, orders, sessions, subscriptions } from "../db/schema.ts";
 import { customerData, customerSummary } from "../accounts/customer-data.ts";
-import { endEntitlements, grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { endEntitlements, grantEntitlement } from "../library/entitlements.ts";
+import { lockCustomer } from "../db/customer-lock.ts";
 import { giveFreeEduMonths } from "../commerce/subscription-records.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { checkInteger, customerByEmail, OperatorError, productBySkuOrCode, recordOperation, type Operator } from "./context.ts";

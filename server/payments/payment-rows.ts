@@ -5,7 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
 import { payments } from "../db/schema.ts";
-import { newPaymentCode } from "../commerce/order-code.ts";
+import { newPaymentCode } from "../lib/order-codes.ts";
 import { enqueueInvoice } from "../invoices/service.ts";
 
 type NewPayment = Omit<typeof payments.$inferInsert, "id" | "paymentCode">;

@@ -20,7 +20,7 @@ import { isGatewayRef } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
 import { allocateProportionally } from "../../shared/commerce-constants.ts";
-import { orderParts, sharesOf } from "../commerce/totals.ts";
+import { orderParts, sharesOf } from "../../shared/order-totals.ts";
 import { enqueueCreditNote } from "../invoices/service.ts";
 import type { PaymentGateway, Refund } from "./gateway.ts";
 

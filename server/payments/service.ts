@@ -31,8 +31,9 @@ import {
 import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
 import { closeOrderForActiveEdu, eduForbidsPaying, handleActiveEduMails } from "../commerce/edu-sold-once.ts";
 import { releaseCoupon } from "../commerce/coupon-uses.ts";
-import { totalsOf } from "../commerce/totals.ts";
-import { grantEntitlement, lockCustomer } from "../library/entitlements.ts";
+import { totalsOf } from "../../shared/order-totals.ts";
+import { grantEntitlement } from "../library/entitlements.ts";
+import { lockCustomer } from "../db/customer-lock.ts";
 import { openSubscription } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { JobRunner } from "../jobs/runner.ts";

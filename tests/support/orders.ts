@@ -3,7 +3,7 @@
 // given by the test, so nothing depends on the clock or on the order rows happen to come in.
 import { randomBytes } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
-import { newOrderCode, newPaymentCode } from "../../server/commerce/order-code.ts";
+import { newOrderCode, newPaymentCode } from "../../server/lib/order-codes.ts";
 import type { Database } from "../../server/db/client.ts";
 import {
   orderItems,

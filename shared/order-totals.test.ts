@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { couponFits, discountOf, totalsOf, vatIncluded, type CouponTerms } from "./totals.ts";
+import { couponFits, discountOf, totalsOf, vatIncluded, type CouponTerms } from "./order-totals.ts";
 
 const lines = [
   { productId: "a", totalCents: 3200 },

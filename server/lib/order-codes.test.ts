@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newOrderCode, newPaymentCode } from "./order-code.ts";
+import { newOrderCode, newPaymentCode } from "./order-codes.ts";
 
 describe("order and payment codes", () => {
   const now = new Date("2026-11-22T23:30:00Z");
