@@ -30,12 +30,13 @@ import { systemClock, type Clock, type ShiftableClock } from "./lib/clock.ts";
 import { createOwnProviderCheck } from "./identity/own-provider-check.ts";
 import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
-import { createActivation } from "./library/activation.ts";
+import { createActivation } from "./commerce/activation.ts";
 import { createLibraryDashboard } from "./library/dashboard.ts";
 import { createProvenance } from "./library/provenance.ts";
 import { createReading } from "./library/reading.ts";
 import { createPurchases } from "./commerce/purchases.ts";
 import { createCheckout } from "./commerce/checkout.ts";
+import { subscriptionNoticeOf } from "./commerce/subscription-records.ts";
 import { abandonedOrderSweep } from "./commerce/order-expiry.ts";
 import { createCustomerOrders } from "./commerce/customer-orders.ts";
 import { createSubscriptions } from "./commerce/subscriptions.ts";
@@ -243,7 +244,13 @@ export async function createServices({
     library: {
       activation: createActivation({ db, codeKey: config.secrets.activationCodeKey, rateLimits, now }),
       reading: createReading({ db, readerUrlTemplate: config.readerUrlTemplate, now }),
-      dashboard: createLibraryDashboard({ db, links: config.links, reference, now }),
+      dashboard: createLibraryDashboard({
+        db,
+        links: config.links,
+        reference,
+        subscriptionNotice: (userId, at) => subscriptionNoticeOf(db, userId, at),
+        now,
+      }),
       /** How the customer got each product and until when ('I miei acquisti'). */
       provenance: createProvenance({ db, now }),
     },

@@ -99,3 +99,6 @@ export function nextRetryAt(dueAt: Date, failedTries: number): Date | null {
   wall.setUTCDate(wall.getUTCDate() + days);
   return fromRomeWallClock(wall);
 }
+
+/** What the dashboard and the EDU page say of a subscription that no longer gives access. */
+export type SubscriptionNotice = { kind: "past_due" } | { kind: "ended"; reason: "cancelled" | "payment_failed"; endedAt: Date };

@@ -18,7 +18,7 @@ import type { LibraryItem } from "../../server/library/types";
 import { suggestionCarousel, type SuggestionCarousel } from "../lib/suggestion-carousels.server";
 import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "../lib/dashboard-boxes.server";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
-import type { SubscriptionNotice } from "../../server/commerce/subscription-records";
+import type { SubscriptionNotice } from "../../shared/subscription";
 import { formatDate, withArticle } from "../../shared/format.ts";
 import { DASHBOARD_PATH, EDU_PATH, FIRST_ACCESS_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";

@@ -14,7 +14,14 @@ import {
 } from "../db/schema.ts";
 import { enqueueJob } from "../jobs/runner.ts";
 import { extendEdu, grantEntitlement, type MovedGrant } from "../library/entitlements.ts";
-import { DAY_MS, instalmentOf, periodStart, RENEWAL_NOTICE_DAYS, termOf } from "../../shared/subscription.ts";
+import {
+  DAY_MS,
+  instalmentOf,
+  periodStart,
+  RENEWAL_NOTICE_DAYS,
+  termOf,
+  type SubscriptionNotice,
+} from "../../shared/subscription.ts";
 
 export const MAIL_QUEUE = "subscription-mail";
 
@@ -342,9 +349,6 @@ export async function endSubscriptionsOfDeletedAccount(tx: Queryable, userId: st
 
 /** How long after it ended the dashboard still says why EDU ended. */
 const ENDED_NOTICE_DAYS = 30;
-
-/** What the dashboard and the EDU page say of a subscription that no longer gives access. */
-export type SubscriptionNotice = { kind: "past_due" } | { kind: "ended"; reason: "cancelled" | "payment_failed"; endedAt: Date };
 
 /**
  * Why a customer's EDU stopped, when their subscription is the reason: a charge being retried,

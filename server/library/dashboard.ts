@@ -20,7 +20,7 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../shared/library-constants.ts";
 import type { ReferenceData } from "../catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
-import { subscriptionNoticeOf, type SubscriptionNotice } from "../commerce/subscription-records.ts";
+import type { SubscriptionNotice } from "../../shared/subscription.ts";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
 import { BOOK_TYPE_CODES, newestFirst, suggestedBook, type SuggestionAudience } from "../catalog/products.ts";
 import { checkoutPath, courseUrl } from "../../shared/links.ts";
@@ -81,10 +81,22 @@ export type DashboardOptions = {
   db: Database;
   links: Config["links"];
   reference: Pick<ReferenceData, "professions">;
+  /**
+   * Why the customer's EDU stopped, when a subscription is the reason (commerce's
+   * subscriptionNoticeOf): given, not imported, as the library sits below commerce
+   * (docs/architecture.md).
+   */
+  subscriptionNotice: (userId: string, now: Date) => Promise<SubscriptionNotice | null>;
   now?: Clock;
 };
 
-export function createLibraryDashboard({ db, links, reference, now: clock = systemClock }: DashboardOptions) {
+export function createLibraryDashboard({
+  db,
+  links,
+  reference,
+  subscriptionNotice: noticeOf,
+  now: clock = systemClock,
+}: DashboardOptions) {
   const suggestionCache = createTtlCache<Suggestions>(CACHE_TTL_MS);
   const promoCache = createTtlCache<PromoBox[]>(CACHE_TTL_MS);
   const contactCache = createTtlCache<ContactBox[]>(CACHE_TTL_MS);
@@ -321,7 +333,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
     const areas = promoAreasFor(profession, owned.eduActive);
     const [boxes, subscriptionNotice] = await Promise.all([
       promoBoxList([areas.topRight, areas.left, ...areas.numbered]),
-      owned.eduUntil && !owned.eduActive ? subscriptionNoticeOf(db, user.id, owned.now) : null,
+      owned.eduUntil && !owned.eduActive ? noticeOf(user.id, owned.now) : null,
     ]);
     const byArea = (code: string) => boxes.find((box) => box.areaCode === code) ?? null;
     return {
@@ -389,7 +401,7 @@ export function createLibraryDashboard({ db, links, reference, now: clock = syst
       const now = clock();
       const until = await eduActiveUntil(db, userId);
       if (until && until > now) return { until, notice: null };
-      return { until: null, notice: until ? await subscriptionNoticeOf(db, userId, now) : null };
+      return { until: null, notice: until ? await noticeOf(userId, now) : null };
     },
 
     /** Forgets cached suggestions and boxes (after an editor changed them, and in tests). */

@@ -20,7 +20,7 @@ import { prepareDatabase } from "../../server/db/prepare.ts";
 import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
 import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema.ts";
-import { createActivation } from "../../server/library/activation.ts";
+import { createActivation } from "../../server/commerce/activation.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { createLogger } from "../../server/logger.ts";

@@ -4,7 +4,7 @@
 // checkout leaves them, and the access the payment gives) and a course customer service granted
 // for 3 months (source `operator`, as `npm run admin -- customer:grant` does), all at one time.
 import type { Database } from "../../server/db/client.ts";
-import type { Activation } from "../../server/library/activation.ts";
+import type { Activation } from "../../server/commerce/activation.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import { addMonths } from "../../shared/library-constants.ts";
 import { insertOrder } from "../support/orders.ts";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditLog, invoices, orders, payments, products, users } from "../../server/db/schema.ts";
-import { createActivation } from "../../server/library/activation.ts";
+import { createActivation } from "../../server/commerce/activation.ts";
 import { createLogger } from "../../server/logger.ts";
 import { refundOrder } from "../../server/operators/orders.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";

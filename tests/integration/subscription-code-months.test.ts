@@ -7,7 +7,7 @@ import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jobs, payments, products, subscriptions, users } from "../../server/db/schema.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
-import { createActivation } from "../../server/library/activation.ts";
+import { createActivation } from "../../server/commerce/activation.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { DAY_MS, nextRetryAt, periodStart } from "../../shared/subscription.ts";
 import { START } from "../support/clock.ts";

@@ -3,7 +3,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../../../tests/support/config.ts";
 import { createTestDatabase, type TestDatabase } from "../../../tests/support/database.ts";
-import { createActivation } from "../../library/activation.ts";
+import { createActivation } from "../../commerce/activation.ts";
 import { hashCode, normalizeCode } from "../../library/codes.ts";
 import { createRateLimits } from "../../security/rate-limits.ts";
 import { prepareDatabase } from "../prepare.ts";

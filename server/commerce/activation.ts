@@ -4,7 +4,7 @@
 // against the customer and their address; while either is locked every code is "invalid"
 // without being looked up, so guessing cannot tell a lock from a wrong code.
 import { and, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
-import { insertCompletedOrder } from "../commerce/orders.ts";
+import { insertCompletedOrder } from "./orders.ts";
 import type { Database, Queryable } from "../db/client.ts";
 import {
   ACTIVATION_CODE_KINDS,
@@ -15,11 +15,11 @@ import {
   type ActivationCodeKind,
 } from "../db/schema.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
-import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
+import { formatCode, generateCode, hashCode, normalizeCode } from "../library/codes.ts";
 import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";
-import { grantEntitlement } from "./entitlements.ts";
+import { grantEntitlement } from "../library/entitlements.ts";
 import { lockCustomer } from "../db/customer-lock.ts";
-import { giveFreeEduMonths } from "../commerce/subscription-records.ts";
+import { giveFreeEduMonths } from "./subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
 export type ActivationOptions = { db: Database; codeKey: string; rateLimits: RateLimits; now?: Clock };

@@ -18,9 +18,9 @@ import {
 } from "../db/schema.ts";
 import { createRateLimits, RATE_LIMIT_POLICIES, type RateLimits } from "../security/rate-limits.ts";
 import { createActivation, type Activation } from "./activation.ts";
-import { formatCode, generateCode, hashCode, normalizeCode } from "./codes.ts";
+import { formatCode, generateCode, hashCode, normalizeCode } from "../library/codes.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { eduActiveUntil } from "./entitlements.ts";
+import { eduActiveUntil } from "../library/entitlements.ts";
 
 const KEY = "test-activation-code-key-long-enough-0123456789";
 const IP = "203.0.113.7";
