@@ -49,8 +49,8 @@ import { inboxFolder, outboxTransmitter } from "./invoices/transmitter.ts";
 import { createMailService } from "./mail/service.ts";
 import { createCardStep } from "./payments/card-step.ts";
 import { createSandboxGateway } from "./payments/sandbox-gateway.ts";
-import { createPayments } from "./payments/service.ts";
-import { startPayment, type StartPaymentInput } from "./payments/start-payment.ts";
+import { createOrderPayments } from "./commerce/order-payments.ts";
+import { startPayment, type StartPaymentInput } from "./commerce/start-payment.ts";
 import { createRefunds } from "./payments/refunds.ts";
 import { handleCustomerErasures } from "./payments/customer-erasure.ts";
 import { createStripeCardStep } from "./payments/stripe-card-step.ts";
@@ -129,7 +129,7 @@ export async function createServices({
   });
   // SDI's notifications, read by every instance's job runner (README, "E-invoices (FatturaPA)").
   createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES), runner: jobs, log, now });
-  const payments = createPayments({
+  const payments = createOrderPayments({
     db,
     gateway,
     rateLimits,
@@ -259,7 +259,7 @@ export async function createServices({
     /** The customer's orders and payments as the API lists them. */
     customerOrders: createCustomerOrders(db),
     payments,
-    /** 'Completa l'acquisto' and the API's checkpaymenthub: one use-case, both doors (server/payments/start-payment.ts). */
+    /** 'Completa l'acquisto' and the API's checkpaymenthub: one use-case, both doors (server/commerce/start-payment.ts). */
     startPayment: (input: StartPaymentInput) => startPayment(payments, input),
     /** Money given back (partial or whole, pending until the gateway says): a charge the portal could not keep, an operator's refund. */
     refunds,

@@ -3,7 +3,7 @@
 // apostrophes missing included); those of the checks the spec does not name (format of a tax
 // code, a postal code, the sandbox's card fields) follow their style.
 
-import type { StartPaymentRefusal } from "../server/payments/start-payment.ts";
+import type { StartPaymentRefusal } from "../server/commerce/start-payment.ts";
 import type { RefusalTable } from "./refusals.ts";
 
 export const CHECKOUT_MESSAGES = {
@@ -96,7 +96,7 @@ export const CHECKOUT_MESSAGES = {
 } as const;
 
 /**
- * Why a payment was not started (server/payments/start-payment.ts), as both doors say it: the
+ * Why a payment was not started (server/commerce/start-payment.ts), as both doors say it: the
  * page's dialog 'Errore' with the status, the API's error. 409: the order is not as the client
  * saw it (a payment under way, paid, closed, its discount code gone, EDU active meanwhile).
  */

@@ -1,11 +1,11 @@
 // The checkout page's form: the customer's data, read here and checked by the use-case both doors
-// share (server/payments/start-payment.ts, with shared/checkout-rules.server.ts's rules), and
+// share (server/commerce/start-payment.ts, with shared/checkout-rules.server.ts's rules), and
 // the page's own card step: the sandbox's card fields, Stripe's card widget.
 import { z } from "zod";
 import { cardDigits, isCardNumber, isExpired, parseCardExpiry } from "../../shared/payment-cards.ts";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { customerShape, text, withProblems, type Problem } from "../../shared/checkout-rules.server.ts";
-import type { CardStepCheck, FieldErrors } from "../../server/payments/start-payment.ts";
+import type { CardStepCheck, FieldErrors } from "../../server/commerce/start-payment.ts";
 import { secret } from "./form-reply.server";
 
 /** The sandbox's card form: never echoed back (the number and the code), never stored. */

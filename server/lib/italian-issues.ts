@@ -1,6 +1,6 @@
 // zod's issues in Italian, for inputs the pages' and the API's schemas do not word themselves:
 // "Il campo firstname è obbligatorio". Used by the API's router and by the use-cases both doors
-// share (server/payments/start-payment.ts), so it sits below both.
+// share (server/commerce/start-payment.ts), so it sits below both.
 import type { z } from "zod";
 
 /** The messages of an issue about the whole input, not a field of it. */

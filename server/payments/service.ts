@@ -1,7 +1,9 @@
-// Paying an order by card (spec §4 "Payment flow"), the same for every gateway:
-//   start   — 'Completa l'acquisto': the order's details are written and it moves new →
-//             waitforpayment in one conditional UPDATE (a second submit finds it moved), a
-//             payment attempt is recorded, and the gateway sets up the customer's card.
+// Paying an order by card (spec §4 "Payment flow"), the same for every gateway. This module moves
+// and records the money; what the order becomes is commerce's, asked through the hooks of
+// OrderSettlement (order-settlement.ts, answered by commerce/settlement.ts). Commerce starts the
+// payment (commerce/order-payments.ts) and opens its attempt here:
+//   open    — an attempt is recorded in commerce's transaction that moves the order new →
+//             waitforpayment, and the gateway sets up the customer's card (openCardStep).
 //   settle  — once the card is set up: the attempt is claimed with a lease, charged with
 //             idempotency keys of its own, and the payment, the order's new status and what
 //             it grants are written in one transaction. The return page's checks, the sandbox's
@@ -16,37 +18,17 @@
 // transaction (nothing is charged) and in the record's (the charge is refunded).
 // No transaction is ever held open across a call to the gateway (the embedded database has one
 // connection: it would stop every other request).
-import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client.ts";
-import {
-  couponRedemptions,
-  coupons,
-  orderItems,
-  orders,
-  paymentAttempts,
-  products,
-  users,
-  type PaymentAttemptStatus,
-} from "../db/schema.ts";
-import { couponUsable, saveDetailsForNextTime, type CheckoutDetails } from "../commerce/checkout.ts";
-import { closeOrderForActiveEdu, eduForbidsPaying, handleActiveEduMails } from "../commerce/edu-sold-once.ts";
-import { releaseCoupon } from "../commerce/coupon-uses.ts";
-import { totalsOf } from "../../shared/order-totals.ts";
-import { grantEntitlement } from "../library/entitlements.ts";
+import { orders, paymentAttempts, type PaymentAttemptStatus } from "../db/schema.ts";
 import { lockCustomer } from "../db/customer-lock.ts";
-import { openSubscription } from "../commerce/subscription-records.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
-import type { JobRunner } from "../jobs/runner.ts";
 import { isGatewayRef } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";
 import type { Logger } from "../logger.ts";
-import type { MailService } from "../mail/service.ts";
-import { orderConfirmationMail } from "../mail/templates.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { addMonths } from "../../shared/library-constants.ts";
-import { checkoutOrderPath, receiptPath } from "../../shared/links.ts";
+import { checkoutOrderPath } from "../../shared/links.ts";
 import type { PaymentGateway, SetupStatus } from "./gateway.ts";
+import type { OrderSettlement } from "./order-settlement.ts";
 import { insertPayment } from "./payment-rows.ts";
 import { enqueueRefund } from "./refunds.ts";
 
@@ -63,16 +45,6 @@ export const ABANDONED_AFTER_MS = 30 * 60_000;
  * died before its card step existed (starting one takes seconds, at most the gateway's timeouts).
  */
 export const UNSTARTED_AFTER_MS = 10 * 60_000;
-
-export type StartResult =
-  | { ok: true; setupId: string; clientSecret: string }
-  | { ok: false; reason: "not_found" | "not_new" | "not_card" | "coupon_changed" | "edu_active" }
-  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
-
-/** Thrown inside start's transaction to undo it: the coupon's caps were reached meanwhile. */
-class CouponExhausted extends Error {}
-/** Thrown inside start's transaction to undo it: EDU is active, or a subscription of it lives (decision 024). */
-class EduForbidsPaying extends Error {}
 
 /** Where a payment stands after a check (spec §4: what the return page does next). */
 export type SettleResult =
@@ -92,19 +64,20 @@ export type SettleResult =
 export type PaymentsOptions = {
   db: Database;
   gateway: PaymentGateway;
-  rateLimits: RateLimits;
-  mail: MailService;
-  runner: JobRunner;
+  /** What becomes of the order as its money moves: commerce's (commerce/settlement.ts). */
+  settlement: OrderSettlement;
   publicOrigin: string;
   log: Logger;
   now?: Clock;
 };
 
-type AttemptRow = typeof paymentAttempts.$inferSelect;
+export type AttemptRow = typeof paymentAttempts.$inferSelect;
 
-export function createPayments({ db, gateway, rateLimits, mail, runner, publicOrigin, log, now = systemClock }: PaymentsOptions) {
+/** Who pays, as the gateway's card step names them. */
+export type Payer = { userId: string; email: string; name: string };
+
+export function createPayments({ db, gateway, settlement, publicOrigin, log, now = systemClock }: PaymentsOptions) {
   const key = (purpose: string, attemptId: string) => `portal:${purpose}:${attemptId}`;
-  handleActiveEduMails({ runner, db, mail, publicOrigin, log });
 
   async function latestAttempt(orderId: string, statuses?: PaymentAttemptStatus[]): Promise<AttemptRow | undefined> {
     const [row] = await db
@@ -127,7 +100,7 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
 
   /**
    * The attempt ended without a charge: it is closed, the order can be edited and paid again, and
-   * the coupon's use it held is given back. Only from the status the caller read (`from`): an
+   * the coupon's use it held is given back (settlement.attemptClosed). Only from the status the caller read (`from`): an
    * attempt that moved meanwhile (its charge started) stays as it is, and false is answered.
    */
   async function closeAttempt(
@@ -146,47 +119,9 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
         .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, from)))
         .returning({ id: paymentAttempts.id });
       if (closed.length === 0) return false;
-      await tx
-        .update(orders)
-        .set({ status: "new", updatedAt: at })
-        .where(and(eq(orders.id, attempt.orderId), eq(orders.status, "waitforpayment")));
-      await releaseCoupon(tx, attempt.orderId);
+      await settlement.attemptClosed(tx, attempt.orderId, at);
       return true;
     });
-  }
-
-  /**
-   * Counts the order's coupon against its caps, in start's transaction (the customer locked, so
-   * their own orders take their uses one at a time): a use in all (one conditional UPDATE) and the
-   * customer's own. Throws CouponExhausted when either cap is reached.
-   */
-  async function reserveCoupon(tx: Transaction, coupon: typeof coupons.$inferSelect, orderId: string, userId: string, at: Date) {
-    const counted = await tx
-      .update(coupons)
-      .set({ redemptions: sql`${coupons.redemptions} + 1` })
-      .where(
-        and(
-          eq(coupons.id, coupon.id),
-          isNull(coupons.disabledAt),
-          sql`(${coupons.maxRedemptions} is null or ${coupons.redemptions} < ${coupons.maxRedemptions})`,
-        ),
-      )
-      .returning({ id: coupons.id });
-    if (counted.length === 0) throw new CouponExhausted();
-    const [mine] = await tx
-      .select({ n: count() })
-      .from(couponRedemptions)
-      .where(and(eq(couponRedemptions.couponId, coupon.id), eq(couponRedemptions.userId, userId)));
-    if ((mine?.n ?? 0) >= coupon.maxPerCustomer) throw new CouponExhausted();
-    await tx.insert(couponRedemptions).values({ couponId: coupon.id, orderId, userId, createdAt: at });
-  }
-
-  /** Takes a code that no longer applies off an order still `new`, with the totals without it. */
-  async function dropCoupon(orderId: string, couponId: string, lines: { productId: string; totalCents: number }[]) {
-    await db
-      .update(orders)
-      .set({ ...totalsOf(lines, null), couponId: null, couponCode: null, updatedAt: now() })
-      .where(and(eq(orders.id, orderId), eq(orders.status, "new"), eq(orders.couponId, couponId)));
   }
 
   /**
@@ -222,111 +157,24 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       if (!inserted) return null;
       // EDU became active after the charge started (a code activated in another tab): the charge
       // is given back, never kept for months EDU already gives (decision 024).
-      if (await eduForbidsPaying(tx, order, at)) {
-        if (await closeOrderForActiveEdu(tx, order.id, at)) {
-          log.info({ orderId: order.id, chargeId }, "EDU became active while its order was being paid: refunding the charge");
-          await enqueueRefund(tx, { paymentId: inserted.id, reason: "edu_already_active" }, at);
-          return null;
-        }
-      }
-      const moved = await tx
-        .update(orders)
-        .set({ status: "payed", committedAt: at, updatedAt: at })
-        .where(and(eq(orders.id, order.id), eq(orders.status, "waitforpayment")))
-        .returning({ id: orders.id });
-      if (moved.length === 0) {
-        log.warn({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it: refunding it");
-        await enqueueRefund(tx, { paymentId: inserted.id, reason: "order_closed" }, at);
+      if ((await settlement.chargeForbidden(tx, order, at)) && (await settlement.closeForbiddenOrder(tx, order.id, at))) {
+        log.info({ orderId: order.id, chargeId }, "EDU became active while its order was being paid: refunding the charge");
+        await enqueueRefund(tx, { paymentId: inserted.id, reason: "edu_already_active" }, at);
         return null;
       }
-      await grantPurchase(tx, { orderId: order.id, userId: order.userId, attempt, paymentId: inserted.id, at });
-      await saveDetailsForNextTime(tx, order, at);
       // The confirmation is owed in this transaction (issue 29): an outbox that cannot be written
       // (a full disk) undoes the payment's record too, and the attempt stays "charging" until its
       // lease runs out; the reconciler then reads the charge, already made, with the same keys and
       // records it again, mail included. The charge is never lost nor made twice, and no paid
       // order is left without its mail.
-      const sendConfirmation = await oweConfirmation(tx, {
-        userId: order.userId,
-        orderCode: order.orderCode,
-        paymentCode: inserted.paymentCode,
-      });
+      const sendConfirmation = await settlement.orderPaid(tx, { order, attempt, payment: inserted }, at);
+      if (!sendConfirmation) {
+        log.warn({ orderId: order.id, chargeId }, "payment received for an order no longer awaiting it: refunding it");
+        await enqueueRefund(tx, { paymentId: inserted.id, reason: "order_closed" }, at);
+        return null;
+      }
       return { sendConfirmation };
     });
-  }
-
-  /**
-   * What an order's lines give: access for the product's time; a subscription's line (EDU, with
-   * a monthly price) opens the subscription, whose first month this payment paid.
-   */
-  async function grantPurchase(
-    tx: Transaction,
-    {
-      orderId,
-      userId,
-      attempt,
-      paymentId,
-      at,
-    }: { orderId: string; userId: string; attempt: AttemptRow; paymentId: string; at: Date },
-  ) {
-    const lines = await tx
-      .select({
-        productId: products.id,
-        grantsAccess: products.grantsAccess,
-        accessMonths: products.accessMonths,
-        monthlyPriceCents: orderItems.monthlyPriceCents,
-      })
-      .from(orderItems)
-      .innerJoin(products, eq(products.id, orderItems.productId))
-      .where(eq(orderItems.orderId, orderId));
-    for (const line of lines) {
-      if (line.monthlyPriceCents !== null) {
-        await openSubscription(tx, {
-          userId,
-          productId: line.productId,
-          orderId,
-          paymentId,
-          paidCents: attempt.amountCents,
-          monthlyPriceCents: line.monthlyPriceCents,
-          gateway: attempt.gateway,
-          setupId: attempt.setupId!,
-          card: { brand: attempt.cardBrand, last4: attempt.cardLast4 },
-          at,
-        });
-      } else if (line.grantsAccess) {
-        const expiresAt = line.accessMonths === null ? null : addMonths(at, line.accessMonths);
-        await grantEntitlement(
-          tx,
-          { userId, productId: line.productId, source: "purchase", startsAt: at, expiresAt, orderId },
-          at,
-        );
-      }
-    }
-  }
-
-  /** 'Ordine confermato n° …', owed in the payment's transaction `tx`; the answer sends it (SMTP). */
-  async function oweConfirmation(
-    tx: Transaction,
-    { userId, orderCode, paymentCode }: { userId: string; orderCode: string; paymentCode: string },
-  ): Promise<() => Promise<void>> {
-    const [row] = await tx
-      .select({ email: users.email, firstname: users.firstname, orderId: orders.id, totalCents: orders.totalCents })
-      .from(orders)
-      .innerJoin(users, eq(users.id, orders.userId))
-      .where(eq(orders.orderCode, orderCode));
-    if (!row?.email) return async () => {};
-    const lines = await tx
-      .select({ description: orderItems.description, quantity: orderItems.quantity, totalCents: orderItems.totalCents })
-      .from(orderItems)
-      .where(eq(orderItems.orderId, row.orderId));
-    const content = orderConfirmationMail({
-      firstname: row.firstname,
-      orderCode,
-      lines: lines.map((line) => `${line.quantity} x ${line.description}: ${formatEuro(line.totalCents)}`),
-      total: formatEuro(row.totalCents),
-      receiptUrl: `${publicOrigin}${receiptPath(orderCode, paymentCode)}`,
-    });
-    return mail.owe(tx, { to: row.email, userId, ...content });
   }
 
   /** Reads where an attempt's card step stands at the gateway, and records a finished setup. */
@@ -414,14 +262,14 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
         .where(eq(orders.id, attempt.orderId));
       if (!order) throw new Error(`Order ${attempt.orderId} vanished`);
       await lockCustomer(tx, order.userId);
-      if (await eduForbidsPaying(tx, order, at)) {
+      if (await settlement.chargeForbidden(tx, order, at)) {
         const stopped = await tx
           .update(paymentAttempts)
           .set({ status: "canceled", leaseUntil: null, updatedAt: at })
           .where(and(eq(paymentAttempts.id, attemptId), eq(paymentAttempts.status, "setup_succeeded")))
           .returning({ id: paymentAttempts.id });
         if (stopped.length > 0) {
-          await closeOrderForActiveEdu(tx, order.id, at);
+          await settlement.closeForbiddenOrder(tx, order.id, at);
           return "stopped" as const;
         }
       }
@@ -534,117 +382,39 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
     gatewayName: gateway.name,
 
     /**
-     * 'Completa l'acquisto' with the card: the details (validated by the page) are written and the
-     * order moves to waitforpayment in one conditional UPDATE, so of two submits one goes on, and
-     * only if its discount code is still the one this request read (a 'Rimuovi' or 'Applica' racing
-     * it makes it start again from the page). The discount is recomputed now: a code that no longer
-     * applies is dropped and the customer sees the new total before paying. The code's use is
-     * counted against its caps in the same transaction (given back if the payment fails), and only
-     * a request that starts a payment spends one of the customer's card payments of the hour.
+     * Records a new attempt to pay the order, in the caller's transaction: the one of commerce
+     * that moves the order to waitforpayment (commerce/order-payments.ts).
      */
-    async start(userId: string, orderId: string, details: CheckoutDetails): Promise<StartResult> {
-      if (details.paymentHub !== "card") return { ok: false, reason: "not_card" };
-      if (!isUuid(orderId)) return { ok: false, reason: "not_found" };
-      const [order] = await db
-        .select({ status: orders.status, couponId: orders.couponId })
-        .from(orders)
-        .where(and(eq(orders.id, orderId), eq(orders.userId, userId)));
-      if (!order) return { ok: false, reason: "not_found" };
-      if (order.status !== "new") return { ok: false, reason: "not_new" };
+    async openAttempt(tx: Transaction, { orderId, amountCents }: { orderId: string; amountCents: number }, at: Date) {
+      const [last] = await tx
+        .select({ no: sql<number>`coalesce(max(${paymentAttempts.attemptNo}), 0)` })
+        .from(paymentAttempts)
+        .where(eq(paymentAttempts.orderId, orderId));
+      const [row] = await tx
+        .insert(paymentAttempts)
+        .values({
+          orderId,
+          attemptNo: Number(last?.no ?? 0) + 1,
+          gateway: gateway.name,
+          amountCents,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning();
+      return row!;
+    },
 
-      const lines = await db
-        .select({ productId: orderItems.productId, totalCents: orderItems.totalCents })
-        .from(orderItems)
-        .where(eq(orderItems.orderId, orderId));
-      const at = now();
-      const [applied] = order.couponId ? await db.select().from(coupons).where(eq(coupons.id, order.couponId)) : [];
-      const coupon = applied && (await couponUsable(db, applied, { userId, lines, now: at })) ? applied : null;
-      if (order.couponId && !coupon) {
-        await dropCoupon(orderId, order.couponId, lines);
-        return { ok: false, reason: "coupon_changed" };
-      }
-      const limit = await rateLimits.checkCardPayment(userId);
-      if (!limit.ok) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-
-      const totals = totalsOf(lines, coupon);
-      let attempt: AttemptRow | null;
-      try {
-        attempt = await db.transaction(async (tx) => {
-          await lockCustomer(tx, userId);
-          // EDU that became active after the order was opened (an eBook+EDU code) is not sold
-          // twice; settlement checks again, should it become active while the card step runs.
-          if (await eduForbidsPaying(tx, { id: orderId, userId }, at)) throw new EduForbidsPaying();
-          const moved = await tx
-            .update(orders)
-            .set({
-              status: "waitforpayment",
-              ...totals,
-              paymentHub: "card",
-              customerFirstname: details.customer.firstname,
-              customerLastname: details.customer.lastname,
-              customerEmail: details.customer.email,
-              shipment: details.shipment,
-              shipmentSave: details.shipmentSave && details.shipment !== null,
-              hasBilling: details.billing !== null,
-              billing: details.billing,
-              billingSave: details.billingSave && details.billing !== null,
-              termsSalesAt: at,
-              termsCancelAt: at,
-              updatedAt: at,
-            })
-            .where(
-              and(
-                eq(orders.id, orderId),
-                eq(orders.userId, userId),
-                eq(orders.status, "new"),
-                order.couponId ? eq(orders.couponId, order.couponId) : isNull(orders.couponId),
-              ),
-            )
-            .returning({ shipmentPriceCents: orders.shipmentPriceCents });
-          if (moved.length === 0) return null;
-          if (coupon) await reserveCoupon(tx, coupon, orderId, userId, at);
-          const [last] = await tx
-            .select({ no: sql<number>`coalesce(max(${paymentAttempts.attemptNo}), 0)` })
-            .from(paymentAttempts)
-            .where(eq(paymentAttempts.orderId, orderId));
-          const [row] = await tx
-            .insert(paymentAttempts)
-            .values({
-              orderId,
-              attemptNo: Number(last?.no ?? 0) + 1,
-              gateway: gateway.name,
-              amountCents: totals.totalCents + moved[0]!.shipmentPriceCents,
-              createdAt: at,
-              updatedAt: at,
-            })
-            .returning();
-          return row!;
-        });
-      } catch (error) {
-        if (error instanceof EduForbidsPaying) return { ok: false, reason: "edu_active" };
-        if (!(error instanceof CouponExhausted)) throw error;
-        // Its last use went to another order meanwhile: the code no longer applies.
-        await dropCoupon(orderId, coupon!.id, lines);
-        return { ok: false, reason: "coupon_changed" };
-      }
-      if (!attempt) {
-        // Another submit moved the order, or the discount code changed under this one.
-        const [current] = await db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
-        return { ok: false, reason: current?.status === "new" ? "coupon_changed" : "not_new" };
-      }
-      // The point is spent once the payment has started; a customer's other payment that took the
-      // hour's last point meanwhile undoes this one.
-      const claimed = await rateLimits.claimCardPayment(userId);
-      if (!claimed.ok) {
-        await closeAttempt(attempt, "created", "canceled", null);
-        return { ok: false, reason: "rate_limited", retryAfterSeconds: claimed.retryAfterSeconds };
-      }
-
+    /**
+     * Sets the customer's card up at the gateway for an attempt just opened. Null when the attempt
+     * was given up ('Annulla') while the card step was being opened; a gateway that fails closes
+     * the attempt and throws.
+     */
+    async openCardStep(attempt: AttemptRow, payer: Payer): Promise<{ setupId: string; clientSecret: string } | null> {
       try {
         const setup = await gateway.createSetup({
-          customer: { userId, email: details.customer.email, name: `${details.customer.firstname} ${details.customer.lastname}` },
+          customer: payer,
           idempotencyKey: key("setup-create", attempt.id),
-          metadata: { order_id: orderId, attempt_id: attempt.id },
+          metadata: { order_id: attempt.orderId, attempt_id: attempt.id },
         });
         const waiting = await db
           .update(paymentAttempts)
@@ -652,15 +422,19 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
           .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, "created")))
           .returning({ id: paymentAttempts.id });
         if (waiting.length === 0) {
-          // Given up ('Annulla') while the card step was being opened.
           await gateway.cancelSetup(setup.id, key("setup-cancel", attempt.id));
-          return { ok: false, reason: "not_new" };
+          return null;
         }
-        return { ok: true, setupId: setup.id, clientSecret: setup.clientSecret };
+        return { setupId: setup.id, clientSecret: setup.clientSecret };
       } catch (error) {
         await closeAttempt(attempt, "created", "failed", null);
         throw error;
       }
+    },
+
+    /** Closes an attempt that never reached its card step (the hour's card payments ran out meanwhile). */
+    async cancelUnstarted(attempt: AttemptRow): Promise<void> {
+      await closeAttempt(attempt, "created", "canceled", null);
     },
 
     /** The customer's order's open attempt whose card step is under way (the card form posts to it). */
@@ -673,13 +447,13 @@ export function createPayments({ db, gateway, rateLimits, mail, runner, publicOr
       const at = now();
       const stopped = await db.transaction(async (tx) => {
         await lockCustomer(tx, userId);
-        if (!(await eduForbidsPaying(tx, { id: orderId, userId }, at))) return false;
+        if (!(await settlement.chargeForbidden(tx, { id: orderId, userId }, at))) return false;
         const closed = await tx
           .update(paymentAttempts)
           .set({ status: "canceled", updatedAt: at })
           .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, "awaiting_customer")))
           .returning({ id: paymentAttempts.id });
-        return closed.length > 0 && (await closeOrderForActiveEdu(tx, orderId, at));
+        return closed.length > 0 && (await settlement.closeForbiddenOrder(tx, orderId, at));
       });
       if (!stopped) return attempt.setupId;
       await cancelSetupQuietly(attempt);

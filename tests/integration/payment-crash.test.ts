@@ -20,7 +20,8 @@ import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createPayments, UNSTARTED_AFTER_MS } from "../../server/payments/service.ts";
+import { createOrderPayments } from "../../server/commerce/order-payments.ts";
+import { UNSTARTED_AFTER_MS } from "../../server/payments/service.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { checkoutDetails } from "../support/checkout.ts";
 import { createSharedDatabase } from "../support/shared-database.ts";
@@ -43,7 +44,7 @@ function portalServices(database: DatabaseHandle, now: () => Date = () => new Da
   return {
     checkout: createCheckout({ db: database.db, rateLimits, now }),
     sandbox,
-    payments: createPayments({
+    payments: createOrderPayments({
       db: database.db,
       gateway: sandbox.gateway,
       rateLimits,

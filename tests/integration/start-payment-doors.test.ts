@@ -10,7 +10,7 @@ import * as checkoutRouteModule from "../../app/routes/checkout/route";
 import { coupons, orders, paymentAttempts, products } from "../../server/db/schema.ts";
 import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../shared/checkout-messages.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import type { StartPaymentRefusal } from "../../server/payments/start-payment.ts";
+import type { StartPaymentRefusal } from "../../server/commerce/start-payment.ts";
 import { apiClient, signInApp, type ApiAnswer } from "../support/api-client.ts";
 import { buyWithSandboxCard, CHECKOUT_FORM, checkoutDetails } from "../support/checkout.ts";
 import { customerPage } from "../support/customer-pages.ts";

@@ -11,7 +11,7 @@ import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createPayments } from "../../server/payments/service.ts";
+import { createOrderPayments } from "../../server/commerce/order-payments.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { checkoutDetails } from "./checkout.ts";
 
@@ -36,7 +36,7 @@ gateway.createSetup = dieAfter("after-setup", gateway.createSetup.bind(gateway))
 gateway.createCharge = dieAfter("after-create", gateway.createCharge.bind(gateway));
 gateway.confirmCharge = dieAfter("after-confirm", gateway.confirmCharge.bind(gateway));
 const runner = createJobRunner({ db: database.db, log });
-const payments = createPayments({
+const payments = createOrderPayments({
   db: database.db,
   gateway,
   rateLimits: createRateLimits(database.db, { clearExpiredByTimeout: false }),

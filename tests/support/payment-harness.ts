@@ -20,7 +20,7 @@ import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import { createRefunds } from "../../server/payments/refunds.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createPayments } from "../../server/payments/service.ts";
+import { createOrderPayments } from "../../server/commerce/order-payments.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { checkoutDetails } from "./checkout.ts";
 import { START } from "./clock.ts";
@@ -49,7 +49,7 @@ export function paymentHarness() {
     return {
       checkout: createCheckout({ db, rateLimits: rateLimitsService, now }),
       sandbox,
-      payments: createPayments({
+      payments: createOrderPayments({
         db,
         gateway: sandbox.gateway,
         rateLimits: rateLimitsService,

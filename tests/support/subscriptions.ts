@@ -11,7 +11,7 @@ import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";
 import type { PaymentGateway } from "../../server/payments/gateway.ts";
 import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createPayments } from "../../server/payments/service.ts";
+import { createOrderPayments } from "../../server/commerce/order-payments.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { checkoutDetails } from "./checkout.ts";
@@ -31,7 +31,7 @@ export function subscriptionInstance(
   const publicOrigin = "https://portale.example.it";
   const jobs = createJobRunner({ db, log, now });
   const mail = createMailService({ db, smtpUrl: undefined, from: "portale@example.it", runner: jobs, log, now });
-  const payments = createPayments({ db, gateway, rateLimits, mail, runner: jobs, publicOrigin, log, now });
+  const payments = createOrderPayments({ db, gateway, rateLimits, mail, runner: jobs, publicOrigin, log, now });
   const subscriptions = createSubscriptions({ db, gateway, rateLimits, runner: jobs, mail, publicOrigin, log, now });
   const checkout = createCheckout({ db, rateLimits, now });
 

@@ -1,7 +1,7 @@
 // /checkout/:order (spec §2, §4, §5, §8): the order's owner only (anyone else goes to /). A
 // `new` order shows the form; 'Completa l'acquisto' checks it in §5's order (the first message
 // in the dialog 'Errore', each beside its field), writes it and starts the card payment (the
-// use-case the API's checkpaymenthub shares, server/payments/start-payment.ts). The
+// use-case the API's checkpaymenthub shares, server/commerce/start-payment.ts). The
 // card step (server/payments/card-step.ts) returns here with the gateway's parameters
 // (setup_intent, redirect_status), which are only hints: the loader reads the setup and the
 // attempt. A paid order shows 'Ordine confermato'; a closed one 'Ordine annullato/scaduto o

@@ -3,7 +3,7 @@
 // .server.ts), each saying when it is required. What depends only on the body (an invoice asked
 // for, a company or a private customer, the invoice at the shipping address) is JSON Schema's
 // if/then too; what depends on the order (a shipping address for paper) is said in words. The
-// rules themselves are enforced by the use-case (server/payments/start-payment.ts), with the
+// rules themselves are enforced by the use-case (server/commerce/start-payment.ts), with the
 // pages' messages; the body is strict: a field not named here is refused.
 import { z } from "zod";
 import { customerShape } from "../../../shared/checkout-rules.server.ts";

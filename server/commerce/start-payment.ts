@@ -6,8 +6,8 @@
 import { checkoutDetails, customerSchema, type CustomerValues } from "../../shared/checkout-rules.server.ts";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { italianIssue } from "../lib/italian-issues.ts";
-import type { CheckoutView } from "../commerce/checkout.ts";
-import type { createPayments } from "./service.ts";
+import type { CheckoutView } from "./checkout.ts";
+import type { createOrderPayments } from "./order-payments.ts";
 
 /** A refusal both doors show from the shared table (the invalid fields are the form's own messages). */
 export type StartPaymentRefusal = "in_progress" | "paid" | "closed" | "coupon_changed" | "rate_limited" | "edu_active";
@@ -34,7 +34,7 @@ export type StartPaymentInput = {
 };
 
 export async function startPayment(
-  payments: Pick<ReturnType<typeof createPayments>, "start">,
+  payments: Pick<ReturnType<typeof createOrderPayments>, "start">,
   { userId, order, fields, cardStep }: StartPaymentInput,
 ): Promise<StartPaymentOutcome> {
   // Where the order stands, before its data: a payment under way is not started again.
