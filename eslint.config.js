@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
+import layers from "./eslint/layers.js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -50,6 +51,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The server's layers (docs/architecture.md): imports point down, never up or at a door.
+    files: ["server/**/*.ts"],
+    ignores: ["server/**/*.test.ts"],
+    plugins: { project: layers },
+    rules: { "project/layers": "error" },
   },
   {
     files: ["server/**/*.ts"],

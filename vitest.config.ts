@@ -27,7 +27,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["app/**/*.test.{ts,tsx}", "server/**/*.test.ts", "shared/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "app/**/*.test.{ts,tsx}",
+            "server/**/*.test.ts",
+            "shared/**/*.test.ts",
+            "scripts/**/*.test.ts",
+            "eslint/**/*.test.ts",
+          ],
           exclude: ["server/**/*.db.test.ts"],
         },
       },

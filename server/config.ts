@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { PublicSettings } from "../shared/context.ts";
 import { isCap, isCodiceFiscale, isPartitaIva, isProvince } from "../shared/italian-ids.ts";
 import { isEmail } from "../shared/contact-rules.ts";
-import { parseTrustProxy, type TrustProxy } from "./trust-proxy.ts";
+import { parseTrustProxy, type TrustProxy } from "./lib/trust-proxy.ts";
 import { makePrivateDirSync, writePrivateFileSync } from "./lib/private-files.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
 
@@ -22,7 +22,7 @@ const envSchema = z.object({
   PUBLIC_ORIGIN: optional(
     z.string().refine(isOrigin, "not an origin: the scheme and host only, with no path (https://portale.example.it)"),
   ),
-  /** Which proxies may give the client's address (server/trust-proxy.ts); unset: none. */
+  /** Which proxies may give the client's address (server/lib/trust-proxy.ts); unset: none. */
   TRUST_PROXY: z
     .string()
     .optional()

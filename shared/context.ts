@@ -17,7 +17,7 @@ export type RequestInfo = {
   id: string;
   /** CSP nonce for this response's inline scripts. */
   nonce: string;
-  /** The client's address: X-Forwarded-For only from the proxies TRUST_PROXY names (server/http/client-address.ts). */
+  /** The client's address: X-Forwarded-For only from the proxies TRUST_PROXY names (server/security/client-address.ts). */
   ip: string;
   log: Logger;
   /**

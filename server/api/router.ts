@@ -11,7 +11,7 @@ import type { Services } from "../services.ts";
 import type { AccessTokens } from "./access-tokens.ts";
 import { italianIssue } from "../lib/italian-issues.ts";
 import { API_MESSAGES, ApiError, invalidInput } from "./errors.ts";
-import { clientAddress } from "../http/client-address.ts";
+import { clientAddress } from "../security/client-address.ts";
 import { buildManifests } from "./manifest.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";

@@ -2,15 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { productTypes, products } from "../db/schema.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
-import { etagOf, renderCoverSvg } from "../media/cover-svg.ts";
-
-export type CoverInfo = {
-  name: string;
-  shortAuthors: string | null;
-  edition: string | null;
-  typeCode: string;
-  typeName: string;
-};
+import { etagOf, renderCoverSvg, type CoverInfo } from "../media/cover-svg.ts";
 
 export type OfferProduct = {
   code: string;

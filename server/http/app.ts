@@ -16,7 +16,7 @@ import { publicSettingsOf } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
 import { refuseNulInAddress } from "./address-guard.ts";
-import { clientAddress } from "./client-address.ts";
+import { clientAddress } from "../security/client-address.ts";
 import { limitRequestBodies, MAX_BODY_BYTES } from "./body-limit.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { redactingSerializers } from "./log-redaction.ts";

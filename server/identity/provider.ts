@@ -11,7 +11,7 @@ import { escapeMarkup } from "../lib/escape.ts";
 import { keptUserAgent, networkPrefix } from "../accounts/session-devices.ts";
 import { createAdapterClass } from "./adapter.ts";
 import { recordAppUse } from "../accounts/provider-grants.ts";
-import { readRequestsAsExpress } from "../http/client-address.ts";
+import { readRequestsAsExpress } from "../security/client-address.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { LOGIN_PATH } from "../../shared/links.ts";
 

@@ -1,8 +1,16 @@
 // Generated product covers: the demo catalogue has no artwork, and remote images would break
 // the no-third-party rule of the content security policy.
 import { createHash } from "node:crypto";
-import type { CoverInfo } from "../catalog/service.ts";
 import { escapeMarkup } from "../lib/escape.ts";
+
+/** What a cover shows of its product. */
+export type CoverInfo = {
+  name: string;
+  shortAuthors: string | null;
+  edition: string | null;
+  typeCode: string;
+  typeName: string;
+};
 
 const PALETTES: Record<string, { bg: string; band: string; text: string }> = {
   ebook: { bg: "#0b2545", band: "#c9a227", text: "#ffffff" },
