@@ -37,7 +37,7 @@ const serverEnv = {
   // client's address, one for each test (see identity-support.ts).
   TRUST_PROXY: "1",
   SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-  // Production issues e-invoices only for the seller it is given (README, "E-invoices (FatturaPA)").
+  // Production issues e-invoices only for the seller it is given (docs/e-invoices.md).
   SELLER_NAME: "Novalex Editore S.r.l.",
   SELLER_VAT: "06363391001",
   SELLER_STREET: "Via Nazionale 91",

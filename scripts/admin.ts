@@ -1,4 +1,5 @@
-// Operators' commands (README, "Operators' commands"):  npm run admin -- <command> [arguments] [options]
+// Operators' commands (docs/operating.md, "Operators' commands"):
+//   npm run admin -- <command> [arguments] [options]
 // This script only reads the command line, applies the --yes rule, prints and sets the exit code;
 // what each command does is in server/operators/ (codes, customers, coupons, orders, invoices), which the
 // tests call directly. Every command writes an audit_log row naming the operator.
@@ -124,7 +125,8 @@ const COMMANDS: Record<string, Command> = {
     args: ["file"],
     options: { "dry-run": { type: "boolean" } },
     help: `catalogue:import <file.csv> [--dry-run]
-    The publisher's catalogue from a CSV file (README, "The catalogue"; deploy/catalogue-example.csv):
+    The publisher's catalogue from a CSV file (docs/operating.md, "The catalogue"; an example:
+    deploy/catalogue-example.csv):
     each row creates the product of its sku, or updates it. Every row is checked first: a file with
     any problem is refused whole, its problems listed by line. --dry-run says what would change and
     writes nothing.`,

@@ -402,7 +402,7 @@ async function signIns(publicOrigin: string) {
   if (result.failures > 0 || result.signIns === 0) failures.push(`${result.failures} sign-ins failed`);
 }
 
-/** Whole purchases with the sandbox's good card, one after the other (README, "Payments"). */
+/** Whole purchases with the sandbox's good card, one after the other (docs/payments.md, "Payments"). */
 async function purchases(publicOrigin: string, cookie: string) {
   const { submit, confirmation } = await measurePurchases(publicOrigin, cookie);
   console.log(

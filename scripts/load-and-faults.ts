@@ -1,4 +1,4 @@
-// `npm run load`: the portal under load and faults (README, "Load and faults").
+// `npm run load`: the portal under load and faults (docs/performance.md, "Load and faults").
 //
 // 1. Builds the portal if the build is missing or stale, starts a private PostgreSQL cluster
 //    (scripts/load/postgres.ts: never the machine's shared server), two production instances on it
@@ -8,8 +8,8 @@
 //    customers registered through the registration page (each signed in, first access done), and
 //    EDU subscriptions inserted with SQL whose second month falls due at moments spread over the run.
 // 3. Drives a mixed load of virtual customers for --duration (default 10 minutes) at --rate visits
-//    a minute (default twice the peak, --peak, 120 visits a minute: see the README for where that
-//    figure comes from). Visits arrive at random (Poisson); each goes to an idle customer:
+//    a minute (default twice the peak, --peak, 120 visits a minute: docs/performance.md says where
+//    that figure comes from). Visits arrive at random (Poisson); each goes to an idle customer:
 //      dashboard 45 %   /dashboard/, /my-products/, /dashboard/
 //      sign-in   20 %   a new browser: the whole sign-in through the identity provider, then the dashboard
 //      activation 15 %  the activation modal and its form; a fifth of them a code entered by more
@@ -54,7 +54,7 @@ import { lighthousePages, type PageFigures } from "./load/lighthouse.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "./load/postgres.ts";
 import { startProxy, type Proxy, type ProxyStats } from "./load/proxy.ts";
 
-/** The busiest minute assumed (README, "Load and faults"): customer visits a minute. */
+/** The busiest minute assumed (docs/performance.md, "Load and faults"): customer visits a minute. */
 const PEAK_VISITS_PER_MINUTE = 120;
 const MIX: Record<VisitKind, number> = { dashboard: 45, "sign-in": 20, activation: 15, checkout: 15, edu: 5 };
 /** Share of activations that are a code entered by more customers at once than it has uses. */

@@ -62,7 +62,8 @@ export async function withOperatorServices<T>(config: Config, work: (run: Operat
     }
     // Codes created under another ACTIVATION_CODE_KEY would never activate on the portal.
     await checkKeyFingerprints(database.db, dataKeys(config), new Date());
-    // The server's clock: outside production it may run ahead (README, "Moving the clock").
+    // The server's clock: outside production it may run ahead (docs/features.md,
+    // "Moving the clock").
     const devClock = config.isProduction ? null : createShiftableClock(path.join(config.dataDir, "clock-offset.json"));
     const services = await createServices({ config, database, log, devClock });
     try {

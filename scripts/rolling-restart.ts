@@ -1,5 +1,6 @@
-// `npm run rolling-restart`: restarts the portal's instances one after the other (README,
-// "Deploying"), each only once the one before is back, as the proxy sees it:
+// `npm run rolling-restart`: restarts the portal's instances one after the other
+// (docs/operating.md, "Rolling restart"), each only once the one before is back, as the proxy
+// sees it:
 //   npm run rolling-restart -- --restart 'systemctl restart portal@{port}' 127.0.0.1:3001 127.0.0.1:3002
 // For each instance: the restart command (SIGTERM: the instance drains, stops, and is started
 // again), then its /readyz until it answers 200 at CHECKS checks in a row, INTERVAL ms apart. The

@@ -34,7 +34,8 @@ const envSchema = z.object({
     }),
   /**
    * How long a stopping instance keeps serving while /readyz answers 503, for the proxy to stop
-   * sending it requests (README, "Deploying"); unset: 5 s in production, none elsewhere.
+   * sending it requests (docs/operating.md, "Stopping an instance"); unset: 5 s in production,
+   * none elsewhere.
    */
   SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(600_000)),
   /** The hard limit of a stop, from the signal to the exit; unset: the drain and 15 s. */
@@ -176,7 +177,7 @@ const envSchema = z.object({
   SDI_INBOX_DIR: optional(z.string().min(1)),
 });
 
-/** The e-invoice's seller settings production must be given (README, "E-invoices (FatturaPA)"). */
+/** The e-invoice's seller settings production must be given (docs/e-invoices.md). */
 const INVOICE_SELLER_SETTINGS = [
   "SELLER_NAME",
   "SELLER_VAT",

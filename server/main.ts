@@ -34,7 +34,7 @@ async function main() {
   if (!config.invoicing.seller) {
     log.error(
       { missing: config.invoicing.missing },
-      "e-invoices are refused until the seller's data is configured (README, E-invoices)",
+      "e-invoices are refused until the seller's data is configured (docs/e-invoices.md)",
     );
   }
 

@@ -30,7 +30,7 @@ describe("warnAboutProduction", () => {
       MAIL_DISABLED: "",
     });
     expect(warnings).toEqual([
-      "PUBLIC_ORIGIN is not https: cookies are sent without Secure and the __Host- prefix, and there is no HSTS (README, Deploying)",
+      "PUBLIC_ORIGIN is not https: cookies are sent without Secure and the __Host- prefix, and there is no HSTS (docs/operating.md, Deploying)",
     ]);
   });
 

@@ -20,7 +20,7 @@ export function warnAboutProduction(config: Config, log: Logger): void {
   if (!config.isHttps)
     log.warn(
       { origin: config.publicOrigin },
-      "PUBLIC_ORIGIN is not https: cookies are sent without Secure and the __Host- prefix, and there is no HSTS (README, Deploying)",
+      "PUBLIC_ORIGIN is not https: cookies are sent without Secure and the __Host- prefix, and there is no HSTS (docs/operating.md, Deploying)",
     );
   if (!config.mail.smtpUrl) log.warn("MAIL_DISABLED=true: no mail is sent; each one waits in the outbox table");
 }

@@ -112,7 +112,8 @@ export async function createServices({
     await auth.endOtherSessions(userId);
     await identity.revokeAccount(userId);
   };
-  // Stripe when its keys are configured, the embedded sandbox otherwise (README, "Payments").
+  // Stripe when its keys are configured, the embedded sandbox otherwise (docs/payments.md,
+  // "Payments").
   const stripe = config.stripe && stripeClient(config.stripe);
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
@@ -127,7 +128,7 @@ export async function createServices({
     now,
     log,
   });
-  // SDI's notifications, read by every instance's job runner (README, "E-invoices (FatturaPA)").
+  // SDI's notifications, read by every instance's job runner (docs/e-invoices.md).
   createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES), runner: jobs, log, now });
   const payments = createOrderPayments({
     db,

@@ -1,6 +1,6 @@
-// An order's money, in integer cents (README, "Payments"): the subtotal of its lines, the
-// discount of its coupon, the total. Pure, so the checkout page, the payment and the tests all
-// compute the same figures; and the VAT they contain, for receipts and e-invoices alike.
+// An order's money, in integer cents (docs/payments.md, "Checkout and payments"): the subtotal of
+// its lines, the discount of its coupon, the total. Pure, so the checkout page, the payment and the
+// tests all compute the same figures; and the VAT they contain, for receipts and e-invoices alike.
 import { allocateProportionally } from "./commerce-constants.ts";
 
 /** Stripe's (and the card networks') smallest charge in euro: a coupon may not leave less to pay. */

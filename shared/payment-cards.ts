@@ -33,7 +33,7 @@ export function isExpired(expiry: { month: number; year: number }, now: Date): b
   return expiry.year * 12 + expiry.month < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
 }
 
-/** What the sandbox does with a test card (README, "Payments"). */
+/** What the sandbox does with a test card (docs/payments.md, "Payments"). */
 export type SandboxCardBehaviour = "succeeds" | "declined" | "authentication";
 
 /** Stripe's test numbers for these behaviours, so the same cards work on both gateways. */

@@ -1,5 +1,5 @@
-// The Italian texts of the EDU subscription's pages (README, "EDU subscription"), in one place for
-// the pages and the tests that assert them.
+// The Italian texts of the EDU subscription's pages (docs/payments.md, "EDU subscription"), in one
+// place for the pages and the tests that assert them.
 
 export const SUBSCRIPTION_MESSAGES = {
   title: "Il mio abbonamento EDU",

@@ -1,5 +1,5 @@
-// The EDU subscription's calendar and rules (spec §1, §9; README "EDU subscription"), shared by
-// the services that charge it and the pages that show it.
+// The EDU subscription's calendar and rules (spec §1, §9; docs/payments.md, "EDU subscription"),
+// shared by the services that charge it and the pages that show it.
 import { EDU_MONTHS } from "./library-constants.ts";
 
 /** Instalments in one term: 6 monthly charges, then the subscription renews for 6 more. */

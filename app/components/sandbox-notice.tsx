@@ -1,8 +1,8 @@
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 
 /**
- * Said plainly on every page that takes a card while the sandbox gateway runs (README, "Payments"):
- * no money moves, whatever the page seems to confirm.
+ * Said plainly on every page that takes a card while the sandbox gateway runs (docs/payments.md,
+ * "Payments"): no money moves, whatever the page seems to confirm.
  */
 export function SandboxNotice() {
   return (

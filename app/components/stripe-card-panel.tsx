@@ -1,4 +1,4 @@
-// Stripe's card widget on the pages that take a card (README, "Payments" → "Stripe"). Client
+// Stripe's card widget on the pages that take a card (docs/payments.md, "Stripe"). Client
 // only: components/card-step.tsx loads this module with React.lazy once the page is hydrated,
 // and nothing else imports it, so Stripe's code is in no other page's JavaScript. Stripe.js itself is fetched from
 // js.stripe.com only when this module asks for it (`@stripe/stripe-js/pure`).

@@ -1,7 +1,7 @@
 // /dev/orologio — development only (404 in production): moves the portal's clock forward and
 // runs the background jobs due at the new time, to watch the EDU subscription's months being
-// charged, the renewal notice, retries and endings happen (README, "Moving the clock"). Every
-// service takes its time from this clock, sessions included: a jump of more than a week ends
+// charged, the renewal notice, retries and endings happen (docs/features.md, "Moving the clock").
+// Every service takes its time from this clock, sessions included: a jump of more than a week ends
 // them, as it would for a customer away that long.
 import { Form } from "react-router";
 import { z } from "zod";

@@ -1,5 +1,5 @@
-// The sandbox gateway's 3-D Secure page of a card being set up (README, "Payments"): what a
-// bank's authentication page is for a real card. The test card 4000 0025 0000 3155 comes here,
+// The sandbox gateway's 3-D Secure page of a card being set up (docs/payments.md, "Payments"): what
+// a bank's authentication page is for a real card. The test card 4000 0025 0000 3155 comes here,
 // from the checkout or from a subscription's card update; 'Autorizza' or 'Nega' posts, and the
 // customer returns where the card step started with the same parameters as from Stripe.
 import { redirect } from "react-router";

@@ -1,10 +1,10 @@
-// /my-products/abbonamento/carta/ — 'Aggiorna carta' of the EDU subscription (README, "EDU
-// subscription"): a new card step through the gateway, after which the subscription charges that
-// card (and a month waiting for a retry is charged at once). The sandbox takes the card in this
-// form (its 3-D Secure page comes back here); Stripe takes it in its Payment Element with
+// /my-products/abbonamento/carta/ — 'Aggiorna carta' of the EDU subscription (docs/payments.md,
+// "EDU subscription"): a new card step through the gateway, after which the subscription charges
+// that card (and a month waiting for a retry is charged at once). The sandbox takes the card in
+// this form (its 3-D Secure page comes back here); Stripe takes it in its Payment Element with
 // JavaScript (Stripe.js confirms the setup and comes back here), or on its hosted page without.
-// Either way the return carries the setup (?setup_intent=…, or Stripe's ?session_id=…), whose
-// state is read at the provider, never taken from the address.
+// Either way the return carries the setup (?setup_intent=…, or Stripe's ?session_id=…), whose state
+// is read at the provider, never taken from the address.
 import { Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/subscription.card";
 import { servicesContext } from "../../shared/context.ts";

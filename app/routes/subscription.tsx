@@ -1,9 +1,9 @@
-// /my-products/abbonamento/ — the customer's EDU subscription (README, "EDU subscription"): the
-// plan, its price, the instalment 'n di 6', the next charge, the card, the months paid with their
-// receipts. 'Disdici' asks for a confirmation first (a dialog the server renders at ?disdici, so
-// without JavaScript too), 'Riattiva' while the paid month lasts, 'Aggiorna carta', and 'Paga ora'
-// when a charge failed. The bank's 3-D Secure page of 'Paga ora' comes back here with the charge's
-// id (?payment_intent=…), which is read at the provider and recorded.
+// /my-products/abbonamento/ — the customer's EDU subscription (docs/payments.md, "EDU
+// subscription"): the plan, its price, the instalment 'n di 6', the next charge, the card, the
+// months paid with their receipts. 'Disdici' asks for a confirmation first (a dialog the server
+// renders at ?disdici, so without JavaScript too), 'Riattiva' while the paid month lasts, 'Aggiorna
+// carta', and 'Paga ora' when a charge failed. The bank's 3-D Secure page of 'Paga ora' comes back
+// here with the charge's id (?payment_intent=…), which is read at the provider and recorded.
 import { Form, Link, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/subscription";

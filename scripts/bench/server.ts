@@ -52,7 +52,8 @@ export function measuredProductionEnv(settings: NodeJS.ProcessEnv): NodeJS.Proce
 
 /**
  * The demo catalogue in the database the server of `env` will use (migrated first): a production
- * start creates no product (README, "The catalogue"), and the runs buy and read the demo's.
+ * start creates no product (docs/operating.md, "The catalogue"), and the runs buy and read the
+ * demo's.
  */
 export async function seedDemoCatalogue(env: NodeJS.ProcessEnv) {
   const config = loadConfig({ env });

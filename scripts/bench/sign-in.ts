@@ -150,7 +150,7 @@ export async function signedInProfessional(
   return { cookie: cookieHeader(jar), email, password };
 }
 
-/** The publisher's app (README, "The services API"): a public client signing in with code + PKCE. */
+/** The publisher's app (docs/api.md): a public client signing in with code + PKCE. */
 const APP_CLIENT_ID = "novalex-app";
 const APP_REDIRECT_URI = "http://127.0.0.1/oauth/callback";
 

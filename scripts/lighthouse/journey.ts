@@ -16,7 +16,8 @@ const BYTES_PER_SECOND = 400_000 / 8;
 /**
  * The journey's budgets (ms, all steps together): what it took on this 2-core machine on 27
  * November 2026 (JavaScript off 11.4 s against a floor of 10.1 s; on, 15.8 s against 12.6 s),
- * with a fifth more for the machine's variation (README, "First paint on a slow phone").
+ * with a fifth more for the machine's variation (docs/performance.md, "First paint on a
+ * slow phone").
  */
 export const JOURNEY_BUDGET_MS = { off: 14_000, on: 19_000 };
 

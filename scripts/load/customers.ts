@@ -1,8 +1,8 @@
 // The virtual customers of the load-and-faults run and what they do on a visit, through the real
 // pages: signing in through the portal's identity provider, the dashboard and 'I miei prodotti',
 // activating a code printed in a book, buying an eBook and the EDU subscription with the
-// sandbox's good card (README, "Payments"). Each customer is one browser: one visit at a time,
-// a cookie jar, connections and an address of its own. What each visit saw is kept in the
+// sandbox's good card (docs/payments.md, "Payments"). Each customer is one browser: one visit at a
+// time, a cookie jar, connections and an address of its own. What each visit saw is kept in the
 // ledger, which the run compares with the database afterwards ("nothing lost").
 import { FORM_WITHOUT_SHIPPING, confirmed, openCheckout, paidReturn, subscribeToEdu } from "../bench/checkout.ts";
 import { cookieHeader, signIn, signedInProfessional, type Fetch } from "../bench/sign-in.ts";

@@ -1,6 +1,6 @@
 // The small local proxy of the load-and-faults run: one public origin in front of the portal's
 // instances, in a worker thread of its own (so the load's client and the proxy do not share an
-// event loop). What it does, as the README's "Load and faults" says:
+// event loop). What it does, as docs/performance.md, "Load and faults", says:
 //   - least connections: each request goes to the instance in rotation with the fewest requests in
 //     flight (round robin among equals), over keep-alive connections;
 //   - an instance that refuses a connection (stopped, or still starting) leaves the rotation and

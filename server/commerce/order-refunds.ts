@@ -1,5 +1,5 @@
-// What a refund of an order does beyond the money (README, "Refunds"), decided in one transaction
-// under the customer's lock and the order's row lock, with the refunds it records
+// What a refund of an order does beyond the money (docs/payments.md, "Refunds"), decided in one
+// transaction under the customer's lock and the order's row lock, with the refunds it records
 // (server/payments/refunds.ts, which checks each against what its payment still keeps):
 //   whole order — every payment's rest goes back; the access the order gave ends, the EDU
 //                 subscription it started ends (reason `refunded`), its coupon use is given back,

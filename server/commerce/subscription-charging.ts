@@ -1,5 +1,6 @@
-// Charging the EDU subscription's months (README, "EDU subscription"): the runner's sweep claims
-// the months due, charges each with the card the subscription has, and records what came of it.
+// Charging the EDU subscription's months (docs/payments.md, "EDU subscription"): the runner's
+// sweep claims the months due, charges each with the card the subscription has, and records what
+// came of it.
 //
 // Once only, whatever crashes, restarts or second instances happen:
 //   - a month is one row, unique per (subscription, number), created once;

@@ -1,6 +1,6 @@
-// The EDU subscription's mails (README, "EDU subscription"): each is a job enqueued with the change
-// it tells of, and composed here when it is sent, from what the database holds then: a mail no
-// longer true (a renewal notice after 'Disdici', a failed charge paid since) is not sent.
+// The EDU subscription's mails (docs/payments.md, "EDU subscription"): each is a job enqueued with
+// the change it tells of, and composed here when it is sent, from what the database holds then: a
+// mail no longer true (a renewal notice after 'Disdici', a failed charge paid since) is not sent.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { orders, payments, products, subscriptionPeriods, subscriptions, users } from "../db/schema.ts";

@@ -1,7 +1,7 @@
 // The EDU subscription's rows as other services' transactions write them (the checkout's payment
 // opens a subscription, an account's deletion ends it), what the charging and the mails share (a
 // month scheduled, the access a paid month gives, a mail's job), and what the dashboard reads of
-// it. README, "EDU subscription".
+// it. docs/payments.md, "EDU subscription".
 import { and, asc, desc, eq, inArray, ne, type SQL } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
 import {

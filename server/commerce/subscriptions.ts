@@ -1,8 +1,8 @@
-// The EDU subscription (README, "EDU subscription"): bought at the checkout (its first month is
-// the checkout's charge), then charged every month on the anchor's day with the card saved by the
-// checkout, off-session, term after term of 6 months, until the customer cancels or a charge
-// still fails after its retries. EDU access follows the paid months. This module is what the
-// pages and the operators call; the months' charging is subscription-charging.ts, the mails
+// The EDU subscription (docs/payments.md, "EDU subscription"): bought at the checkout (its first
+// month is the checkout's charge), then charged every month on the anchor's day with the card saved
+// by the checkout, off-session, term after term of 6 months, until the customer cancels or a charge
+// still fails after its retries. EDU access follows the paid months. This module is what the pages
+// and the operators call; the months' charging is subscription-charging.ts, the mails
 // subscription-mails.ts, the rows other services write subscription-records.ts.
 import { and, asc, desc, eq, inArray, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
@@ -35,7 +35,7 @@ type PaidMonth = {
   refunds: CustomerRefund[];
 };
 
-/** The customer's subscription section (README, "EDU subscription"). */
+/** The customer's subscription section (docs/payments.md, "EDU subscription"). */
 export type SubscriptionView = {
   id: string;
   status: SubscriptionStatus;

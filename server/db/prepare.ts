@@ -39,7 +39,7 @@ export async function prepareDatabase(
       await seedDemoCoupons(db);
     } else if ((await db.select({ id: products.id }).from(products).limit(1)).length === 0) {
       log.warn(
-        "the catalogue has no product: load the publisher's with `npm run admin -- catalogue:import <file>` (README, The catalogue)",
+        "the catalogue has no product: load the publisher's with `npm run admin -- catalogue:import <file>` (docs/operating.md, The catalogue)",
       );
     }
     log.info({ database: database.kind, seeded: inserted }, inserted ? "database migrated and seeded" : "database migrated");

@@ -1,7 +1,7 @@
 // During an upgrade the instances of the previous release keep serving against the schema the new
-// release migrated (README, "Upgrading"). Such an instance says so at start: its code does not know
-// the newest migrations, so whatever they changed is not what it expects (a new job queue, a new
-// column's meaning). The migrator itself is silent then, as it finds nothing to apply.
+// release migrated (docs/operating.md, "Upgrading"). Such an instance says so at start: its code
+// does not know the newest migrations, so whatever they changed is not what it expects (a new job
+// queue, a new column's meaning). The migrator itself is silent then, as it finds nothing to apply.
 import { sql } from "drizzle-orm";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import type { Logger } from "../logger.ts";

@@ -864,9 +864,9 @@ export type RefundReason = (typeof REFUND_REASONS)[number];
 export type RefundPart = { orderItemId: string | null; cents: number; vatRateBps: number | null };
 
 /**
- * Money given back from a payment (README, "Refunds"): one row per refund, several per payment
- * (never more than it took: the sum of those not failed is checked under the payment's row lock
- * in the transaction that inserts one). The gateway is called after that transaction, with an
+ * Money given back from a payment (docs/payments.md, "Refunds"): one row per refund, several per
+ * payment (never more than it took: the sum of those not failed is checked under the payment's row
+ * lock in the transaction that inserts one). The gateway is called after that transaction, with an
  * idempotency key made of the row's id, and its answer recorded here.
  */
 export const paymentRefunds = pgTable(
@@ -982,8 +982,8 @@ export const SUBSCRIPTION_END_REASONS = ["cancelled", "payment_failed", "account
 /**
  * A customer's subscription to a plan (EDU): charged every month on the anchor's day with the
  * card saved at the checkout, term after term, until cancelled or a charge finally fails
- * (README, "EDU subscription"). `cancelled`: no further charges, access to the end of the paid
- * month, 'Riattiva' possible until then; `past_due`: a charge failed and is being retried.
+ * (docs/payments.md, "EDU subscription"). `cancelled`: no further charges, access to the end of the
+ * paid month, 'Riattiva' possible until then; `past_due`: a charge failed and is being retried.
  */
 export const subscriptions = pgTable(
   "subscriptions",
@@ -1137,7 +1137,7 @@ export const invoiceCounters = pgTable(
 export const invoiceTransmissionSeq = pgSequence("invoice_transmission_seq");
 
 /**
- * An e-invoice (README, "E-invoices (FatturaPA)"): one per payment of an order whose customer
+ * An e-invoice (docs/e-invoices.md): one per payment of an order whose customer
  * asked for one (a checkout's payment, each month of the EDU subscription), dated the payment's
  * day in Rome and numbered 1, 2, … in that day's year (decision 021); and a credit note (TD04) per
  * refund of an invoiced payment that succeeded, dated the day the money went back and naming the
@@ -1204,7 +1204,7 @@ export const invoices = pgTable(
   ],
 );
 
-/** What SDI said of a file it was sent (README, "E-invoices (FatturaPA)"): RC, MC, NS. */
+/** What SDI said of a file it was sent (docs/e-invoices.md): RC, MC, NS. */
 export const SDI_OUTCOMES = ["delivered", "not_delivered", "rejected"] as const;
 export type SdiOutcome = (typeof SDI_OUTCOMES)[number];
 
@@ -1240,7 +1240,7 @@ export const invoiceTransmissions = pgTable(
   (t) => [index("invoice_transmissions_invoice_idx").on(t.invoiceId, t.createdAt)],
 );
 
-/** SDI's notifications read (README, "E-invoices (FatturaPA)"): RC delivered, MC not delivered, NS rejected. */
+/** SDI's notifications read (docs/e-invoices.md): RC delivered, MC not delivered, NS rejected. */
 export const SDI_NOTIFICATION_TYPES = ["RC", "MC", "NS"] as const;
 export type SdiNotificationType = (typeof SDI_NOTIFICATION_TYPES)[number];
 

@@ -1,4 +1,4 @@
-// How an instance stops (README, "Deploying"), from SIGTERM to its exit:
+// How an instance stops (docs/operating.md, "Stopping an instance"), from SIGTERM to its exit:
 //   1. drain: /readyz answers 503 (a proxy that checks readiness takes the instance out), every
 //      other request is served as before, and every response says `Connection: close`, so each
 //      keep-alive connection the proxy holds is closed right after an answer the proxy has read,

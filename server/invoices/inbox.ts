@@ -1,4 +1,4 @@
-// SDI's notifications read from its inbox (README, "E-invoices (FatturaPA)"; decision 023): a sweep
+// SDI's notifications read from its inbox (docs/e-invoices.md; decision 023): a sweep
 // of the job runner, on every instance. Each notification is applied once: its row (unique on SDI's
 // file number, its type and message id) is written in the transaction that sets the file's outcome,
 // so a notification read twice, or by two instances at once, changes the invoice once. The file

@@ -1,4 +1,4 @@
-// SDI's notifications about the files the portal sends it (README, "E-invoices (FatturaPA)";
+// SDI's notifications about the files the portal sends it (docs/e-invoices.md;
 // decision 023), read from their file name and XML. Pure: a file in, a notification or the reason
 // it cannot be one out.
 //

@@ -1,4 +1,4 @@
-// What became of each e-invoice at SDI (README, "E-invoices (FatturaPA)"; decision 023), for the
+// What became of each e-invoice at SDI (docs/e-invoices.md; decision 023), for the
 // operators' commands: its state, each file it was sent as with SDI's outcome, and sending it
 // again — a file SDI rejected, corrected, under a new file name with the same number and date; or
 // a file the transmitter never took, once its tries ran out.

@@ -1,4 +1,4 @@
-// E-invoices (README, "E-invoices (FatturaPA)"). A payment of an order whose customer asked for an
+// E-invoices (docs/e-invoices.md). A payment of an order whose customer asked for an
 // invoice queues `invoices.issue` in the payment's own transaction (enqueueInvoice, called by
 // insertPayment), so a crash loses none. The invoice is dated the payment's day in Rome and
 // numbered in that day's year (decision 021), in one transaction: the year's counter is locked
@@ -52,7 +52,7 @@ export const transmitJob = (invoiceId: string) => ({
 export class InvoicingNotConfigured extends Error {
   override name = "InvoicingNotConfigured";
   constructor(missing: string[]) {
-    super(`E-invoices cannot be issued: set ${missing.join(", ")} (README, "E-invoices (FatturaPA)")`);
+    super(`E-invoices cannot be issued: set ${missing.join(", ")} (docs/e-invoices.md)`);
   }
 }
 

@@ -1,7 +1,7 @@
 // The seller's tax regime (FatturaPA's RegimeFiscale) against what the catalogue sells: a regime
 // under which the seller charges no VAT (the "minimi" and the flat-rate "forfettario") cannot
 // issue invoices with VAT lines, so the portal refuses to start with it while products carry a
-// VAT rate (README, "E-invoices (FatturaPA)"). Checked at start-up, once the catalogue is there.
+// VAT rate (docs/e-invoices.md). Checked at start-up, once the catalogue is there.
 import { and, eq, isNotNull } from "drizzle-orm";
 import { ConfigError, type InvoiceSeller } from "../config.ts";
 import type { Queryable } from "../db/client.ts";

@@ -1,5 +1,5 @@
 // The job runner: background work on PostgreSQL, shared by every instance of the portal
-// (README, "Background jobs"). Two kinds of work:
+// (docs/features.md, "Background jobs"). Two kinds of work:
 //   queues — rows of the `jobs` table, each with a unique key (enqueuing the same work twice
 //            makes one job) and the time it may run from. A job is claimed with FOR UPDATE SKIP
 //            LOCKED and a lease: one instance runs it; if that instance dies, the lease runs out
@@ -8,7 +8,8 @@
 //            sweep claims its rows the same way and says how many it handled.
 // A tick runs every sweep, then every due job, until nothing due is left, so an instance that
 // was down catches up at its next tick. All time comes from the injected clock, never from the
-// database's now(): tests move the clock, and so can a developer (README, "Moving the clock").
+// database's now(): tests move the clock, and so can a developer (docs/features.md,
+// "Moving the clock").
 //
 // The runner de-duplicates by key, but it is not what makes work happen once: whatever a job
 // or a sweep changes must be safe to run twice (a charge has its own claim and idempotency keys).

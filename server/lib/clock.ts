@@ -10,8 +10,8 @@ export const systemClock: Clock = () => new Date();
 
 /**
  * Development only: a clock running ahead of the system's by an offset a developer moves from
- * /dev/orologio, to watch the subscription's months come due (README, "Moving the clock"). The
- * offset is kept in a file, so a restart does not send time back.
+ * /dev/orologio, to watch the subscription's months come due (docs/features.md, "Moving the
+ * clock"). The offset is kept in a file, so a restart does not send time back.
  */
 export function createShiftableClock(file: string) {
   let offsetMs = 0;

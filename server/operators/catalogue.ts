@@ -1,9 +1,9 @@
-// catalogue:import: the publisher's catalogue from a CSV file (README, "The catalogue"; an example
-// in deploy/catalogue-example.csv). Every row is checked first, and a file with any problem is
-// refused whole, each problem told with its line: nothing is written. A good file is written in
-// one transaction, each product created or updated by its SKU, so importing it again changes
-// nothing; products the file does not name are left as they are (withdrawn with sellable = no,
-// never deleted: orders point to them). --dry-run reports what would change and writes nothing.
+// catalogue:import: the publisher's catalogue from a CSV file (docs/operating.md, "The catalogue";
+// an example in deploy/catalogue-example.csv). Every row is checked first, and a file with any
+// problem is refused whole, each problem told with its line: nothing is written. A good file is
+// written in one transaction, each product created or updated by its SKU, so importing it again
+// changes nothing; products the file does not name are left as they are (withdrawn with sellable =
+// no, never deleted: orders point to them). --dry-run reports what would change and writes nothing.
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";

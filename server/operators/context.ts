@@ -1,6 +1,7 @@
-// What every operator's command (scripts/admin.ts; README, "Operators' commands") works with: the
-// services over the configured database and who runs it, plus the lookups, checks and audit entry
-// the commands share. A command's module takes this and returns plain data; the script prints it.
+// What every operator's command (scripts/admin.ts; docs/operating.md, "Operators' commands") works
+// with: the services over the configured database and who runs it, plus the lookups, checks and
+// audit entry the commands share. A command's module takes this and returns plain data; the script
+// prints it.
 import { eq, or } from "drizzle-orm";
 import { createAuditLog } from "../audit/service.ts";
 import type { Database, Queryable } from "../db/client.ts";

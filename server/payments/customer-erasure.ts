@@ -1,7 +1,7 @@
-// An erased account's traces at the payment provider (README, "Payments"): the account's deletion
-// enqueues, in its own transaction, a job that asks the gateway to delete the customer and the
-// cards saved for them (Stripe: the Customer; the sandbox: the cards of its setups). A job, not a
-// call, because the provider may be unreachable at that moment: the runner tries again until it
+// An erased account's traces at the payment provider (docs/payments.md, "Payments"): the account's
+// deletion enqueues, in its own transaction, a job that asks the gateway to delete the customer and
+// the cards saved for them (Stripe: the Customer; the sandbox: the cards of its setups). A job, not
+// a call, because the provider may be unreachable at that moment: the runner tries again until it
 // answers, and deleting twice is harmless.
 import type { Queryable } from "../db/client.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";

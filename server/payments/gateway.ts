@@ -1,8 +1,8 @@
-// The one port between the portal and a card payment provider (README, "Payments"). The sandbox
-// (embedded, no keys) and Stripe implement it; everything above it (checkout, settlement,
-// receipts) is the same for both. The flow is Stripe's SetupIntent pattern (spec §4): the card
-// is set up for the customer first (3-D Secure happens there), then the server charges it for
-// the order, with the customer present; later charges (the subscription's) go off-session.
+// The one port between the portal and a card payment provider (docs/payments.md, "Payments"). The
+// sandbox (embedded, no keys) and Stripe implement it; everything above it (checkout, settlement,
+// receipts) is the same for both. The flow is Stripe's SetupIntent pattern (spec §4): the card is
+// set up for the customer first (3-D Secure happens there), then the server charges it for the
+// order, with the customer present; later charges (the subscription's) go off-session.
 import type { PaymentGatewayName } from "../db/schema.ts";
 
 type CardSummary = { brand: string; last4: string };

@@ -1,16 +1,16 @@
-// Giving money back (README, "Refunds"). A refund is a row of its own (`payment_refunds`): the
-// payment it gives back from, how much and what of the order it covers (the whole payment, an
-// amount, one line), why, and where it stands at the gateway (`pending`, then `succeeded` or
-// `failed`). It is decided in a transaction of the caller's (an operator's refund, a charge the
-// portal could not keep) that locks the payment's row, checks that the refunds not failed stay
-// within what the payment took, inserts the row and queues a job (queue `refunds`, keyed by the
-// row). The job, or the operator's command at once, calls the gateway outside any transaction
-// with an idempotency key made of the row's id, and records its answer. A refund the gateway
-// reports pending is completed when it says so: Stripe's refund events through the webhook, and a
-// sweep that reads pending refunds again at the gateway (an event may be lost; the sandbox sends
-// none). A refund that succeeds queues its credit note when the payment was invoiced
-// (server/invoices/service.ts). A failed refund is an error in the log with its order's code, and the operators list it
-// (`orders:refunds --state failed`).
+// Giving money back (docs/payments.md, "Refunds"). A refund is a row of its own
+// (`payment_refunds`): the payment it gives back from, how much and what of the order it covers
+// (the whole payment, an amount, one line), why, and where it stands at the gateway (`pending`,
+// then `succeeded` or `failed`). It is decided in a transaction of the caller's (an operator's
+// refund, a charge the portal could not keep) that locks the payment's row, checks that the refunds
+// not failed stay within what the payment took, inserts the row and queues a job (queue `refunds`,
+// keyed by the row). The job, or the operator's command at once, calls the gateway outside any
+// transaction with an idempotency key made of the row's id, and records its answer. A refund the
+// gateway reports pending is completed when it says so: Stripe's refund events through the webhook,
+// and a sweep that reads pending refunds again at the gateway (an event may be lost; the sandbox
+// sends none). A refund that succeeds queues its credit note when the payment was invoiced
+// (server/invoices/service.ts). A failed refund is an error in the log with its order's code, and
+// the operators list it (`orders:refunds --state failed`).
 import { and, asc, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
 import { orderItems, orders, paymentRefunds, payments, type RefundPart, type RefundReason } from "../db/schema.ts";

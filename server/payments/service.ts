@@ -37,7 +37,7 @@ const CHARGE_LEASE_MS = 60_000;
 /**
  * A card step the customer left this long after it began (a 3-D Secure page closed, no other card
  * given) is ended by the reconciler: it must not hold a capped discount code's use, nor the order,
- * for ever. README, "Payments".
+ * for ever. docs/payments.md, "Payments".
  */
 export const ABANDONED_AFTER_MS = 30 * 60_000;
 /**

@@ -1,4 +1,4 @@
-// The customer's side of the Stripe gateway (README, "Payments" → "Stripe"): what the checkout
+// The customer's side of the Stripe gateway (docs/payments.md, "Stripe"): what the checkout
 // page needs beyond the PaymentGateway port.
 //   - With JavaScript, Stripe.js confirms the attempt's SetupIntent in the page: the page gets the
 //     publishable key and, after 'Completa l'acquisto', the intent's client secret (read from

@@ -1,8 +1,9 @@
-// Stripe's notifications, at POST /api/webhooks/stripe (README, "Payments"). The signature is
-// checked on the raw body (with Stripe's 5-minute tolerance, so a replayed old delivery is
-// refused); each event id is recorded once, so a repeated delivery does nothing more. An event
-// is only a nudge: the charge or setup it names is read from Stripe and settled by the same
-// code as the return page's checks, so events in any order, repeated or late, end the same way.
+// Stripe's notifications, at POST /api/webhooks/stripe (docs/payments.md, "Payments"). The
+// signature is checked on the raw body (with Stripe's 5-minute tolerance, so a replayed old
+// delivery is refused); each event id is recorded once, so a repeated delivery does nothing more.
+// An event is only a nudge: the charge or setup it names is read from Stripe and settled by the
+// same code as the return page's checks, so events in any order, repeated or late, end the same
+// way.
 import type Stripe from "stripe";
 import type { Database } from "../db/client.ts";
 import { gatewayEvents } from "../db/schema.ts";

@@ -147,7 +147,7 @@ describe("a client built from the OpenAPI document alone", () => {
       });
     expect((await register({ newsletter: true })).status).toBe(400);
     expect(await portal.services.accounts.findActiveByEmail("nuovo.contratto@example.it")).toBeFalsy();
-    // Every field the README documents is taken.
+    // Every field docs/api.md documents is taken.
     expect((await register({})).status).toBe(200);
 
     const product = await call("order", "order", "order_create_with_product_code", { params: { productcode: "sconosciuto" } });

@@ -1,7 +1,8 @@
-// The portal behind a proxy with TRUST_PROXY=1, as the README deploys it: the client's address is
-// the one the proxy saw, whatever X-Forwarded-For the client writes itself. Through a small proxy
-// that appends to the header as Debian's nginx does with $proxy_add_x_forwarded_for, and through
-// Debian's nginx itself with the shipped deploy/nginx/portal.conf (and with that usual line).
+// The portal behind a proxy with TRUST_PROXY=1, as docs/operating.md deploys it: the client's
+// address is the one the proxy saw, whatever X-Forwarded-For the client writes itself. Through a
+// small proxy that appends to the header as Debian's nginx does with $proxy_add_x_forwarded_for,
+// and through Debian's nginx itself with the shipped deploy/nginx/portal.conf (and with that usual
+// line).
 import { request } from "node:http";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,8 +1,9 @@
-// A rolling restart as the README does it (scripts/rolling-restart.ts), through Debian's nginx with
-// the shipped deploy/nginx/portal.conf, under a steady stream of GETs and POSTs: two production
-// instances (the build, `node server/main.ts`, NODE_ENV=production, the default 5 s drain), each
-// restarted in turn. Not one answer may be a 5xx, and no request may fail: a POST that nginx had
-// sent to a stopping instance is never sent again, so a connection cut under it would be a 502.
+// A rolling restart as docs/operating.md does it (scripts/rolling-restart.ts), through Debian's
+// nginx with the shipped deploy/nginx/portal.conf, under a steady stream of GETs and POSTs: two
+// production instances (the build, `node server/main.ts`, NODE_ENV=production, the default 5 s
+// drain), each restarted in turn. Not one answer may be a 5xx, and no request may fail: a POST that
+// nginx had sent to a stopping instance is never sent again, so a connection cut under it would be
+// a 502.
 import { Agent, request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, productionSecrets } from "../../scripts/bench/server.ts";

@@ -1,4 +1,4 @@
-// Debian's nginx in front of a portal, with the configuration the README ships
+// Debian's nginx in front of a portal, with the configuration docs/operating.md ships
 // (deploy/nginx/portal.conf), on a port of its own, for the tests.
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -75,7 +75,7 @@ describe("demo activation codes", () => {
     expect(new Set(hashes)).toEqual(new Set(codes.map((code) => hashCode(KEY, normalizeCode(code)!))));
   });
 
-  it("activate what the README says, and drop out of the unused list once used up", async () => {
+  it("activate what docs/features.md says, and drop out of the unused list once used up", async () => {
     const rateLimits = createRateLimits(database.db, { clearExpiredByTimeout: false });
     const activation = createActivation({ db: database.db, codeKey: KEY, rateLimits });
     const [userA, userB] = await database.db

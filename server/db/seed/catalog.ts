@@ -13,10 +13,10 @@ export const PRODUCT_TYPES: ReadonlyArray<{ code: ProductTypeCode; name: string 
 ];
 
 /**
- * What a sale of a product of each type means (README, "Payments"): the VAT contained in its
- * price (ebooks and journals 4 %, paper books VAT paid at source by the publisher, courses and
- * EDU 22 %, to be confirmed by the publisher's accountant), whether it gives access in the
- * library, and for how long. Migration 0006 writes the same terms on an existing catalogue.
+ * What a sale of a product of each type means (docs/payments.md, "Checkout and payments"): the VAT
+ * contained in its price (ebooks and journals 4 %, paper books VAT paid at source by the publisher,
+ * courses and EDU 22 %, to be confirmed by the publisher's accountant), whether it gives access in
+ * the library, and for how long. Migration 0006 writes the same terms on an existing catalogue.
  */
 export const COMMERCE_TERMS: Record<
   ProductTypeCode,

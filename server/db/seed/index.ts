@@ -1,7 +1,7 @@
 // Seeds the reference data and editorial content every install needs, and, outside production,
-// the demo catalogue (README, "The catalogue"). Idempotent: every row has a natural key (code,
-// sku, name, variant, area code, position...) and rows already present are left alone, so running
-// it again inserts nothing. One transaction, one INSERT per table.
+// the demo catalogue (docs/operating.md, "The catalogue"). Idempotent: every row has a natural key
+// (code, sku, name, variant, area code, position...) and rows already present are left alone, so
+// running it again inserts nothing. One transaction, one INSERT per table.
 import { randomUUID } from "node:crypto";
 import type { PgInsertValue, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../client.ts";
