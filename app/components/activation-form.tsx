@@ -60,13 +60,13 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
   return (
     <form method="post" action={ACTIVATION_ACTION} onSubmit={onSubmit} className="mt-4">
       <input type="hidden" name="intent" value="activate" />
-      <label htmlFor="activation-code" className="block text-sm font-semibold">
+      <label htmlFor={ACTIVATION_CODE_FIELD_ID} className="block text-sm font-semibold">
         Codice di attivazione
       </label>
       <div className="relative mt-1">
         <input
           ref={field}
-          id="activation-code"
+          id={ACTIVATION_CODE_FIELD_ID}
           name="code"
           type="text"
           autoComplete="off"
@@ -112,6 +112,9 @@ function markOf(
   }
   return "empty";
 }
+
+/** The code field's id: the error summary of the page version links to it. */
+export const ACTIVATION_CODE_FIELD_ID = "activation-code";
 
 /** What the mark says in words, under the field (the sign beside it is not enough). */
 const MARK_TEXT: Record<CodeMark, string> = {

@@ -6,7 +6,9 @@
 import { data } from "react-router";
 import type { Route } from "./+types/activate-product";
 import { ActivationIntro } from "../components/activation-dialog";
-import { ActivationForm, type ActivationResult, type CodeMark } from "../components/activation-form";
+import { ACTIVATION_CODE_FIELD_ID, ActivationForm, type ActivationResult, type CodeMark } from "../components/activation-form";
+import { ErrorSummary } from "../components/error-summary";
+import { documentTitle } from "../components/page-title";
 import { ACTIVATION_REFUSALS, type ActivationRefusal } from "../../shared/activation-refusals.ts";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import { customerOf, signInFirst } from "../lib/customer.server";
@@ -62,6 +64,12 @@ export async function action({
   );
 }
 
+/** What a refused code's mark says, in the error summary too. */
+const CODE_REFUSALS = {
+  invalid: ACTIVATION_REFUSALS.invalid.message,
+  already: ACTIVATION_REFUSALS.already_redeemed.message,
+};
+
 /** A code not redeemed: its mark, with the status both doors answer. */
 function refusedCode(reason: ActivationRefusal, code: string) {
   const state: CodeMark = reason === "already_redeemed" ? "already" : "invalid";
@@ -71,12 +79,17 @@ function refusedCode(reason: ActivationRefusal, code: string) {
 export { clientAction, shouldRevalidate } from "../lib/form-route";
 
 export default function ActivateProduct({ actionData }: Route.ComponentProps) {
+  const result = replyOf(actionData);
+  // A refused code (without JavaScript, the reply is this page): the title says so and the error
+  // summary, first after the heading, links to the field, as on every refused form.
+  const refusal = result?.state === "invalid" || result?.state === "already" ? CODE_REFUSALS[result.state] : undefined;
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
-      <title>{`${MESSAGES.activationTitle} · Novalex Editore`}</title>
+      <title>{documentTitle(MESSAGES.activationTitle, refusal !== undefined)}</title>
       <div className="card p-6 md:p-8">
         <ActivationIntro heading="h1" />
-        <ActivationForm cancelTo={DASHBOARD_PATH} result={replyOf(actionData)} />
+        <ErrorSummary errors={{ [ACTIVATION_CODE_FIELD_ID]: refusal }} />
+        <ActivationForm cancelTo={DASHBOARD_PATH} result={result} />
       </div>
     </section>
   );

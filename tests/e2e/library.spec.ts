@@ -67,7 +67,8 @@ test("an invalid code gets the invalid mark, says so in words, and changes nothi
     await expect(page).toHaveURL(/\/dashboard\/\?show=activateProduct$/);
   } else {
     await dialog.getByRole("button", { name: "Conferma" }).click();
-    await expect(page.getByText("Codice non valido")).toBeVisible();
+    // Beside the field (the page's error summary says it too).
+    await expect(page.getByRole("status").filter({ hasText: "Codice non valido" })).toBeVisible();
     await expect(page.getByLabel("Codice di attivazione")).toHaveAccessibleDescription("Codice non valido");
     await expect(page.getByLabel("Codice di attivazione")).toHaveAttribute("aria-invalid", "true");
     await expectAccessible(page);
@@ -88,7 +89,7 @@ test("a code already used by someone else is invalid; by the same customer, it s
   const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
   await dialog.getByLabel("Codice di attivazione").fill(code);
   if (!javaScript()) await dialog.getByRole("button", { name: "Conferma" }).click();
-  await expect(page.getByText("Hai già attivato questo codice")).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Hai già attivato questo codice" })).toBeVisible();
   // Told one thing only: nothing hidden calls the code invalid.
   await expect(page.getByRole("textbox", { name: "Codice di attivazione" })).toHaveAccessibleDescription(
     /^Hai già attivato questo codice/,

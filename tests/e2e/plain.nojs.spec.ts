@@ -1,4 +1,6 @@
 import { expect, test } from "@playwright/test";
+import { signedInCustomer } from "./customers";
+import { giveEachTestItsOwnAddress } from "./identity-support";
 
 // Runs only in the "no-js" project: the page as served, before any script runs.
 test.describe("without JavaScript", () => {
@@ -26,5 +28,33 @@ test.describe("without JavaScript", () => {
     await expect(carousel.and(page.locator("[aria-roledescription=carosello]"))).toHaveAccessibleDescription(
       "4 elementi: scorri per vederli tutti",
     );
+  });
+
+  test.describe("a refused activation code", () => {
+    giveEachTestItsOwnAddress();
+
+    // The modal's form posts to /prodotti/attiva, whose page is the reply (with JavaScript the
+    // modal checks the code itself and stays on the dashboard).
+    test("is said first: the title, the error summary after the heading, its link to the field", async ({ page }) => {
+      await signedInCustomer(page, "student");
+      await page.goto("/dashboard/?show=activateProduct");
+      const dialog = page.getByRole("dialog", { name: "ESPANDI IL LIBRO" });
+      await dialog.getByLabel("Codice di attivazione").fill("NON-UN-CODICE-VERO");
+      await dialog.getByRole("button", { name: "Conferma" }).click();
+      await expect(page).toHaveURL(/\/prodotti\/attiva$/);
+      await expect(page).toHaveTitle(/^Errore: ESPANDI IL LIBRO · /);
+      const main = page.getByRole("main");
+      const summary = main.locator("[data-error-summary]");
+      // Before the form: read first.
+      expect(
+        await summary.evaluate((el) =>
+          Boolean(el.compareDocumentPosition(document.querySelector("main form")!) & Node.DOCUMENT_POSITION_FOLLOWING),
+        ),
+      ).toBe(true);
+      const link = summary.getByRole("link", { name: "Codice non valido" });
+      await link.focus();
+      await page.keyboard.press("Enter");
+      await expect(main.getByLabel("Codice di attivazione")).toBeFocused();
+    });
   });
 });
