@@ -32,9 +32,29 @@ describe("the portal's pages", () => {
     ["SUBSCRIPTION_PATH", "/my-products/abbonamento/"],
     ["SUBSCRIPTION_CARD_PATH", "/my-products/abbonamento/carta/"],
     ["ACCOUNT_DELETED_PATH", "/profile/delete-user/confermata/"],
+    ["DEV_CLOCK_PATH", "/dev/orologio/"],
   ] as const)("%s is %s", (name, path) => {
     expect(links[name]).toBe(path);
   });
+
+  // Written without a slash where the portal always linked them so.
+  it.each([
+    ["HOME_PATH", "/"],
+    ["PASSWORD_UPDATED_PATH", "/forgot-password/password-updated"],
+    ["OAUTH_CALLBACK_PATH", "/oauthcb"],
+    ["SOCIAL_LOGIN_CALLBACK_PATH", "/accedi/social/callback"],
+    ["ACTIVATE_PRODUCT_PATH", "/prodotti/attiva"],
+    ["DEV_MAILBOX_PATH", "/dev/mailbox"],
+  ] as const)("%s is %s", (name, path) => {
+    expect(links[name]).toBe(path);
+  });
+
+  it.each(["universita", "professionali", "enti-biblioteche", "biblioteca-digitale"] as const)(
+    "the landing page %s at its short address",
+    (variant) => {
+      expect(links.shortLandingPath(variant)).toBe(`/${variant}`);
+    },
+  );
 
   it("the activation prompt's five addresses are written without a slash", () => {
     expect(links.ACTIVATION_PROMPT_PATHS).toEqual([
@@ -64,6 +84,25 @@ describe("addresses with parameters", () => {
     expect(links.creditNotePath("NX1", "P2", 2026, 7)).toBe("/ricevuta/NX1/P2/nota-di-credito/2026-7");
   });
 
+  it("the sandbox gateway's 3-D Secure pages", () => {
+    expect(links.sandboxSetupAuthenticationPath("seti_1")).toBe("/pagamenti/prova/3ds/seti_1/");
+    expect(links.sandboxChargeAuthenticationPath("ch_1")).toBe("/pagamenti/prova/3ds-addebito/ch_1/");
+  });
+
+  // Tokens are base64url and the identity provider's interaction ids nanoid's alphabet, which
+  // need no escaping: escaping them, as these addresses now do, writes them as before.
+  it("the links mailed with a token, and the sign-in's screens", () => {
+    const token = "AZaz09_-";
+    expect(links.passwordResetPath(token)).toBe(`/forgot-password/reset/${token}`);
+    expect(links.migratedAccountResetPath(token)).toBe(`/mandatory-password/reset/${token}`);
+    expect(links.emailConfirmationPath(token)).toBe(`/profile/confirm-email/${token}`);
+    expect(links.loginInteractionPath(token)).toBe(`/accedi/${token}`);
+    expect(links.socialLoginPath(token)).toBe(`/accedi/${token}/social`);
+    expect(links.devMailHtmlPath("0b7f5c2e-1111-4222-8333-444455556666")).toBe(
+      "/dev/mailbox/0b7f5c2e-1111-4222-8333-444455556666/html",
+    );
+  });
+
   it("encodes every parameter as encodeURIComponent does", () => {
     expect(links.coverPath(AWKWARD)).toBe(`/media/copertine/${AWKWARD_ENCODED}.svg`);
     expect(links.readerPath(AWKWARD)).toBe(`/leggi/${AWKWARD_ENCODED}/`);
@@ -76,6 +115,9 @@ describe("addresses with parameters", () => {
     expect(links.creditNotePath(AWKWARD, AWKWARD, 2026, 7)).toBe(
       `/ricevuta/${AWKWARD_ENCODED}/${AWKWARD_ENCODED}/nota-di-credito/2026-7`,
     );
+    expect(links.sandboxSetupAuthenticationPath(AWKWARD)).toBe(`/pagamenti/prova/3ds/${AWKWARD_ENCODED}/`);
+    expect(links.sandboxChargeAuthenticationPath(AWKWARD)).toBe(`/pagamenti/prova/3ds-addebito/${AWKWARD_ENCODED}/`);
+    expect(links.socialLoginPath(AWKWARD)).toBe(`/accedi/${AWKWARD_ENCODED}/social`);
   });
 
   it("an address already encoded is encoded again, as a parameter holding '%' must be", () => {
