@@ -29,7 +29,7 @@ import { PrerenderedElement, usePrerenderedLinks } from "./lib/prerendered";
 import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
-import { LOGIN_PATH } from "../shared/links.ts";
+import { HOME_PATH, LOGIN_PATH } from "../shared/links.ts";
 import { documentTitle } from "./components/page-title";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
@@ -168,7 +168,7 @@ function ErrorPage({ title, pageTitle, children }: { title: string; pageTitle: s
       <h1 className="font-serif text-3xl font-bold text-brand">{title}</h1>
       {children}
       <p className="mt-6">
-        <a className="link" href="/">
+        <a className="link" href={HOME_PATH}>
           Torna alla home
         </a>
       </p>

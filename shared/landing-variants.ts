@@ -12,7 +12,8 @@ export const LANDING_VARIANTS = [
 export type LandingVariant = (typeof LANDING_VARIANTS)[number];
 
 /** Variants also served at the top level, e.g. /universita. (/edu/ is the EDU offer page.) */
-export const SHORT_LANDING_VARIANTS = LANDING_VARIANTS.filter((v) => v !== "landing" && v !== "edu");
+export type ShortLandingVariant = Exclude<LandingVariant, "landing" | "edu">;
+export const SHORT_LANDING_VARIANTS = LANDING_VARIANTS.filter((v): v is ShortLandingVariant => v !== "landing" && v !== "edu");
 
 export function isLandingVariant(value: string | undefined): value is LandingVariant {
   return (LANDING_VARIANTS as readonly string[]).includes(value ?? "");

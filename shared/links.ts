@@ -1,120 +1,132 @@
 // Addresses inside the portal and out: the course platform, the checkout, the reader, receipts.
+//
+// The portal's own addresses are built by React Router's href() from the route patterns of
+// app/routes.ts, so a renamed or mistyped route is a type error here rather than a dead link
+// (decision 026). Only what no route of app/routes.ts answers is written by hand.
+import { href } from "react-router";
+import type { ShortLandingVariant } from "./landing-variants.ts";
 
-// The portal's own pages (spec §2), with the trailing slash they are served at.
+/**
+ * href() leaves `$ & + , ; = : @` as they are in a parameter (RFC 3986 allows them in a path
+ * segment); the portal has always encoded parameters with encodeURIComponent, which escapes them.
+ * Both name the same page, but addresses already out in mails and API answers keep their
+ * spelling. The routes' own text holds none of these characters, so escaping them anywhere in
+ * the address escapes exactly the parameters' (links.test.ts pins each address).
+ */
+function escaped(address: string): string {
+  return address.replace(/[$&+,;=:@]/g, (character) => encodeURIComponent(character));
+}
+
+/** A page as the portal links it: with the trailing slash it is served at (spec §2), which href() drops. */
+function page(address: string): string {
+  return `${escaped(address)}/`;
+}
+
+// The portal's own pages (spec §2).
+
+/** The home page: it sends the signed-in customer to their dashboard. */
+export const HOME_PATH = href("/");
 
 /** The account console's 'Dove hai effettuato l'accesso': the account's sessions. */
-export const SESSIONS_PATH = "/profile/sessions/";
+export const SESSIONS_PATH = page(href("/profile/sessions"));
 
 /** 'Scarica i tuoi dati': a POST answered with the JSON file. */
-export const DATA_EXPORT_PATH = "/profile/data/";
+export const DATA_EXPORT_PATH = page(href("/profile/data"));
 
 /** The account's privacy and marketing preferences. */
-export const PREFERENCES_PATH = "/profile/preferences/";
+export const PREFERENCES_PATH = page(href("/profile/preferences"));
 
 /** The signed-in customer's password change. */
-export const CHANGE_PASSWORD_PATH = "/profile/change-password/";
+export const CHANGE_PASSWORD_PATH = page(href("/profile/change-password"));
 
 /** Account deletion: a warning, 'Annulla' and 'Conferma'. */
-export const DELETE_ACCOUNT_PATH = "/profile/delete-user/";
+export const DELETE_ACCOUNT_PATH = page(href("/profile/delete-user"));
+
+/** Where account deletion ends: its confirmation, for the visitor it just signed out. */
+export const ACCOUNT_DELETED_PATH = page(href("/profile/delete-user/confermata"));
 
 /** The first access: the profile a new account completes. */
-export const FIRST_ACCESS_PATH = "/profilo/primoaccesso/";
+export const FIRST_ACCESS_PATH = page(href("/profilo/primoaccesso"));
 
 /** The password reset's request. */
-export const FORGOT_PASSWORD_PATH = "/forgot-password/";
+export const FORGOT_PASSWORD_PATH = page(href("/forgot-password"));
+
+/** 'Password aggiornata': where a reset by link ends. */
+export const PASSWORD_UPDATED_PATH = href("/forgot-password/password-updated");
+
+/** The reset link mailed to a customer who forgot their password. */
+export function passwordResetPath(token: string): string {
+  return escaped(href("/forgot-password/reset/:token", { token }));
+}
+
+/** The reset link mailed to an account migrated from the old shop ('Reimposta la password'). */
+export function migratedAccountResetPath(token: string): string {
+  return escaped(href("/mandatory-password/reset/:token", { token }));
+}
+
+/** The link mailed to a new address, which confirms it. */
+export function emailConfirmationPath(token: string): string {
+  return escaped(href("/profile/confirm-email/:token", { token }));
+}
 
 /** The help center. */
-export const HELP_CENTER_PATH = "/help-center/";
+export const HELP_CENTER_PATH = page(href("/help-center"));
 
 /** What the customer bought: purchases, payments, receipts. */
-export const MY_PRODUCTS_PATH = "/my-products/";
-
-/** The signed-in customer's home: their library. */
-export const DASHBOARD_PATH = "/dashboard/";
-
-/** Registration. */
-export const REGISTER_PATH = "/register/";
-
-/** 'Il mio account'. */
-export const PROFILE_PATH = "/profile/";
-
-/** The sign-in (it starts the identity provider's flow); ?redirect= says where to come back. */
-export const LOGIN_PATH = "/login/";
-
-/** Sign-out (a POST). */
-export const LOGOUT_PATH = "/logout/";
-
-/** The EDU subscription's page. */
-export const EDU_PATH = "/edu/";
-
-/** The storefront's main landing page (spec §2), where a page that does not exist sends visitors. */
-export const LANDING_PATH = "/landingpage/landing/";
-
-/** The activation prompt of the EDU books, which the EDU page offers to those holding a code. */
-export const EDU_ACTIVATION_PROMPT_PATH = "/attivaebookedu/";
-
-/** The activation prompt (spec §2), the printed books' address. */
-export const ACTIVATION_PROMPT_PATH = "/attivaprodotto/";
-
-/** 'Accedi al corso': the course on the course platform, by its moodle_id. */
-export function courseUrl(coursePlatform: string, moodleId: number): string {
-  return `${coursePlatform}/course/view.php?id=${moodleId}`;
-}
-
-/** A product's cover, generated by the portal (app/routes/media.cover.ts). */
-export function coverPath(cover: string): string {
-  return `/media/copertine/${encodeURIComponent(cover)}.svg`;
-}
-
-/** The built-in reader's page of a product (GET shows it, POST records the chapter). */
-export function readerPath(productId: string): string {
-  return `/leggi/${encodeURIComponent(productId)}/`;
-}
-
-/** 'Inizia a leggere' / 'Continua a leggere' post here: the reading session starts or resumes. */
-export function readerOpenPath(productId: string): string {
-  return `${readerPath(productId)}apri`;
-}
-
-/**
- * 'Acquista ora' / 'Acquista di nuovo': the checkout of a product, by its business code when it
- * has one (abbonamentoedu), else by its SKU.
- */
-export function checkoutPath(productCode: string): string {
-  return `/create-checkout/${encodeURIComponent(productCode)}/`;
-}
-
-/** An order's receipt, or one payment's (spec §2: /ricevuta/:ordercode/:paymentcode). */
-export function receiptPath(orderCode: string, paymentCode?: string): string {
-  const order = `/ricevuta/${encodeURIComponent(orderCode)}/`;
-  return paymentCode ? `${order}${encodeURIComponent(paymentCode)}/` : order;
-}
-
-/** The e-invoice (FatturaPA XML) of an order's payment, downloaded from its receipt. */
-export function invoicePath(orderCode: string, paymentCode: string): string {
-  return `${receiptPath(orderCode, paymentCode)}fattura-elettronica.xml`;
-}
-
-/** A credit note (TD04) of an order's payment, by its year and number, downloaded from its receipt. */
-export function creditNotePath(orderCode: string, paymentCode: string, year: number, number: number): string {
-  return `${receiptPath(orderCode, paymentCode)}nota-di-credito/${year}-${number}`;
-}
-
-/** An order's checkout page; the card step returns here with the setup's query parameters. */
-export function checkoutOrderPath(orderId: string): string {
-  return `/checkout/${encodeURIComponent(orderId)}/`;
-}
-
-/**
- * Where Stripe's hosted card page (the card step without JavaScript) sends the customer back:
- * Stripe puts the Checkout Session's id in place of `{CHECKOUT_SESSION_ID}`.
- */
-export const STRIPE_CARD_PAGE_RETURN_PATH = "/pagamenti/carta/ritorno/";
+export const MY_PRODUCTS_PATH = page(href("/my-products"));
 
 /** The customer's EDU subscription: where they see it, cancel, resume and change its card. */
-export const SUBSCRIPTION_PATH = "/my-products/abbonamento/";
+export const SUBSCRIPTION_PATH = page(href("/my-products/abbonamento"));
 
-/** The activation prompt's addresses from the printed books and the storefront (spec §2). */
+/** 'Aggiorna carta' of the EDU subscription: a new card step. */
+export const SUBSCRIPTION_CARD_PATH = page(href("/my-products/abbonamento/carta"));
+
+/** The signed-in customer's home: their library. */
+export const DASHBOARD_PATH = page(href("/dashboard"));
+
+/** Registration. */
+export const REGISTER_PATH = page(href("/register"));
+
+/** 'Il mio account'. */
+export const PROFILE_PATH = page(href("/profile"));
+
+/** The sign-in (it starts the identity provider's flow); ?redirect= says where to come back. */
+export const LOGIN_PATH = page(href("/login"));
+
+/** Where the identity provider sends the browser back after the sign-in. */
+export const OAUTH_CALLBACK_PATH = href("/oauthcb");
+
+/** The identity provider's login screen of a sign-in under way, rendered by the portal. */
+export function loginInteractionPath(uid: string): string {
+  return escaped(href("/accedi/:uid", { uid }));
+}
+
+/** 'Accedi con Google' on the login screen: the sign-in goes on through social login. */
+export function socialLoginPath(uid: string): string {
+  return escaped(href("/accedi/:uid/social", { uid }));
+}
+
+/** The redirect URI registered at the upstream provider of social login. */
+export const SOCIAL_LOGIN_CALLBACK_PATH = href("/accedi/social/callback");
+
+/** Sign-out (a POST). */
+export const LOGOUT_PATH = page(href("/logout"));
+
+/** The EDU subscription's page. */
+export const EDU_PATH = page(href("/edu"));
+
+/** The storefront's main landing page (spec §2), where a page that does not exist sends visitors. */
+export const LANDING_PATH = page(href("/landingpage/:variant", { variant: "landing" }));
+
+/** A landing page at its short address, e.g. /universita (spec §2), linked without a slash. */
+export function shortLandingPath(variant: ShortLandingVariant): string {
+  return href(`/${variant}`);
+}
+
+/**
+ * The activation prompt's addresses from the printed books and the storefront (spec §2). These
+ * are the routes' source, not a copy: app/routes.ts declares one route for each.
+ */
 export const ACTIVATION_PROMPT_PATHS = [
   "/attivaprodotto",
   "/attivaomaggio",
@@ -123,13 +135,109 @@ export const ACTIVATION_PROMPT_PATHS = [
   "/attivadaecomm",
 ] as const;
 
-/** Where account deletion ends: its confirmation, for the visitor it just signed out. */
-export const ACCOUNT_DELETED_PATH = "/profile/delete-user/confermata/";
+/** The activation prompt (spec §2), the printed books' address. */
+export const ACTIVATION_PROMPT_PATH = page(href("/attivaprodotto"));
 
-/** 'Aggiorna carta' of the EDU subscription: a new card step. */
-export const SUBSCRIPTION_CARD_PATH = `${SUBSCRIPTION_PATH}carta/`;
+/** The activation prompt of the EDU books, which the EDU page offers to those holding a code. */
+export const EDU_ACTIVATION_PROMPT_PATH = page(href("/attivaebookedu"));
 
-/** A page's address as a card step returns to it (as Stripe.js returns): the setup and how it went. */
+/** Where the activation form posts a code (routes/activate-product.tsx). */
+export const ACTIVATE_PRODUCT_PATH = href("/prodotti/attiva");
+
+/**
+ * 'Accedi al corso': the course on the course platform, by its moodle_id. Another site's address,
+ * so it is written by hand.
+ */
+export function courseUrl(coursePlatform: string, moodleId: number): string {
+  return `${coursePlatform}/course/view.php?id=${moodleId}`;
+}
+
+/** A product's cover, generated by the portal (app/routes/media.cover.ts). */
+export function coverPath(cover: string): string {
+  return escaped(href("/media/copertine/:file", { file: `${cover}.svg` }));
+}
+
+/** The built-in reader's page of a product (GET shows it, POST records the chapter). */
+export function readerPath(productId: string): string {
+  return page(href("/leggi/:productId", { productId }));
+}
+
+/** 'Inizia a leggere' / 'Continua a leggere' post here: the reading session starts or resumes. */
+export function readerOpenPath(productId: string): string {
+  return escaped(href("/leggi/:productId/apri", { productId }));
+}
+
+/**
+ * 'Acquista ora' / 'Acquista di nuovo': the checkout of a product, by its business code when it
+ * has one (abbonamentoedu), else by its SKU.
+ */
+export function checkoutPath(productCode: string): string {
+  return page(href("/create-checkout/:productcode", { productcode: productCode }));
+}
+
+/** An order's checkout page; the card step returns here with the setup's query parameters. */
+export function checkoutOrderPath(orderId: string): string {
+  return page(href("/checkout/:order", { order: orderId }));
+}
+
+/** An order's receipt, or one payment's (spec §2: /ricevuta/:ordercode/:paymentcode). */
+export function receiptPath(orderCode: string, paymentCode?: string): string {
+  return paymentCode
+    ? page(href("/ricevuta/:ordercode/:paymentcode", { ordercode: orderCode, paymentcode: paymentCode }))
+    : page(href("/ricevuta/:ordercode", { ordercode: orderCode }));
+}
+
+/** The e-invoice (FatturaPA XML) of an order's payment, downloaded from its receipt. */
+export function invoicePath(orderCode: string, paymentCode: string): string {
+  return escaped(
+    href("/ricevuta/:ordercode/:paymentcode/fattura-elettronica.xml", { ordercode: orderCode, paymentcode: paymentCode }),
+  );
+}
+
+/** A credit note (TD04) of an order's payment, by its year and number, downloaded from its receipt. */
+export function creditNotePath(orderCode: string, paymentCode: string, year: number, number: number): string {
+  return escaped(
+    href("/ricevuta/:ordercode/:paymentcode/nota-di-credito/:creditnote", {
+      ordercode: orderCode,
+      paymentcode: paymentCode,
+      creditnote: `${year}-${number}`,
+    }),
+  );
+}
+
+/**
+ * Where Stripe's hosted card page (the card step without JavaScript) sends the customer back:
+ * Stripe puts the Checkout Session's id in place of `{CHECKOUT_SESSION_ID}`.
+ */
+export const STRIPE_CARD_PAGE_RETURN_PATH = page(href("/pagamenti/carta/ritorno"));
+
+/** The sandbox gateway's 3-D Secure page of a card's setup. */
+export function sandboxSetupAuthenticationPath(setupId: string): string {
+  return page(href("/pagamenti/prova/3ds/:setup", { setup: setupId }));
+}
+
+/** The sandbox gateway's 3-D Secure page of a charge made with the customer present. */
+export function sandboxChargeAuthenticationPath(chargeId: string): string {
+  return page(href("/pagamenti/prova/3ds-addebito/:charge", { charge: chargeId }));
+}
+
+/**
+ * A page's address as a card step returns to it (as Stripe.js returns): the setup and how it
+ * went. A query string on a page already built here, so nothing of it is a route.
+ */
 export function cardStepReturnPath(page: string, setupId: string, redirectStatus: "succeeded" | "failed"): string {
   return `${page}?${new URLSearchParams({ setup_intent: setupId, redirect_status: redirectStatus })}`;
+}
+
+// Development only (404 in production).
+
+/** The development clock: move the time on and run the jobs due. */
+export const DEV_CLOCK_PATH = page(href("/dev/orologio"));
+
+/** The development mailbox: the mails the portal sent. */
+export const DEV_MAILBOX_PATH = href("/dev/mailbox");
+
+/** A mail's HTML in the development mailbox. */
+export function devMailHtmlPath(id: string): string {
+  return escaped(href("/dev/mailbox/:id/html", { id }));
 }

@@ -1,12 +1,14 @@
+import { HOME_PATH } from "./links.ts";
+
 const BASE = "http://portal.invalid";
 
 /**
  * Accepts only same-origin relative paths as a place to go back to; anything else (absolute
- * URLs, protocol-relative `//host`, backslash tricks) becomes the fallback, "/". The target is
- * normalised first (dot segments, `%2e`, backslashes) and the check runs on the result, since
- * that is what the browser follows: `/.//evil.example` normalises to `//evil.example`.
+ * URLs, protocol-relative `//host`, backslash tricks) becomes the fallback, the home page. The
+ * target is normalised first (dot segments, `%2e`, backslashes) and the check runs on the
+ * result, since that is what the browser follows: `/.//evil.example` normalises to `//evil.example`.
  */
-export function safeRedirectTarget(target: string | null | undefined, fallback = "/"): string {
+export function safeRedirectTarget(target: string | null | undefined, fallback = HOME_PATH): string {
   if (!target?.startsWith("/")) return fallback;
   try {
     const url = new URL(target, BASE);

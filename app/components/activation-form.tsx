@@ -2,9 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { ACTIVATION_REFUSALS } from "../../shared/activation-refusals.ts";
 import { useHydrated } from "../lib/use-hydrated";
-
-/** Where the form posts: routes/activate-product.tsx. */
-const ACTIVATION_ACTION = "/prodotti/attiva";
+import { ACTIVATE_PRODUCT_PATH } from "../../shared/links.ts";
 
 /** How long typing must pause before the code is checked. */
 const VERIFY_DELAY_MS = 300;
@@ -39,7 +37,10 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
     if (!hydrated || trimmed === "") return;
     const timer = setTimeout(
       () =>
-        void verifier.submit({ intent: "verify", code: trimmed, mode: "fetch" }, { method: "post", action: ACTIVATION_ACTION }),
+        void verifier.submit(
+          { intent: "verify", code: trimmed, mode: "fetch" },
+          { method: "post", action: ACTIVATE_PRODUCT_PATH },
+        ),
       VERIFY_DELAY_MS,
     );
     return () => clearTimeout(timer);
@@ -54,11 +55,14 @@ export function ActivationForm({ cancelTo, result }: { cancelTo: string; result?
     if (!hydrated) return;
     event.preventDefault();
     if (mark !== "valid" || busy) return;
-    void activator.submit({ intent: "activate", code: trimmed, mode: "fetch" }, { method: "post", action: ACTIVATION_ACTION });
+    void activator.submit(
+      { intent: "activate", code: trimmed, mode: "fetch" },
+      { method: "post", action: ACTIVATE_PRODUCT_PATH },
+    );
   }
 
   return (
-    <form method="post" action={ACTIVATION_ACTION} onSubmit={onSubmit} className="mt-4">
+    <form method="post" action={ACTIVATE_PRODUCT_PATH} onSubmit={onSubmit} className="mt-4">
       <input type="hidden" name="intent" value="activate" />
       <label htmlFor={ACTIVATION_CODE_FIELD_ID} className="block text-sm font-semibold">
         Codice di attivazione

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import type { PublicSettings } from "../../shared/context.ts";
 import { Logo } from "./logo";
-import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH } from "../../shared/links.ts";
+import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, shortLandingPath } from "../../shared/links.ts";
 
 type FooterLink = { label: string; href: string; internal?: boolean };
 
@@ -22,16 +22,16 @@ function columns(links: PublicSettings["links"]): { title: string; items: Footer
       items: [
         { label: "Novità", href: `${site}/novita` },
         { label: "Riviste", href: `${site}/riviste` },
-        { label: "Università", href: "/universita", internal: true },
-        { label: "Professionali", href: "/professionali", internal: true },
-        { label: "Enti e biblioteche", href: "/enti-biblioteche", internal: true },
+        { label: "Università", href: shortLandingPath("universita"), internal: true },
+        { label: "Professionali", href: shortLandingPath("professionali"), internal: true },
+        { label: "Enti e biblioteche", href: shortLandingPath("enti-biblioteche"), internal: true },
       ],
     },
     {
       title: "Prodotti",
       items: [
         { label: "Offerta EDU", href: EDU_PATH, internal: true },
-        { label: "Biblioteca digitale", href: "/biblioteca-digitale", internal: true },
+        { label: "Biblioteca digitale", href: shortLandingPath("biblioteca-digitale"), internal: true },
         { label: "Corsi", href: links.coursePlatform },
         { label: "Piattaforma EDU", href: links.eduPlatform },
       ],

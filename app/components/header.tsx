@@ -5,7 +5,7 @@ import { withShow } from "../lib/modals";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
 import { Logo } from "./logo";
 import { UserMenu } from "./lazy-parts";
-import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, LOGIN_PATH } from "../../shared/links.ts";
+import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
 
 type Links = PublicSettings["links"];
 
@@ -68,7 +68,7 @@ export function Header({ chrome, links, user }: { chrome: PageChrome; links: Lin
     return (
       <header className="border-b border-line bg-white">
         <div className="mx-auto flex h-16 max-w-7xl items-center px-4">
-          <Link to="/" aria-label="Novalex Editore, vai alla home">
+          <Link to={HOME_PATH} aria-label="Novalex Editore, vai alla home">
             <Logo />
           </Link>
         </div>
@@ -118,7 +118,7 @@ export function Header({ chrome, links, user }: { chrome: PageChrome; links: Lin
           </nav>
         </details>
 
-        <Link to="/" aria-label="Novalex Editore, vai alla home" className="shrink-0">
+        <Link to={HOME_PATH} aria-label="Novalex Editore, vai alla home" className="shrink-0">
           <Logo inverted={dark} />
         </Link>
 

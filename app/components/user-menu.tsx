@@ -1,10 +1,11 @@
 import { useEffect, useRef } from "react";
-import { Link, useLocation } from "react-router";
+import { href, Link, useLocation } from "react-router";
 import { withShow } from "../lib/modals";
 import {
   CHANGE_PASSWORD_PATH,
   DASHBOARD_PATH,
   HELP_CENTER_PATH,
+  HOME_PATH,
   MY_PRODUCTS_PATH,
   PREFERENCES_PATH,
   PROFILE_PATH,
@@ -15,11 +16,14 @@ const USER_MENU_AUTO_CLOSE_MS = 3000;
 
 type MenuItem = { label: string; to: string };
 
+/** Where the menu is short: the home page and the dashboard, reached with its slash or without. */
+const SHORT_MENU_PATHS: readonly string[] = [HOME_PATH, DASHBOARD_PATH, href("/dashboard")];
+
 /** On / and /dashboard/ the menu is short; elsewhere it lists every account page (spec §2). */
 function userMenuItems(pathname: string, search: string): MenuItem[] {
   const logout = { label: "Esci", to: withShow(pathname, search, "userLogout") };
   const account = { label: "Il mio account", to: PROFILE_PATH };
-  if (pathname === "/" || pathname === "/dashboard" || pathname === DASHBOARD_PATH) return [account, logout];
+  if (SHORT_MENU_PATHS.includes(pathname)) return [account, logout];
   return [
     account,
     { label: "I miei acquisti", to: MY_PRODUCTS_PATH },

@@ -3,7 +3,7 @@ import { redirect, type RouterContextProvider } from "react-router";
 import { servicesContext } from "../../shared/context.ts";
 import { withRedirect } from "./redirects";
 import type { SessionUser, User } from "../../server/accounts/service";
-import { LOGIN_PATH } from "../../shared/links.ts";
+import { HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
 
 /** `/login/?redirect=<this address>`: where a signed-out visitor of a private page goes. */
 export function loginRedirect(request: Request) {
@@ -33,7 +33,7 @@ export async function getUser(request: Request, context: Readonly<RouterContextP
 }
 
 /** Sign-in, registration and reset pages are for signed-out visitors only. */
-export async function requireSignedOut(request: Request, context: Readonly<RouterContextProvider>, to = "/") {
+export async function requireSignedOut(request: Request, context: Readonly<RouterContextProvider>, to = HOME_PATH) {
   if (await getUser(request, context)) throw redirect(to);
 }
 

@@ -4,6 +4,7 @@ import { MINIMAL_CHROME } from "../lib/page-chrome";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/accedi.social-callback";
 import { AuthError } from "../components/auth-error";
+import { socialLoginPath } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -14,7 +15,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     const { uid, setCookie } = await socialLogin.complete(request);
     const headers = new Headers();
     for (const c of setCookie) headers.append("Set-Cookie", c);
-    return redirect(`/accedi/${encodeURIComponent(uid)}/social`, { headers });
+    return redirect(socialLoginPath(uid), { headers });
   } catch (error) {
     context.get(requestContext).log.warn({ err: error }, "social login callback failed");
     return data({ failed: true }, { status: 400 });

@@ -13,7 +13,7 @@ import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { accountFields } from "../../shared/account-rules.server.ts";
 import { withRedirect } from "../lib/redirects";
-import { FORGOT_PASSWORD_PATH, REGISTER_PATH } from "../../shared/links.ts";
+import { FORGOT_PASSWORD_PATH, REGISTER_PATH, socialLoginPath } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
@@ -29,7 +29,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   if (!interaction) return data({ interaction: null, socialLogin: false, registerHref: REGISTER_PATH }, { status: 400 });
   // The customer chose social login before this screen (on the registration page).
   const forgetIntent = socialLogin.enabled ? await socialLogin.takeIntent(request) : null;
-  if (forgetIntent) throw redirect(`/accedi/${params.uid}/social`, { headers: { "Set-Cookie": forgetIntent } });
+  if (forgetIntent) throw redirect(socialLoginPath(params.uid), { headers: { "Set-Cookie": forgetIntent } });
   // A visitor who registers instead still goes where the sign-in was leading: registration
   // keeps `redirect` and signs in with it.
   const returnTo = await auth.pendingReturnTo(request);
@@ -108,7 +108,7 @@ export default function LoginScreen({ loaderData, actionData }: Route.ComponentP
         </p>
         {loaderData.socialLogin && (
           <p className="mt-6 border-t border-line pt-6">
-            <a href={`/accedi/${loaderData.interaction.uid}/social`} className="button-outline w-full">
+            <a href={socialLoginPath(loaderData.interaction.uid)} className="button-outline w-full">
               Accedi con Google
             </a>
           </p>

@@ -7,7 +7,7 @@ import type { Route } from "./+types/account-deleted";
 import { ModalDialog } from "../components/modal-dialog";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { DELETE_ACCOUNT_PATH } from "../../shared/links.ts";
+import { DELETE_ACCOUNT_PATH, HOME_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -28,7 +28,7 @@ export default function AccountDeleted() {
           Il tuo account e i tuoi dati personali sono stati cancellati. Grazie per essere stato con noi.
         </p>
         <div className="mt-6 flex justify-end">
-          <a href="/" className="button-primary" autoFocus>
+          <a href={HOME_PATH} className="button-primary" autoFocus>
             Home Page
           </a>
         </div>

@@ -13,6 +13,7 @@ import { getUser } from "../lib/auth.server";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { redirectWithToast } from "../lib/toast.server";
 import { PageHeading } from "../components/page-heading";
+import { DEV_CLOCK_PATH } from "../../shared/links.ts";
 
 const dateTime = new Intl.DateTimeFormat("it-IT", { dateStyle: "short", timeStyle: "short", timeZone: "Europe/Rome" });
 
@@ -64,7 +65,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const user = await getUser(request, context);
     const setupId = user && (await services.subscriptions.savedCardOf(user.id));
     const changed = setupId && services.sandbox ? await services.sandbox.simulateSavedCard(setupId, parsed.data.card) : false;
-    return redirectWithToast(context, "/dev/orologio/", {
+    return redirectWithToast(context, DEV_CLOCK_PATH, {
       type: changed ? "info" : "error",
       title: changed ? "Carta aggiornata per le prossime rate" : "Nessun abbonamento in corso con la carta di prova",
     });
@@ -75,7 +76,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const summary = Object.entries(done)
     .map(([work, n]) => `${work}: ${n}`)
     .join(", ");
-  return redirectWithToast(context, "/dev/orologio/", {
+  return redirectWithToast(context, DEV_CLOCK_PATH, {
     type: "info",
     title: days > 0 ? `Orologio avanti di ${days} giorni` : "Lavori eseguiti",
     message: summary || "Nessun lavoro da fare.",

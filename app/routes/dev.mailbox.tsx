@@ -6,6 +6,7 @@ import { data, Link } from "react-router";
 import { servicesContext, settingsContext } from "../../shared/context.ts";
 import type { Route } from "./+types/dev.mailbox";
 import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { DEV_MAILBOX_PATH, devMailHtmlPath } from "../../shared/links.ts";
 
 const dateTime = new Intl.DateTimeFormat("it-IT", {
   day: "2-digit",
@@ -155,7 +156,7 @@ function MailView({ mail, origin }: { mail: MailDetail; origin: string }) {
         <iframe
           title="Anteprima HTML"
           sandbox=""
-          src={`/dev/mailbox/${mail.id}/html`}
+          src={devMailHtmlPath(mail.id)}
           className="mt-2 h-[36rem] w-full rounded-md border border-line bg-white"
         />
       </div>
@@ -165,7 +166,7 @@ function MailView({ mail, origin }: { mail: MailDetail; origin: string }) {
 
 function BackLink() {
   return (
-    <Link to="/dev/mailbox" className="link">
+    <Link to={DEV_MAILBOX_PATH} className="link">
       ← Tutte le e-mail
     </Link>
   );

@@ -16,7 +16,7 @@ import { parseForm, refuse } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { profileFieldErrors } from "../../shared/profile-messages.ts";
 import { redirectWithToast } from "../lib/toast.server";
-import { FIRST_ACCESS_PATH } from "../../shared/links.ts";
+import { FIRST_ACCESS_PATH, HOME_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
@@ -36,7 +36,7 @@ const PROFESSION_HINTS: Record<ProfessionCode, string> = {
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
-  if (user.professionId) throw redirect("/");
+  if (user.professionId) throw redirect(HOME_PATH);
   const { reference } = context.get(servicesContext);
   const query = new URL(request.url).searchParams;
   const errors: StepErrors = {};
@@ -86,7 +86,7 @@ const firstAccessSchema = z.object({
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { user } = customerOf(context);
-  if (user.professionId) throw redirect("/");
+  if (user.professionId) throw redirect(HOME_PATH);
   const parsed = await parseForm(request, firstAccessSchema);
   const errorAlert = (text: string) => ({ title: MESSAGES.errorTitle, text });
   // Only a tampered form gets here: no field is to blame on the page.
@@ -100,8 +100,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     interestIds: input.interests,
   });
   // Straight to where "/" leads: a toast does not survive the extra redirect of "/".
-  if (result.ok) return redirectWithToast(context, "/", { type: "success", title: MESSAGES.profileUpdated });
-  if (result.reason === "already_completed") throw redirect("/");
+  if (result.ok) return redirectWithToast(context, HOME_PATH, { type: "success", title: MESSAGES.profileUpdated });
+  if (result.reason === "already_completed") throw redirect(HOME_PATH);
   const fieldErrors = profileFieldErrors(result.errors);
   // The profession and the university were chosen at earlier steps (a tampered or outdated
   // form): this step shows them as text, so their message goes above the form.

@@ -5,15 +5,17 @@ import { requestContext, servicesContext } from "../../shared/context.ts";
 import { safeRedirectTarget } from "../lib/redirects";
 import type { Route } from "./+types/logout";
 import { AuthError } from "../components/auth-error";
+import { HOME_PATH } from "../../shared/links.ts";
 
 export function loader() {
-  return redirect("/");
+  return redirect(HOME_PATH);
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const form = await request.formData();
+  const returnTo = safeRedirectTarget(String(form.get("redirect") ?? HOME_PATH));
   try {
-    return await context.get(servicesContext).auth.signOut(request, safeRedirectTarget(String(form.get("redirect") ?? "/")));
+    return await context.get(servicesContext).auth.signOut(request, returnTo);
   } catch (error) {
     context.get(requestContext).log.error({ err: error }, "sign-out failed");
     return data({ failed: true }, { status: 500 });

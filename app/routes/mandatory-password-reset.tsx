@@ -8,7 +8,7 @@ import { requireSignedOut } from "../lib/auth.server";
 import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
 import { readReply } from "../lib/form-reply";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
-import { LOGIN_PATH } from "../../shared/links.ts";
+import { HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
 
 const TEXT: ResetPageText = {
   title: "Reimposta la password",
@@ -22,12 +22,12 @@ const TEXT: ResetPageText = {
 export const headers = resetPageHeaders;
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  await requireSignedOut(request, context, "/");
+  await requireSignedOut(request, context, HOME_PATH);
   return { usable: await isResetLinkUsable(context, params.token, "migrated") };
 }
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  await requireSignedOut(request, context, "/");
+  await requireSignedOut(request, context, HOME_PATH);
   return submitResetLink({ request, context }, params.token, "migrated", LOGIN_PATH);
 }
 

@@ -4,7 +4,7 @@
 // (to /my-products/ when it was opened directly); without, it is a print-ready page. Only the
 // order's owner sees it: anyone else, and any unknown order or payment, goes to the home page.
 import { useEffect } from "react";
-import { MY_PRODUCTS_PATH } from "../../shared/links.ts";
+import { HOME_PATH, MY_PRODUCTS_PATH } from "../../shared/links.ts";
 import type { ChromeHandle } from "../lib/page-chrome";
 import { Link, redirect, useLocation, useNavigate } from "react-router";
 import type { Route } from "./+types/receipt";
@@ -29,7 +29,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   const paymentCode = "paymentcode" in params ? params.paymentcode : undefined;
   const receipt = await context.get(servicesContext).purchases.receipt(user.id, params.ordercode, paymentCode);
   // Not theirs, or no such order or payment: nothing is shown (spec §6).
-  if (!receipt) throw redirect("/");
+  if (!receipt) throw redirect(HOME_PATH);
   return { receipt };
 }
 

@@ -14,7 +14,7 @@ import { readReply } from "../lib/form-reply";
 import { parseForm, refuse, secret } from "../lib/form-reply.server";
 import { MESSAGES } from "../../shared/messages.ts";
 import { useHydrated } from "../lib/use-hydrated";
-import { LOGIN_PATH } from "../../shared/links.ts";
+import { HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
 
 export const handle = MINIMAL_CHROME;
@@ -35,7 +35,7 @@ function loginHref(search: string) {
 
 /** The social button starts the sign-in through social login, keeping `redirect`. */
 function socialSignInQuery(search: string) {
-  return new URLSearchParams({ via: "social", redirect: new URLSearchParams(search).get("redirect") ?? "/" }).toString();
+  return new URLSearchParams({ via: "social", redirect: new URLSearchParams(search).get("redirect") ?? HOME_PATH }).toString();
 }
 
 /** Bots fill every field; people never see this one. */
@@ -54,7 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 
   if (form.get(HONEYPOT)) {
     log.warn("registration honeypot filled in");
-    return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
+    return redirect(`${LOGIN_PATH}?${new URLSearchParams({ redirect: returnTo })}`);
   }
   const parsed = await parseForm(form, registrationSchema);
   if (!parsed.ok) return refuse(parsed.reply);
@@ -69,7 +69,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return refuse({ alert: { title: MESSAGES.emailTaken, text: MESSAGES.emailTakenText, link }, values }, 409);
   }
   // Registered: the sign-in starts, and comes back where the visitor was going.
-  return redirect(`/login/?${new URLSearchParams({ redirect: returnTo })}`);
+  return redirect(`${LOGIN_PATH}?${new URLSearchParams({ redirect: returnTo })}`);
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";
@@ -94,7 +94,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
         </p>
         {loaderData.socialLogin && (
           <p className="mt-6">
-            <a href={`/login/?${socialSignInQuery(search)}`} className="button-outline w-full">
+            <a href={`${LOGIN_PATH}?${socialSignInQuery(search)}`} className="button-outline w-full">
               Registrati con Google
             </a>
           </p>

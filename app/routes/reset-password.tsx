@@ -9,7 +9,7 @@ import { ResetPasswordView, type ResetPageText } from "../components/password-fi
 import { readReply } from "../lib/form-reply";
 import { requireSignedOut } from "../lib/auth.server";
 import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
-import { FORGOT_PASSWORD_PATH } from "../../shared/links.ts";
+import { FORGOT_PASSWORD_PATH, PASSWORD_UPDATED_PATH } from "../../shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -31,7 +31,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   await requireSignedOut(request, context);
-  return submitResetLink({ request, context }, params.token, "reset", "/forgot-password/password-updated");
+  return submitResetLink({ request, context }, params.token, "reset", PASSWORD_UPDATED_PATH);
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";

@@ -5,7 +5,7 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/sandbox-3ds";
 import { servicesContext } from "../../shared/context.ts";
-import { cardStepReturnPath, checkoutOrderPath, SUBSCRIPTION_CARD_PATH } from "../../shared/links.ts";
+import { cardStepReturnPath, checkoutOrderPath, HOME_PATH, SUBSCRIPTION_CARD_PATH } from "../../shared/links.ts";
 import { SandboxAuthentication } from "../components/sandbox-authentication";
 import { customerOf } from "../lib/customer.server";
 
@@ -13,14 +13,14 @@ import { customerOf } from "../lib/customer.server";
 async function pendingStep(context: Route.LoaderArgs["context"], setupId: string) {
   const { user } = customerOf(context);
   const { sandbox, payments, subscriptions, cardStep } = context.get(servicesContext);
-  if (!sandbox) throw redirect("/");
+  if (!sandbox) throw redirect(HOME_PATH);
   const orderId = await payments.orderOfSetup(user.id, setupId);
   const page = orderId
     ? checkoutOrderPath(orderId)
     : (await subscriptions.isCardUpdateOf(user.id, setupId))
       ? SUBSCRIPTION_CARD_PATH
       : null;
-  if (!page) throw redirect("/");
+  if (!page) throw redirect(HOME_PATH);
   return { sandbox, cardStep, page };
 }
 

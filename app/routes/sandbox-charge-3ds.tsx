@@ -5,14 +5,14 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/sandbox-charge-3ds";
 import { servicesContext } from "../../shared/context.ts";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { HOME_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { SandboxAuthentication } from "../components/sandbox-authentication";
 import { customerOf } from "../lib/customer.server";
 
 async function pendingCharge(request: Request, context: Route.LoaderArgs["context"], chargeId: string) {
   const { user } = customerOf(context);
   const { sandbox, subscriptions } = context.get(servicesContext);
-  if (!sandbox || !(await subscriptions.isMonthChargeOf(user.id, chargeId))) throw redirect("/");
+  if (!sandbox || !(await subscriptions.isMonthChargeOf(user.id, chargeId))) throw redirect(HOME_PATH);
   return sandbox;
 }
 

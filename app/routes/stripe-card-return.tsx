@@ -12,7 +12,7 @@
 import { redirect } from "react-router";
 import type { Route } from "./+types/stripe-card-return";
 import { servicesContext } from "../../shared/context.ts";
-import { cardStepReturnPath, checkoutOrderPath } from "../../shared/links.ts";
+import { cardStepReturnPath, checkoutOrderPath, HOME_PATH } from "../../shared/links.ts";
 import { customerOf } from "../lib/customer.server";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -20,7 +20,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { stripeCardStep } = context.get(servicesContext);
   const sessionId = new URL(request.url).searchParams.get("session_id") ?? "";
   const back = stripeCardStep ? await stripeCardStep.hostedReturn(user.id, sessionId) : null;
-  if (!back) throw redirect("/");
+  if (!back) throw redirect(HOME_PATH);
   // The attempt no longer waits for a card (given up, or paid another way): the order shows where it stands.
   if (!back.setupId) throw redirect(checkoutOrderPath(back.orderId));
   throw redirect(cardStepReturnPath(checkoutOrderPath(back.orderId), back.setupId, back.redirectStatus));

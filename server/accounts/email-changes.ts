@@ -22,6 +22,7 @@ import type { RateLimits } from "../security/rate-limits.ts";
 import { isUuid } from "../lib/uuid.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 import { normalizeEmail } from "./service.ts";
+import { emailConfirmationPath } from "../../shared/links.ts";
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -84,7 +85,7 @@ export function createEmailChanges({
     const token = randomBytes(32).toString("base64url");
     const toNewAddress = holder
       ? emailChangeTakenMail({ forgotPasswordUrl: `${publicOrigin}/forgot-password/` })
-      : emailChangeConfirmationMail({ firstname: user.firstname, link: `${publicOrigin}/profile/confirm-email/${token}` });
+      : emailChangeConfirmationMail({ firstname: user.firstname, link: `${publicOrigin}${emailConfirmationPath(token)}` });
     const changePasswordUrl = `${publicOrigin}/profile/change-password/`;
     const messages = [
       { to: newEmail, inDownload: false, ...toNewAddress },

@@ -9,6 +9,7 @@ import { passwordResetMail } from "../mail/templates.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { RESET_TOKEN_TTL_MS, type PasswordResets, type ResetPurpose } from "./password-resets.ts";
 import type { AccountsService } from "./service.ts";
+import { passwordResetPath } from "../../shared/links.ts";
 
 export type ResetRequestResult =
   | { ok: true }
@@ -65,7 +66,7 @@ export function createPasswordLinks(options: PasswordLinkOptions) {
         // The link and its mail are written together: a mail that cannot be kept (a full disk)
         // leaves no link behind either; one that SMTP refuses now is delivered at a later try.
         const send = await passwordResets.issueWithMail(user.id, "reset", (tx, token) => {
-          const link = `${options.publicOrigin}/forgot-password/reset/${token}`;
+          const link = `${options.publicOrigin}${passwordResetPath(token)}`;
           return mail.owe(tx, { to, userId: user.id, ...passwordResetMail({ firstname: user.firstname, link }) });
         });
         await send();

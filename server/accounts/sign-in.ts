@@ -14,6 +14,7 @@ import type { MailService } from "../mail/service.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import type { PasswordResets } from "./password-resets.ts";
 import type { AccountsService, User } from "./service.ts";
+import { migratedAccountResetPath } from "../../shared/links.ts";
 
 export type SignInAttempt = { email: string; password: string; ip: string | undefined };
 export type SignInResult = { ok: true; user: User } | { ok: false };
@@ -43,7 +44,7 @@ export function createSignIn({ accounts, rateLimits, audit, passwordResets, mail
         mail.owe(tx, {
           to: user.email!,
           userId: user.id,
-          ...migratedAccountMail({ firstname: user.firstname, link: `${publicOrigin}/mandatory-password/reset/${token}` }),
+          ...migratedAccountMail({ firstname: user.firstname, link: `${publicOrigin}${migratedAccountResetPath(token)}` }),
         }),
       );
       await send();

@@ -16,7 +16,7 @@ import {
   subscriptionStartedMail,
 } from "../mail/templates.ts";
 import { formatDate, formatEuro } from "../../shared/format.ts";
-import { receiptPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
+import { EDU_PATH, receiptPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
 import { INSTALMENTS_PER_TERM, instalmentOf } from "../../shared/subscription.ts";
 import { type MailJob, type PeriodRow } from "./subscription-records.ts";
 
@@ -134,7 +134,7 @@ export function createSubscriptionMails({
           planName,
           reason: sub.endedReason === "payment_failed" ? "payment_failed" : "cancelled",
           endedOn: formatDate(sub.endedAt ?? now()),
-          eduUrl: `${publicOrigin}/edu/`,
+          eduUrl: `${publicOrigin}${EDU_PATH}`,
         });
         break;
     }

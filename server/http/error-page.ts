@@ -1,5 +1,6 @@
 // Last-resort page for errors outside React Router (its own error boundary handles the rest).
 // Self-contained: it must render even when the app build is broken.
+import { HOME_PATH } from "../../shared/links.ts";
 
 const TEXTS = {
   badRequest: {
@@ -25,7 +26,7 @@ export function renderErrorPage({ status, requestId, nonce }: { status: number; 
 <h1>${text.title}</h1>
 <p>${text.body}</p>
 <p>Se il problema persiste, scrivi all'assistenza indicando il codice <code>${id}</code>.</p>
-<p><a href="/">Torna alla home</a></p>
+<p><a href="${HOME_PATH}">Torna alla home</a></p>
 </main>
 </body></html>`;
 }

@@ -13,7 +13,7 @@ import { createAdapterClass } from "./adapter.ts";
 import { recordAppUse } from "../accounts/provider-grants.ts";
 import { readRequestsAsExpress } from "../security/client-address.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
-import { LOGIN_PATH } from "../../shared/links.ts";
+import { LOGIN_PATH, loginInteractionPath, OAUTH_CALLBACK_PATH } from "../../shared/links.ts";
 
 /** Lifetimes in seconds. The portal refreshes access tokens; sessions outlive them. */
 const OIDC_TTL = {
@@ -36,9 +36,6 @@ const API_SCOPE = "api";
 
 /** Lifetime of an API access token, in seconds: a revoked grant is refused at once anyway. */
 const API_ACCESS_TOKEN_TTL = 10 * 60;
-
-/** Where the provider sends the browser for the login interaction. */
-const loginInteractionPath = (uid: string) => `/accedi/${uid}`;
 
 export type IdentityProviderOptions = {
   config: Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets" | "api">;
@@ -107,7 +104,7 @@ export function createIdentityProvider({
         client_id: clientId,
         client_secret: config.secrets.oidcClient,
         client_name: "Portale clienti",
-        redirect_uris: [`${config.publicOrigin}/oauthcb`],
+        redirect_uris: [`${config.publicOrigin}${OAUTH_CALLBACK_PATH}`],
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_basic",

@@ -16,7 +16,7 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
 import { formEncoded } from "./client-credentials.ts";
 import { PORTAL_SCOPES } from "./provider.ts";
-import { LOGIN_PATH } from "../../shared/links.ts";
+import { LOGIN_PATH, OAUTH_CALLBACK_PATH } from "../../shared/links.ts";
 
 type RpConfig = Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets">;
 
@@ -93,7 +93,7 @@ export function createRelyingParty({
           // these as they are: they go in form-encoded (see client-credentials.ts).
           clientId: formEncoded(config.oidc.clientId),
           clientSecret: formEncoded(config.secrets.oidcClient),
-          redirectURI: `${config.publicOrigin}/oauthcb`,
+          redirectURI: `${config.publicOrigin}${OAUTH_CALLBACK_PATH}`,
           scopes: PORTAL_SCOPES,
           cookie: {
             name: stateCookieName,
@@ -249,7 +249,7 @@ export function createRelyingParty({
       if (session?.refreshToken) await endProviderSession(session.refreshToken);
       const headers = new Headers();
       headers.append("Set-Cookie", await sessionCookie.serialize("", { maxAge: 0 }));
-      return redirect(`/login/?${new URLSearchParams({ redirect: safeRedirectTarget(returnTo) })}`, { headers });
+      return redirect(`${LOGIN_PATH}?${new URLSearchParams({ redirect: safeRedirectTarget(returnTo) })}`, { headers });
     },
 
     /** The name of the session cookie: a browser that sends it is (or was) signed in. */

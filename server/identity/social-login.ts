@@ -6,9 +6,7 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import { createCookie } from "react-router";
 import type { AccountsService } from "../accounts/service.ts";
 import type { Config } from "../config.ts";
-
-/** The redirect URI registered at the upstream provider. */
-const SOCIAL_CALLBACK_PATH = "/accedi/social/callback";
+import { SOCIAL_LOGIN_CALLBACK_PATH } from "../../shared/links.ts";
 
 type Upstream = { authorization_endpoint: string; token_endpoint: string; jwks_uri: string; issuer: string };
 type PendingLogin = { uid: string; state: string; verifier: string; nonce: string };
@@ -38,7 +36,7 @@ export function createSocialLogin({
   const doneCookie = createCookie(`${prefix}portal_social_done`, { ...cookieOptions, maxAge: 2 * 60 });
   // Set when a sign-in starts from a social button outside the login screen (registration).
   const intentCookie = createCookie(`${prefix}portal_social_intent`, { ...cookieOptions, maxAge: 10 * 60 });
-  const redirectUri = `${config.publicOrigin}${SOCIAL_CALLBACK_PATH}`;
+  const redirectUri = `${config.publicOrigin}${SOCIAL_LOGIN_CALLBACK_PATH}`;
 
   let upstream: Promise<{ meta: Upstream; jwks: ReturnType<typeof createRemoteJWKSet> }> | null = null;
   function discover() {

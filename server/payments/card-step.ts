@@ -8,7 +8,7 @@
 //   - The sandbox (no keys): the card number posted with the form; a test card that asks for
 //     3-D Secure goes to the sandbox's authentication page, which returns as Stripe.js does.
 // `begin` answers what the page does next; `readReturn` tells what the page's address carries.
-import { cardStepReturnPath } from "../../shared/links.ts";
+import { cardStepReturnPath, sandboxSetupAuthenticationPath } from "../../shared/links.ts";
 import type { Logger } from "../logger.ts";
 import type { createSandboxGateway } from "./sandbox-gateway.ts";
 import type { createStripeCardStep } from "./stripe-card-step.ts";
@@ -39,9 +39,6 @@ export type CardStepReturn =
   | { kind: "hosted"; setupId: string; metadata: Record<string, string> }
   /** A session that is not this customer's, not complete, or not one at all. */
   | { kind: "invalid" };
-
-/** Where the sandbox's 3-D Secure page of a setup is. */
-const sandboxAuthenticationPath = (setupId: string) => `/pagamenti/prova/3ds/${encodeURIComponent(setupId)}/`;
 
 export function createCardStep({
   sandbox,
@@ -106,7 +103,7 @@ export function createCardStep({
       const card = await sandbox.confirmCard(setupId, cardNumber);
       switch (card.status) {
         case "requires_action":
-          return { kind: "redirect", to: sandboxAuthenticationPath(setupId) };
+          return { kind: "redirect", to: sandboxSetupAuthenticationPath(setupId) };
         case "succeeded":
           return { kind: "redirect", to: await settledReturn(page, setupId) };
         case "requires_payment_method":

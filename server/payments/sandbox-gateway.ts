@@ -12,6 +12,7 @@ import { isUniqueViolation } from "../db/errors.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "../../shared/payment-cards.ts";
 import type { Charge, PaymentGateway, Refund, Setup, SetupStatus } from "./gateway.ts";
+import { sandboxChargeAuthenticationPath } from "../../shared/links.ts";
 
 /**
  * What the bank does with later charges of a saved card: what its test number says, unless a
@@ -56,11 +57,6 @@ type ChargeData = {
   errorMessage: string | null;
   needsAuthentication?: boolean;
 };
-
-/** The sandbox's 3-D Secure page of a charge made with the customer present. */
-function sandboxChargeAuthenticationPath(chargeId: string): string {
-  return `/pagamenti/prova/3ds-addebito/${encodeURIComponent(chargeId)}/`;
-}
 
 /** The messages a provider would give the customer (Stripe's, in Italian). */
 export const SANDBOX_MESSAGES = {

@@ -10,7 +10,7 @@ import { redirect } from "react-router";
 import type { Route } from "./+types/route";
 import { servicesContext } from "../../../shared/context.ts";
 import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../../shared/checkout-messages.ts";
-import { checkoutOrderPath, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
+import { checkoutOrderPath, HOME_PATH, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
 import { readCardStepForm } from "../../lib/card-step.server";
 import { customerOf } from "../../lib/customer.server";
 import { cardSchema, cardStepCheck, checkoutFormSchema, couponSchema } from "../../lib/checkout-form.server";
@@ -26,7 +26,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
   const { checkout, payments, cardStep } = context.get(servicesContext);
   const order = await checkout.view(user.id, params.order);
-  if (!order) throw redirect("/");
+  if (!order) throw redirect(HOME_PATH);
 
   // The card step's return (spec §4): what the dialog says, from the setup and the attempt.
   const back = await cardStep.readReturn(user.id, new URL(request.url).searchParams);
@@ -67,7 +67,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const viaFetcher = form.get("mode") === "fetch";
   const page = checkoutOrderPath(params.order);
   const order = await checkout.view(user.id, params.order);
-  if (!order) throw redirect("/");
+  if (!order) throw redirect(HOME_PATH);
 
   switch (intent) {
     case "coupon-apply": {

@@ -11,6 +11,7 @@ import { normalizeEmail } from "../../accounts/service.ts";
 import { API_MESSAGES, ApiError, refused } from "../errors.ts";
 import { operation, type OperationContext } from "../operation.ts";
 import { idList, millis, toMillis, uuid } from "./fields.ts";
+import { HOME_PATH, LOGIN_PATH } from "../../../shared/links.ts";
 
 const userSchema = z.object({
   uuid: z.string(),
@@ -134,7 +135,7 @@ export const aaaOperations = [
       refusals: [429],
       async handle({ body, services, config, ip }) {
         const result = await services.passwordLinks.reset({ token: body.token, purpose, password: body.password, ip });
-        if (result.ok) return purpose === "reset" ? (true as const) : `${config.publicOrigin}/login/`;
+        if (result.ok) return purpose === "reset" ? (true as const) : `${config.publicOrigin}${LOGIN_PATH}`;
         if (result.reason === "rate_limited") throw rateLimited(result.retryAfterSeconds);
         throw new ApiError(400, MESSAGES.passwordNotSetText);
       },
@@ -323,14 +324,14 @@ export const aaaOperations = [
     result: z.url(),
     async handle({ body, services, config }) {
       if (!services.socialLogin.enabled) throw new ApiError(404, API_MESSAGES.socialLoginOff);
-      let target = "/";
+      let target = HOME_PATH;
       try {
         const url = new URL(body.url, config.publicOrigin);
         if (url.origin === config.publicOrigin) target = safeRedirectTarget(url.pathname + url.search);
       } catch {
         // Not an address: the customer goes home.
       }
-      return `${config.publicOrigin}/login/?${new URLSearchParams({ via: "social", redirect: target })}`;
+      return `${config.publicOrigin}${LOGIN_PATH}?${new URLSearchParams({ via: "social", redirect: target })}`;
     },
   }),
 ];
