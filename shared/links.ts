@@ -45,6 +45,9 @@ export const DELETE_ACCOUNT_PATH = page(href("/profile/delete-user"));
 /** Where account deletion ends: its confirmation, for the visitor it just signed out. */
 export const ACCOUNT_DELETED_PATH = page(href("/profile/delete-user/confermata"));
 
+/** Its dialog's id: the deletion sends the visitor to it (#…), so that without JavaScript the first Tab starts there. */
+export const ACCOUNT_DELETED_DIALOG_ID = "account-cancellato";
+
 /** The first access: the profile a new account completes. */
 export const FIRST_ACCESS_PATH = page(href("/profilo/primoaccesso"));
 

@@ -7,7 +7,7 @@ import type { Route } from "./+types/account-deleted";
 import { ModalDialog } from "../components/modal-dialog";
 import { getUser } from "../lib/auth.server";
 import { MESSAGES } from "../../shared/messages.ts";
-import { DELETE_ACCOUNT_PATH, HOME_PATH } from "../../shared/links.ts";
+import { ACCOUNT_DELETED_DIALOG_ID, DELETE_ACCOUNT_PATH, HOME_PATH } from "../../shared/links.ts";
 import { PageHeading } from "../components/page-heading";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
@@ -20,7 +20,7 @@ export default function AccountDeleted() {
     <section className="mx-auto max-w-2xl px-4 py-12">
       <PageHeading title={MESSAGES.deleteUserConfirmed}>Account cancellato</PageHeading>
       <p className="mt-3">Il tuo account è stato cancellato.</p>
-      <ModalDialog labelledBy="deleted-title" describedBy="deleted-text">
+      <ModalDialog id={ACCOUNT_DELETED_DIALOG_ID} labelledBy="deleted-title" describedBy="deleted-text">
         <h2 id="deleted-title" className="font-serif text-2xl font-bold text-brand">
           {MESSAGES.deleteUserConfirmed}
         </h2>

@@ -3,7 +3,7 @@
 // provider) and goes to the confirmation, which a signed-out visitor sees (account-deleted.tsx):
 // the modal 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
 import { Form, Link, redirect, useNavigation } from "react-router";
-import { ACCOUNT_DELETED_PATH, PREFERENCES_PATH } from "../../shared/links.ts";
+import { ACCOUNT_DELETED_DIALOG_ID, ACCOUNT_DELETED_PATH, PREFERENCES_PATH } from "../../shared/links.ts";
 import { requestContext, servicesContext } from "../../shared/context.ts";
 import type { Route } from "./+types/profile.delete-user";
 import { AlertBox } from "../components/form-fields";
@@ -32,7 +32,8 @@ export async function action({ context }: Route.ActionArgs) {
   log.info({ userId: user.id }, "account deleted");
   const headers = new Headers();
   headers.append("Set-Cookie", await context.get(servicesContext).auth.clearSessionCookie());
-  return redirect(ACCOUNT_DELETED_PATH, { headers });
+  // To its dialog: without JavaScript the page's first Tab then starts there, not behind it.
+  return redirect(`${ACCOUNT_DELETED_PATH}#${ACCOUNT_DELETED_DIALOG_ID}`, { headers });
 }
 
 export { clientAction, shouldRevalidate } from "../lib/form-route";
