@@ -84,7 +84,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         {/* First in the page: without JavaScript nothing can keep the focus in a dialog, but the first Tab reaches it. */}
         {data?.user && show === "userLogout" && <LogoutDialog storefrontLogoutUrl={data.storefrontLogoutUrl} />}
         {data?.user && show === "activateProduct" && <ActivationDialog />}
-        <a href={`#${MAIN_CONTENT_ID}`} className="skip-link">
+        <a href={`#${MAIN_CONTENT_ID}`} className="skip-link" onClick={skipToContent}>
           Vai al contenuto
         </a>
         {/* First in the page after the skip link, so that its close button is a Tab or two away. */}
@@ -101,6 +101,16 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </body>
     </html>
   );
+}
+
+/**
+ * 'Vai al contenuto' focuses the main content itself: with JavaScript the router would take the
+ * change of the address's fragment for a navigation and drop the reply on the page (a refused
+ * form's errors). Without JavaScript the link does it.
+ */
+function skipToContent(event: React.MouseEvent<HTMLAnchorElement>) {
+  event.preventDefault();
+  document.getElementById(MAIN_CONTENT_ID)?.focus();
 }
 
 /** The alert after a form submission that never reached the server (see lib/communication-failure). */

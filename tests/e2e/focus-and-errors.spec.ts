@@ -52,6 +52,18 @@ test("a refused registration says so first: the summary after the heading, the t
   await expectAccessible(page);
 });
 
+test("'Vai al contenuto' after a refused form keeps the reply: it moves the focus, it is not a navigation", async ({ page }) => {
+  await page.goto("/register/");
+  await pressButtonByKeyboard(page, "Crea account");
+  const summary = page.getByRole("main").locator("[data-error-summary]");
+  await expect(summary).toBeVisible();
+  await page.getByRole("link", { name: "Vai al contenuto" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("main")).toBeFocused();
+  await expect(summary).toBeVisible();
+  await expect(page).toHaveTitle(/^Errore: /);
+});
+
 test("a refused first-access step has the summary, the title and the focus too", async ({ page }) => {
   await registerAndSignIn(page, newEmail("focus.step"));
   await expect(page).toHaveTitle(/^Completa il tuo profilo: Professione \(passo 1 di 3\) · /);
