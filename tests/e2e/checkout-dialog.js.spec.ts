@@ -50,3 +50,19 @@ test("'Errore' closes with Escape or 'Chiudi', and the focus goes back to 'Compl
   await expect(dialog).toBeHidden();
   await expect(button).toBeFocused();
 });
+
+test("the same refusal twice: 'Errore', closed, comes back at the second 'Completa l'acquisto'", async ({ page }) => {
+  await newStudent(page);
+  await openEduCheckout(page);
+  await waitForHydration(page);
+  const button = page.getByRole("button", { name: "Completa l'acquisto" });
+  const dialog = errorDialog(page);
+  for (let press = 0; press < 2; press++) {
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toContainText("Devi accettare le condizioni di acquisto");
+    await expect(dialog).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toBeHidden();
+  }
+});

@@ -2,7 +2,7 @@
 // method with the card step, the terms, and 'Completa l'acquisto'; the summary beside it. While
 // the order waits for its card step the data are locked (as they were sent, terms included) and
 // only the card can be given again, or the payment given up.
-import { Fragment } from "react";
+import { Fragment, useState } from "react";
 import { Form, useNavigation } from "react-router";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { CardStepFields } from "../../components/card-step";
@@ -41,8 +41,10 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
   const clientNotice = usePaymentVerification(loaded);
   const card = useCardStep(stripeKey, actionData);
   const cardNotice = card.problem && { title: M.errorTitle, text: card.problem.text, seq: card.problem.seq };
-  const notice: Notice | null =
-    clientNotice ?? cardNotice ?? (reply.alert ? { title: reply.alert.title, text: reply.alert.text ?? "" } : loaded.notice);
+  const replyNotice = reply.alert ? { title: reply.alert.title, text: reply.alert.text ?? "" } : null;
+  const notice: Notice | null = clientNotice ?? cardNotice ?? replyNotice ?? loaded.notice;
+  // Each refusal shows its dialog again, one the same as the last too (a new key).
+  const replySeq = useReplySeq(isFormReply(actionData) ? actionData : undefined);
   // Spec §4: a second submit is blocked while one is in progress.
   const submitting = useNavigation().state !== "idle" || card.busy;
   // What was typed comes back with a refusal: the fields take it (a new key). The card's fields
@@ -63,7 +65,9 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
       {sandbox && <SandboxNotice />}
       <h1 className="font-serif text-3xl font-bold text-brand">Checkout</h1>
       <p className="mt-1 text-sm text-muted">Ordine n° {order.orderCode}</p>
-      {notice && <ErrorDialog key={`${notice.text}${notice.seq ?? ""}${typed}`} notice={notice} />}
+      {notice && (
+        <ErrorDialog key={`${notice.text}${notice.seq ?? ""}${notice === replyNotice ? replySeq : ""}`} notice={notice} />
+      )}
       {verifying && <VerifyingPayment />}
 
       <div className="mt-6 grid gap-8 lg:grid-cols-[1fr_22rem]">
@@ -187,4 +191,12 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
       )}
     </>
   );
+}
+
+/** A number that changes with each reply of the page's form (a new object each time). */
+function useReplySeq(actionData: unknown): number {
+  const [seen, setSeen] = useState({ actionData, seq: 0 });
+  // Adjusted while rendering, as React advises for state that follows a prop.
+  if (seen.actionData !== actionData) setSeen({ actionData, seq: seen.seq + 1 });
+  return seen.actionData === actionData ? seen.seq : seen.seq + 1;
 }
