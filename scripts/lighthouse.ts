@@ -5,7 +5,8 @@
 // professional in (first access done), and:
 //   1. runs Lighthouse (mobile profile: simulated slow 4G, 150 ms RTT, 1.6 Mbit/s, CPU ÷ 4) RUNS
 //      times on each page of the issue's table and prints the median LCP, FCP, TBT, CLS and bytes
-//      transferred with the target beside each. The login screen is measured from /login/ and its
+//      transferred (LCP and TBT with their worst run too) with the target beside each; a target
+//      holds when every run meets it. The login screen is measured from /login/ and its
 //      redirects' cost taken off ("≤ 1.2 s after the last redirect"); / signed out keeps its
 //      redirects (the spec's), with its own target;
 //   2. walks a whole purchase in Chromium with the network at DevTools' "Slow 3G" (400 ms RTT,
@@ -90,6 +91,8 @@ const median = (values: number[]) => {
   const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : Number.NaN;
 };
+/** The worst run's figure: a target holds only when it holds in every run (issue 30: "three runs in a row"). */
+const worst = (values: number[]) => (values.every(Number.isFinite) ? Math.max(...values) : Number.NaN);
 
 /** A page's run that Lighthouse could not record (its trace, now and then) is run again, up to this. */
 const RETRIES = 2;
@@ -119,23 +122,25 @@ async function measurePages(origin: string, cookie: string, checkoutPath: string
       failures.push(`Lighthouse on ${target.page}: ${error}`);
     const of = (pick: (figures: PageFigures) => number) => median(runs.map(pick));
     // "After the last redirect": what the redirects cost (Lighthouse's estimate) is taken off.
-    const lcp = of((r) => r.lcpMs - (target.afterRedirects ? r.redirectsMs || 0 : 0));
-    const tbt = of((r) => r.tbtMs);
-    const missed = lcp > target.lcpMs || (target.tbtMs !== undefined && tbt > target.tbtMs);
-    if (missed) failures.push(`${target.page}: LCP ${lcp.toFixed(0)} ms, TBT ${tbt.toFixed(0)} ms`);
+    const lcpOf = (r: PageFigures) => r.lcpMs - (target.afterRedirects ? r.redirectsMs || 0 : 0);
+    const [lcp, worstLcp] = [of(lcpOf), worst(runs.map(lcpOf))];
+    const [tbt, worstTbt] = [of((r) => r.tbtMs), worst(runs.map((r) => r.tbtMs))];
+    const missed = !(worstLcp <= target.lcpMs) || (target.tbtMs !== undefined && !(worstTbt <= target.tbtMs));
+    if (missed) failures.push(`${target.page}: worst run LCP ${worstLcp.toFixed(0)} ms, TBT ${worstTbt.toFixed(0)} ms`);
     return [
       target.page,
-      lcp.toFixed(0) + (target.afterRedirects ? ` (${of((r) => r.lcpMs).toFixed(0)} with them)` : ""),
+      `${lcp.toFixed(0)} (${worstLcp.toFixed(0)})` +
+        (target.afterRedirects ? `, ${of((r) => r.lcpMs).toFixed(0)} with them` : ""),
       `≤ ${target.lcpMs}`,
       of((r) => r.fcpMs).toFixed(0),
-      tbt.toFixed(0) + (target.tbtMs !== undefined ? ` (≤ ${target.tbtMs})` : ""),
+      `${tbt.toFixed(0)} (${worstTbt.toFixed(0)})` + (target.tbtMs !== undefined ? ` ≤ ${target.tbtMs}` : ""),
       of((r) => r.cls).toFixed(3),
       (of((r) => r.transferBytes) / 1000).toFixed(1),
       missed ? "MISSED" : "ok",
     ];
   });
   console.log();
-  table(["page", "LCP ms", "target", "FCP ms", "TBT ms", "CLS", "KB", ""], rows);
+  table(["page", "LCP ms (worst)", "target", "FCP ms", "TBT ms (worst)", "CLS", "KB", ""], rows);
 }
 
 function printJourney(title: string, steps: JourneyStep[], budgetMs: number) {
@@ -160,7 +165,9 @@ async function main() {
     if (ONLY !== "journey") {
       const { cookie } = await signedInProfessional(origin);
       const checkoutPath = await openCheckout(origin, cookie, EDU_PRODUCT_CODE);
-      console.log(`\nLighthouse, mobile profile (simulated slow 4G, CPU ÷ 4): median of ${RUNS} runs per page`);
+      console.log(
+        `\nLighthouse, mobile profile (simulated slow 4G, CPU ÷ 4): median (and worst) of ${RUNS} runs per page; a target holds when every run meets it`,
+      );
       await measurePages(origin, cookie, checkoutPath);
     }
     if (ONLY !== "pages") {
