@@ -6,14 +6,14 @@ import { Fragment, useState } from "react";
 import { Form, useNavigation } from "react-router";
 import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
 import { CardStepFields } from "../../components/card-step";
-import { AddressFields, BillingFields, PaymentMethods } from "../../components/checkout-form";
-import { CheckoutSummary } from "../../components/checkout-summary";
 import { CheckboxField, TextField } from "../../components/form-fields";
 import { SandboxNotice } from "../../components/sandbox-notice";
 import { readReply, type FormReply } from "../../lib/form-reply";
 import { useCardStep } from "../../lib/use-card-step";
 import type { loader } from "./route";
 import { ErrorDialog, type Notice } from "./error-dialog";
+import { AddressFields, BillingFields, PaymentMethods } from "./form-parts";
+import { CheckoutSummary } from "./order-summary";
 import { usePaymentVerification, VerifyingPayment } from "./payment-verification";
 
 type CheckoutData = Awaited<ReturnType<typeof loader>>;
@@ -71,7 +71,7 @@ export function CheckoutForm({ data: loaded, actionData }: { data: CheckoutData;
       {verifying && <VerifyingPayment />}
 
       <div className="mt-6 grid gap-8 lg:grid-cols-[1fr_22rem]">
-        {/* Before the form in the page as on a phone's screen (checkout-summary.tsx). */}
+        {/* Before the form in the page as on a phone's screen (order-summary.tsx). */}
         <CheckoutSummary order={order} editable={editable} />
         <Form
           method="post"
