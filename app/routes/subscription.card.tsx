@@ -13,9 +13,8 @@ import { SUBSCRIPTION_CARD_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts
 import { CardStepFields } from "../components/card-step";
 import { SandboxNotice } from "../components/sandbox-notice";
 import { AlertBox } from "../components/form-fields";
-import { readCardStepForm } from "../lib/card-step.server";
+import { cardSchema, readCardStepForm } from "../lib/card-step.server";
 import { customerOf } from "../lib/customer.server";
-import { cardSchema } from "../lib/checkout-form.server";
 import { readReply, type FormReply } from "../lib/form-reply";
 import { parseForm, refuse } from "../lib/form-reply.server";
 import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";

@@ -11,14 +11,14 @@ import type { Route } from "./+types/route";
 import { servicesContext } from "../../../shared/context.ts";
 import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../../shared/checkout-messages.ts";
 import { checkoutOrderPath, HOME_PATH, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
-import { readCardStepForm } from "../../lib/card-step.server";
+import { cardSchema, readCardStepForm } from "../../lib/card-step.server";
 import { customerOf } from "../../lib/customer.server";
-import { cardSchema, cardStepCheck, checkoutFormSchema, couponSchema } from "../../lib/checkout-form.server";
 import { refusalOf, type FormReply } from "../../lib/form-reply";
 import { documentTitle } from "../../components/page-title";
 import { parseForm, refuse } from "../../lib/form-reply.server";
 import { shouldRevalidateCardStep } from "../../lib/use-card-step";
 import { CheckoutForm } from "./checkout-form";
+import { cardStepCheck, checkoutFormSchema, couponSchema } from "./checkout-form.server";
 import { Closed, Confirmed } from "./order-outcome";
 import type { Notice } from "./error-dialog";
 
