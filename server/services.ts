@@ -12,7 +12,7 @@ import { createEmailChanges } from "./accounts/email-changes.ts";
 import { createSessionStore } from "./accounts/sessions.ts";
 import { createDevices } from "./accounts/devices.ts";
 import { createDataExports } from "./accounts/data-export.ts";
-import { createAccessTokens } from "./api/access-tokens.ts";
+import { createAccessTokens } from "./identity/access-tokens.ts";
 import { createAuditLog } from "./audit/service.ts";
 import { createReferenceData } from "./catalog/reference.ts";
 import { createCatalogService } from "./catalog/service.ts";
@@ -218,7 +218,7 @@ export async function createServices({
     signIn: createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin: config.publicOrigin, log }),
     emailChanges: createEmailChanges({ db, rateLimits, audit, mail, publicOrigin: config.publicOrigin, log, now, passwords }),
     identity,
-    /** The JSON API's bearer tokens (server/api/access-tokens.ts). */
+    /** The JSON API's bearer tokens (server/identity/access-tokens.ts). */
     apiAccess: createAccessTokens({
       provider,
       signingKeys: signingKeys as JWK[],

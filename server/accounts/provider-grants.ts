@@ -2,7 +2,7 @@
 // portal and its provider share a database, so the account console and a password change need no
 // round trip through the provider. A grant ended here is refused at once everywhere: its refresh
 // tokens are gone from the table, and the API checks every access token's grant
-// (server/api/access-tokens.ts).
+// (server/identity/access-tokens.ts).
 import { createHash } from "node:crypto";
 import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";

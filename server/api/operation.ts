@@ -4,14 +4,12 @@
 // disagree.
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import type { ApiCaller } from "../identity/access-tokens.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
 
 /** The modules of §7. `direct` holds the calls a client makes without the manifest (§7, "Direct calls"). */
 export type ApiModule = "aaa" | "pim" | "ecommerce" | "order" | "reader" | "media" | "direct";
-
-/** The caller proved by a bearer token: the customer, and the grant the token belongs to. */
-export type ApiCaller = { userId: string; grantId: string; clientId: string };
 
 export type OperationContext<Params, Query, Body> = {
   params: Params;

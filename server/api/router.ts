@@ -8,7 +8,7 @@ import { isStorableText, unstorableTextPath } from "../../shared/stored-text.ts"
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
-import type { AccessTokens } from "./access-tokens.ts";
+import type { AccessTokens } from "../identity/access-tokens.ts";
 import { italianIssue } from "../lib/italian-issues.ts";
 import { API_MESSAGES, ApiError, invalidInput } from "./errors.ts";
 import { clientAddress } from "../security/client-address.ts";

@@ -5,7 +5,9 @@
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import type Provider from "oidc-provider";
 import type { AccountsService } from "../accounts/service.ts";
-import type { ApiCaller } from "./operation.ts";
+
+/** The caller proved by a bearer token: the customer, and the grant the token belongs to. */
+export type ApiCaller = { userId: string; grantId: string; clientId: string };
 
 export type AccessTokenOptions = {
   provider: Provider;
