@@ -11,17 +11,20 @@ import type { Services } from "../services.ts";
 /** The modules of §7. `direct` holds the calls a client makes without the manifest (§7, "Direct calls"). */
 export type ApiModule = "aaa" | "pim" | "ecommerce" | "order" | "reader" | "media" | "direct";
 
-export type OperationContext<Params, Query, Body> = {
+export type OperationContext<Params, Query, Body, Caller extends ApiCaller | null = ApiCaller | null> = {
   params: Params;
   query: Query;
   body: Body;
-  /** Present when the operation needs a caller (`auth: "customer"`). */
-  caller: ApiCaller | null;
+  /** The customer a bearer token proved: always there for a customer operation, null for a public one. */
+  caller: Caller;
   ip: string;
   services: Services;
   config: Config;
   log: Logger;
 };
+
+/** What a customer operation's handler is given: the router refused the call that proved no caller. */
+export type CustomerContext<Params = unknown, Query = unknown, Body = unknown> = OperationContext<Params, Query, Body, ApiCaller>;
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -55,7 +58,7 @@ export type Operation<
   /** The result is an address the call is sent on to (302), not a JSON answer. */
   redirect?: boolean;
   /**
-   * The result is one page of a longer list (see `pagedOperation`): the handler answers
+   * The result is one page of a longer list (see `pagedCustomerOperation`): the handler answers
    * `{page, total}`, the client gets `{result: page}` and the total in `X-Total-Count`.
    */
   paged?: boolean;
@@ -84,35 +87,68 @@ function strict<S extends Schema | undefined>(schema: S): S {
 /** The query of an operation that takes none: any parameter is refused, not ignored. */
 const NO_QUERY = z.strictObject({});
 
-/**
- * Declares an operation; the schemas type its handler. Its query and body objects are made strict
- * here, so the router, the manifests and the OpenAPI document all see the schema that is enforced.
- */
-export function operation<
-  P extends Schema | undefined,
-  Q extends Schema | undefined,
-  B extends Schema | undefined,
-  R extends Schema,
->(op: Operation<P, Q, B, R>): Operation {
-  return { ...op, query: strict(op.query) ?? NO_QUERY, body: strict(op.body) } as unknown as Operation;
-}
-
 /** The header that tells a paged list's full length (a common name; CORS exposes it). */
 export const TOTAL_COUNT_HEADER = "X-Total-Count";
 
 /** What a paged operation's handler answers: the page the client asked for, and how many the whole list holds. */
 export type PageAnswer<T> = { page: T; total: number };
 
+type Auth = Operation["auth"];
+/** Who a handler is told calls: the customer its bearer token proved, or nobody in particular. */
+type CallerOf<A extends Auth> = A extends "customer" ? ApiCaller : null;
+
+/** An operation as its module declares it: the module and who may call it come from the helper that declares it. */
+type Declaration<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema,
+  A extends Auth,
+> = Omit<Operation<P, Q, B, R>, "module" | "auth" | "paged" | "handle"> & {
+  handle(context: OperationContext<Out<P>, Out<Q>, Out<B>, CallerOf<A>>): Promise<z.input<R>>;
+};
+
+/** A customer's list, one page at a time: its query takes `limit` and `offset` (see `listPage`). */
+type PagedDeclaration<P extends Schema | undefined, Q extends Schema | undefined, R extends z.ZodArray> = Omit<
+  Declaration<P, Q, undefined, R, "customer">,
+  "handle" | "body" | "redirect"
+> & {
+  handle(context: CustomerContext<Out<P>, Out<Q>, undefined>): Promise<PageAnswer<z.input<R>>>;
+};
+
 /**
- * Declares an operation whose result is one page of a list: its query takes `limit` and `offset`
- * (see `listPage`), its handler answers the page and the total, sent as `X-Total-Count`.
+ * An operation as the router, the manifests and the OpenAPI document see it. Its query and body
+ * objects are made strict here, so all of them see the schema that is enforced.
  */
-export function pagedOperation<P extends Schema | undefined, Q extends Schema | undefined, R extends z.ZodArray>(
-  op: Omit<Operation<P, Q, undefined, R>, "handle" | "paged" | "body" | "redirect"> & {
-    handle(context: OperationContext<Out<P>, Out<Q>, undefined>): Promise<PageAnswer<z.input<R>>>;
-  },
-): Operation {
-  return operation({ ...op, paged: true, handle: op.handle as never });
+function declared(module: ApiModule, auth: Auth, op: { query?: Schema; body?: Schema; paged?: boolean }): Operation {
+  return { module, auth, ...op, query: strict(op.query) ?? NO_QUERY, body: strict(op.body) } as Operation;
+}
+
+/** Declares a module's operations that `auth` lets call; their schemas type their handler. */
+const declarer =
+  <A extends Auth>(module: ApiModule, auth: A) =>
+  <P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema>(
+    op: Declaration<P, Q, B, R, A>,
+  ) =>
+    declared(module, auth, op);
+
+/**
+ * Declares the operations of one module (§7), which it names once. Who may call an operation is
+ * the helper that declares it: a customer operation's handler is given the caller its bearer
+ * token proved (the router refuses a call without one), a public one's none.
+ */
+export function operationsOf(module: ApiModule) {
+  return {
+    publicOperation: declarer(module, "public"),
+    customerOperation: declarer(module, "customer"),
+    /**
+     * The customer's list, one page at a time: its handler answers the page and the total, which
+     * the client gets in `X-Total-Count`.
+     */
+    pagedCustomerOperation: <P extends Schema | undefined, Q extends Schema | undefined, R extends z.ZodArray>(
+      op: PagedDeclaration<P, Q, R>,
+    ) => declared(module, "customer", { ...op, paged: true }),
+  };
 }
 
 /** The version of the API in every manifest-driven path. */

@@ -9,9 +9,13 @@ import { withRetryAfter } from "../../../shared/refusals.ts";
 import { safeRedirectTarget } from "../../../shared/safe-redirect.ts";
 import { normalizeEmail } from "../../accounts/service.ts";
 import { API_MESSAGES, ApiError, refused } from "../errors.ts";
-import { operation, type OperationContext } from "../operation.ts";
+import { operationsOf, type CustomerContext } from "../operation.ts";
 import { idList, millis, toMillis, uuid } from "./fields.ts";
 import { HOME_PATH, LOGIN_PATH } from "../../../shared/links.ts";
+
+const { publicOperation, customerOperation } = operationsOf("aaa");
+/** §7's direct calls: public, and outside the manifests. */
+const { publicOperation: directCall } = operationsOf("direct");
 
 const userSchema = z.object({
   uuid: z.string(),
@@ -31,11 +35,11 @@ const userSchema = z.object({
 });
 
 /** The caller's account as §3 names its fields. */
-async function userOf({ services, caller }: OperationContext<unknown, unknown, unknown>) {
+async function userOf({ services, caller }: CustomerContext) {
   const [profile, edu] = await Promise.all([
-    services.profiles.get(caller!.userId),
+    services.profiles.get(caller.userId),
     // EDU runs until then (null: it does not run now).
-    services.library.dashboard.eduState(caller!.userId),
+    services.library.dashboard.eduState(caller.userId),
   ]);
   // The token was checked against an active account; one deleted since is refused like it.
   if (!profile) throw new ApiError(401, MESSAGES.accountNotFound);
@@ -67,9 +71,9 @@ const resetBody = z.object({
 const tokenBody = z.object({ token: z.string().max(200) });
 
 /** The caller's own account, named by `uuid` in the body: another's is not found. */
-async function ownAccount({ body, caller, services }: OperationContext<unknown, unknown, { uuid: string }>) {
-  if (body.uuid !== caller!.userId) throw new ApiError(404, API_MESSAGES.notFound);
-  const profile = await services.profiles.get(caller!.userId);
+async function ownAccount({ body, caller, services }: CustomerContext<unknown, unknown, { uuid: string }>) {
+  if (body.uuid !== caller.userId) throw new ApiError(404, API_MESSAGES.notFound);
+  const profile = await services.profiles.get(caller.userId);
   // The token was checked against an active account; one deleted since is refused like it.
   if (!profile) throw refused(PROFILE_SAVE_REFUSALS.not_found);
   return profile;
@@ -88,15 +92,13 @@ const currentPasswordLocked = (retryAfterSeconds: number) =>
   refused(withRetryAfter(PASSWORD_CHANGE_REFUSALS.locked, retryAfterSeconds), retryAfterSeconds);
 
 export const aaaOperations = [
-  operation({
-    module: "direct",
+  directCall({
     model: "user",
     name: "register",
     method: "POST",
     path: "user/register/",
     refusals: [409, 429],
     summary: "Registra un nuovo cliente (username = email).",
-    auth: "public",
     body: z.object({
       username: accountFields.email,
       password: accountFields.password,
@@ -119,8 +121,7 @@ export const aaaOperations = [
     },
   }),
   ...(["reset", "migrated"] as const).map((purpose) =>
-    operation({
-      module: "direct",
+    directCall({
       model: purpose === "reset" ? "passwordreset" : "passwordresetfrommagento",
       name: "reset",
       method: "POST",
@@ -129,7 +130,6 @@ export const aaaOperations = [
         purpose === "reset"
           ? "Imposta la nuova password con il link ricevuto per email."
           : "Imposta la password di un account del vecchio negozio; risponde con l'indirizzo dove andare.",
-      auth: "public",
       body: resetBody,
       result: purpose === "reset" ? z.literal(true) : z.url(),
       refusals: [429],
@@ -141,14 +141,12 @@ export const aaaOperations = [
       },
     }),
   ),
-  operation({
-    module: "aaa",
+  publicOperation({
     model: "passwordreset",
     name: "request",
     method: "POST",
     path: "passwordreset/request/",
     summary: "Invia il link per reimpostare la password all'indirizzo dell'account.",
-    auth: "public",
     body: z.object({ username: accountFields.email }),
     refusals: [404, 429, 503],
     result: z.literal(true),
@@ -161,49 +159,42 @@ export const aaaOperations = [
     },
   }),
   ...(["reset", "migrated"] as const).map((purpose) =>
-    operation({
-      module: "aaa",
+    publicOperation({
       model: purpose === "reset" ? "passwordreset" : "passwordresetfrommagento",
       name: "verify",
       method: "POST",
       path: purpose === "reset" ? "passwordreset/verify/" : "passwordresetfrommagento/verify/",
       summary: "Se il link per la password si può ancora usare.",
-      auth: "public",
       body: tokenBody,
       result: z.boolean(),
       handle: ({ body, services }) => services.passwordLinks.isUsable(body.token, purpose),
     }),
   ),
-  operation({
-    module: "aaa",
+  customerOperation({
     model: "session",
     name: "tokeninfo",
     method: "GET",
     path: "session/tokeninfo/",
     summary: "Il cliente del token.",
-    auth: "customer",
     result: z.object({ user: userSchema }),
     async handle(context) {
       return { user: await userOf(context) };
     },
   }),
-  operation({
-    module: "aaa",
+  customerOperation({
     model: "user",
     name: "load",
     method: "POST",
     path: "user/load/",
     summary: "L'account del cliente (solo il proprio).",
-    auth: "customer",
     body: idList,
     result: z.array(userSchema),
     async handle(context) {
-      if (!context.body.includes(context.caller!.userId)) return [];
+      if (!context.body.includes(context.caller.userId)) return [];
       return [await userOf(context)];
     },
   }),
-  operation({
-    module: "aaa",
+  customerOperation({
     model: "user",
     name: "save",
     method: "POST",
@@ -211,7 +202,6 @@ export const aaaOperations = [
     refusals: [404],
     summary:
       "Salva i campi cambiati dell'account (come la pagina 'Il mio account': la professione non cambia più, i percorsi restano completi); l'email si cambia dal portale.",
-    auth: "customer",
     body: z.object({
       uuid,
       // The page's limits and the page's address rule.
@@ -261,15 +251,13 @@ export const aaaOperations = [
       return userOf(context);
     },
   }),
-  operation({
-    module: "aaa",
+  customerOperation({
     model: "user",
     name: "verifypassword",
     method: "POST",
     path: "user/verifypassword/",
     refusals: [404, 429],
     summary: "Se la password è quella dell'account (con i limiti dell'accesso: troppi errori la bloccano).",
-    auth: "customer",
     body: z.object({ uuid, password: z.string().max(200, MESSAGES.currentPasswordWrong) }),
     result: z.boolean(),
     async handle(context) {
@@ -279,8 +267,7 @@ export const aaaOperations = [
       return checked.matches;
     },
   }),
-  operation({
-    module: "aaa",
+  customerOperation({
     model: "user",
     name: "changepassword",
     method: "POST",
@@ -288,7 +275,6 @@ export const aaaOperations = [
     refusals: [404, 429],
     summary:
       "Cambia la password: con quella attuale (currentpassword) e la nuova (password). Dopo il cambio resta collegata solo l'app che l'ha chiesto: le altre sessioni finiscono.",
-    auth: "customer",
     body: z.object({
       uuid,
       currentpassword: z.string().min(1, MESSAGES.currentPasswordRequired).max(200, MESSAGES.currentPasswordWrong),
@@ -300,7 +286,7 @@ export const aaaOperations = [
       const user = await ownAccount(context);
       const result = await services.passwordChanges.change({
         user,
-        keep: { grantId: caller!.grantId },
+        keep: { grantId: caller.grantId },
         currentPassword: body.currentpassword,
         newPassword: body.password,
         ip,
@@ -310,8 +296,7 @@ export const aaaOperations = [
       throw refused(PASSWORD_CHANGE_REFUSALS[result.reason]);
     },
   }),
-  operation({
-    module: "aaa",
+  publicOperation({
     model: "session",
     name: "google-loginlink",
     method: "POST",
@@ -319,7 +304,6 @@ export const aaaOperations = [
     refusals: [404],
     summary:
       "L'indirizzo che avvia l'accesso con Google sul portale; al ritorno il cliente va a `url` (un indirizzo del portale, altrimenti alla home).",
-    auth: "public",
     body: z.object({ url: z.string().max(2000) }),
     result: z.url(),
     async handle({ body, services, config }) {

@@ -5,11 +5,13 @@
 import { z } from "zod";
 import { isOrderCode, isProductCode } from "../../lib/ids.ts";
 import { API_MESSAGES, ApiError } from "../errors.ts";
-import { operation } from "../operation.ts";
+import { operationsOf } from "../operation.ts";
 import type { Services } from "../../services.ts";
 import { orderOf, orderSchema } from "./order.ts";
 import { queryCount } from "./fields.ts";
 import { productOf, productSchema } from "./pim.ts";
+
+const { publicOperation, customerOperation } = operationsOf("ecommerce");
 
 /** An area code as the publisher names them (dashboard_studenti_top_right, dashboard_contatti). */
 const areaQuery = z.object({ areacode: z.string().regex(/^[a-z0-9_]{1,64}$/, API_MESSAGES.notFound) });
@@ -44,28 +46,24 @@ const promoBoxSchema = z.object({
 const contactBoxSchema = z.object({ title: z.string(), description: z.string(), url: z.string(), cta: z.string() });
 
 const productList = (name: string, path: string, summary: string, list: "journals" | "courses") =>
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "product",
     name,
     method: "GET",
     path,
     summary,
-    auth: "public",
     query: z.object({ limit }),
     result: z.array(productSchema),
     handle: async ({ query, services, config }) => (await services.products[list](query.limit)).map((p) => productOf(p, config)),
   });
 
 export const ecommerceOperations = [
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "boxdiscover",
     name: "getdiscover",
     method: "GET",
     path: "boxdiscover/getdiscover/",
     summary: "I prodotti da scoprire di un'area (per ISBN, nell'ordine della redazione); 404 per un'area sconosciuta.",
-    auth: "public",
     query: areaQuery,
     result: z.array(productSchema),
     refusals: [404],
@@ -74,14 +72,12 @@ export const ecommerceOperations = [
       return (await services.products.discover(query.areacode)).map((p) => productOf(p, config));
     },
   }),
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "boxpromoarea",
     name: "getbox",
     method: "GET",
     path: "boxpromoarea/getbox/",
     summary: "Il box promozionale di un'area, con i suoi riquadri (fino a 20); 404 per un'area sconosciuta o senza.",
-    auth: "public",
     query: areaQuery,
     result: promoBoxSchema,
     refusals: [404],
@@ -103,14 +99,12 @@ export const ecommerceOperations = [
       };
     },
   }),
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "boxcontactarea",
     name: "getbox",
     method: "GET",
     path: "boxcontactarea/getbox/",
     summary: "I box dei contatti di un'area, in ordine; 404 per un'area sconosciuta.",
-    auth: "public",
     query: areaQuery,
     result: z.array(contactBoxSchema),
     refusals: [404],
@@ -119,15 +113,13 @@ export const ecommerceOperations = [
       return services.library.dashboard.contactBoxes(query.areacode);
     },
   }),
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "product",
     name: "magento_getbooks",
     method: "GET",
     path: "product/getbooks/",
     summary:
       "I libri più recenti per gli studenti e i docenti (additionalfilters=student=1) o per i professionisti (legal_professions=1).",
-    auth: "public",
     query: z.object({
       additionalfilters: z.enum(["student=1", "legal_professions=1"], { error: API_MESSAGES.badFilter }).default("student=1"),
       limit,
@@ -140,14 +132,12 @@ export const ecommerceOperations = [
   }),
   productList("magento_getriviste", "product/getriviste/", "Le riviste più recenti.", "journals"),
   productList("magento_getcorsi", "product/getcorsi/", "I corsi più recenti.", "courses"),
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "product",
     name: "magento_getproductpage",
     method: "GET",
     path: "product/getproductpage/",
     summary: "Dove si acquista il prodotto con questo SKU (l'indirizzo della cassa).",
-    auth: "public",
     query: z.object({ sku: z.string().refine(isProductCode, API_MESSAGES.notFound) }),
     result: z.url(),
     refusals: [404],
@@ -158,40 +148,34 @@ export const ecommerceOperations = [
       return buylink;
     },
   }),
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "product",
     name: "product_search",
     method: "GET",
     path: "product/search/",
     summary: "I prodotti con questo ISBN (di solito uno: limit=1).",
-    auth: "public",
     query: z.object({ isbn: z.string().regex(/^[0-9X-]{10,17}$/i, API_MESSAGES.notFound), limit }),
     result: z.array(productSchema),
     handle: async ({ query, services, config }) =>
       (await services.products.byIsbn(query.isbn.replaceAll("-", ""), query.limit)).map((p) => productOf(p, config)),
   }),
-  operation({
-    module: "ecommerce",
+  publicOperation({
     model: "producttype",
     name: "producttype_search",
     publicCache: true,
     method: "GET",
     path: "producttype/search/",
     summary: "Tutti i tipi di prodotto (ebook, paper_flex, paper_hard, corso, rivista, abbonamento).",
-    auth: "public",
     result: z.array(z.object({ uuid: z.string(), code: z.string(), name: z.string() })),
     handle: async ({ services }) => (await services.products.types()).map((t) => ({ uuid: t.id, code: t.code, name: t.name })),
   }),
-  operation({
-    module: "ecommerce",
+  customerOperation({
     model: "order",
     name: "order_getlastuserorders",
     method: "GET",
     path: "order/getlastuserorders/",
     summary:
       "Gli ultimi ordini del cliente, num per pagina dalla pagina page (1, 2, …): onlyactive=1 solo quelli pagati, hidepaper=1 senza quelli di soli libri cartacei; con ordercode, solo quell'ordine.",
-    auth: "customer",
     query: z.object({
       onlyactive: flag,
       hidepaper: flag,
@@ -202,7 +186,7 @@ export const ecommerceOperations = [
     result: z.array(orderSchema),
     handle: async ({ query, caller, services }) =>
       (
-        await services.customerOrders.list(caller!.userId, {
+        await services.customerOrders.list(caller.userId, {
           activeOnly: query.onlyactive,
           hidePaper: query.hidepaper,
           orderCode: query.ordercode,
@@ -211,17 +195,15 @@ export const ecommerceOperations = [
         })
       ).map(orderOf),
   }),
-  operation({
-    module: "ecommerce",
+  customerOperation({
     model: "order",
     name: "order_getlastuserorder",
     method: "GET",
     path: "order/getlastuserorder/",
     summary: "L'ultimo ordine del cliente, o null.",
-    auth: "customer",
     result: orderSchema.nullable(),
     handle: async ({ caller, services }) => {
-      const [last] = await services.customerOrders.list(caller!.userId, { limit: 1 });
+      const [last] = await services.customerOrders.list(caller.userId, { limit: 1 });
       return last ? orderOf(last) : null;
     },
   }),

@@ -2,17 +2,17 @@
 // the address, and uses it as an image's source).
 import { z } from "zod";
 import { coverPath } from "../../../shared/links.ts";
-import { operation } from "../operation.ts";
+import { operationsOf } from "../operation.ts";
+
+const { publicOperation } = operationsOf("media");
 
 export const mediaOperations = [
-  operation({
-    module: "media",
+  publicOperation({
     model: "resource",
     name: "download",
     method: "GET",
     path: "resource/download/:resource/",
     summary: "La copertina con questa chiave (un rinvio all'immagine).",
-    auth: "public",
     params: z.object({ resource: z.string().regex(/^[a-z0-9-]{1,80}$/, "Risorsa non trovata") }),
     redirect: true,
     result: z.string(),

@@ -9,10 +9,12 @@ import type { CustomerOrders } from "../../commerce/customer-orders.ts";
 import { isProductCode } from "../../lib/ids.ts";
 import type { Services } from "../../services.ts";
 import { API_MESSAGES, ApiError, refused } from "../errors.ts";
-import { operation, pagedOperation, type OperationContext } from "../operation.ts";
+import { operationsOf, type CustomerContext, type OperationContext } from "../operation.ts";
 import { checkHubBody } from "./checkout-body.ts";
 import { orderCheckoutOf, orderCheckoutShape } from "./order-checkout-fields.ts";
 import { euros, idList, listPage, millis, toMillis, uuid } from "./fields.ts";
+
+const { publicOperation, customerOperation, pagedCustomerOperation } = operationsOf("order");
 
 /** An activation code as typed: trimmed, bounded (the service checks its shape and the rest). */
 const codeParam = z.object({ code: z.string().trim().min(1, API_MESSAGES.notFound).max(100, API_MESSAGES.notFound) });
@@ -120,8 +122,8 @@ const paymentOf = (p: PaymentRow): z.input<typeof paymentSchema> => ({
 });
 
 /** The caller's order, as the checkout sees it; someone else's (or none) is not found. */
-async function ownOrder({ services, caller }: OperationContext<unknown, unknown, unknown>, orderId: string) {
-  const order = await services.checkout.view(caller!.userId, orderId);
+async function ownOrder({ services, caller }: CustomerContext, orderId: string) {
+  const order = await services.checkout.view(caller.userId, orderId);
   if (!order) throw new ApiError(404, API_MESSAGES.notFound);
   return order;
 }
@@ -157,47 +159,41 @@ const namesOf = (names: Names, codes: readonly string[]) =>
     .map(([code, name]) => ({ code, name }));
 
 const referenceLoad = (model: string, summary: string, names: (services: Services) => Names | Promise<Names>) =>
-  operation({
-    module: "order",
+  publicOperation({
     model,
     name: "load",
     method: "POST",
     path: `${model}/load/`,
     summary,
-    auth: "public",
     body: codeList,
     result: z.array(codeName),
     handle: async ({ body, services }) => namesOf(await names(services), body),
   });
 
 export const orderOperations = [
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_verify_codiceattivazione",
     method: "GET",
     path: "order/verify_codiceattivazione/:code/",
     summary: "Se il codice di attivazione si può attivare ora (true) oppure no.",
-    auth: "customer",
     params: codeParam,
     result: z.boolean(),
     async handle({ params, caller, ip, services }) {
-      return (await services.library.activation.verify({ userId: caller!.userId, ip, code: params.code })) === "valid";
+      return (await services.library.activation.verify({ userId: caller.userId, ip, code: params.code })) === "valid";
     },
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_create_with_codiceattivazione",
     method: "POST",
     path: "order/create_with_codiceattivazione/:code/",
     refusals: [404, 409],
     summary: "Attiva il codice: l'ordine gratuito, il prodotto per 6 mesi.",
-    auth: "customer",
     params: codeParam,
     result: z.object({ order: z.string(), ordercode: z.string(), product: z.string(), expires: millis }),
     async handle({ params, caller, ip, services }) {
-      const result = await services.library.activation.activate({ userId: caller!.userId, ip, code: params.code });
+      const result = await services.library.activation.activate({ userId: caller.userId, ip, code: params.code });
       if (result.ok) {
         return {
           order: result.orderId,
@@ -210,18 +206,16 @@ export const orderOperations = [
     },
   }),
   ...(["myorders", "myactiveorders"] as const).map((name) =>
-    pagedOperation({
-      module: "order",
+    pagedCustomerOperation({
       model: "order",
       name,
       method: "GET",
       path: `order/${name}/`,
       summary: `${name === "myorders" ? "Gli ordini" : "Gli ordini pagati"} del cliente, dal più recente: limit da offset; il totale in X-Total-Count.`,
-      auth: "customer",
       query: listPage,
       result: z.array(orderSchema),
       async handle({ query, caller, services }) {
-        const { rows, total } = await services.customerOrders.orderPage(caller!.userId, {
+        const { rows, total } = await services.customerOrders.orderPage(caller.userId, {
           activeOnly: name === "myactiveorders",
           ...query,
         });
@@ -229,73 +223,63 @@ export const orderOperations = [
       },
     }),
   ),
-  pagedOperation({
-    module: "order",
+  pagedCustomerOperation({
     model: "order",
     name: "mypayments",
     method: "GET",
     path: "order/mypayments/",
     summary: "I pagamenti del cliente, dal più recente: limit da offset; il totale in X-Total-Count.",
-    auth: "customer",
     query: listPage,
     result: z.array(paymentSchema),
     async handle({ query, caller, services }) {
-      const { rows, total } = await services.customerOrders.paymentPage(caller!.userId, query);
+      const { rows, total } = await services.customerOrders.paymentPage(caller.userId, query);
       return { page: rows.map(paymentOf), total };
     },
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "load",
     method: "POST",
     path: "order/load/",
     summary: "Gli ordini del cliente con questi id (quelli di altri non ci sono).",
-    auth: "customer",
     body: idList,
     result: z.array(orderSchema),
-    handle: async ({ body, caller, services }) => (await services.customerOrders.load(caller!.userId, body)).map(orderOf),
+    handle: async ({ body, caller, services }) => (await services.customerOrders.load(caller.userId, body)).map(orderOf),
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "orderpayment",
     name: "load",
     method: "POST",
     path: "orderpayment/load/",
     summary: "I pagamenti del cliente con questi id.",
-    auth: "customer",
     body: idList,
     result: z.array(paymentSchema),
     handle: async ({ body, caller, services }) =>
-      (await services.customerOrders.payments(caller!.userId, { ids: body })).map(paymentOf),
+      (await services.customerOrders.payments(caller.userId, { ids: body })).map(paymentOf),
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_create_with_product_code",
     method: "POST",
     path: "order/create_with_product_code/:productcode/",
     refusals: [404, 409],
     summary: "Apre l'ordine del prodotto (o quello già aperto): l'id dell'ordine.",
-    auth: "customer",
     params: z.object({ productcode: z.string().refine(isProductCode, M.productUnavailable) }),
     result: z.string(),
     async handle({ params, caller, services }) {
-      const opened = await services.checkout.open(caller!.userId, params.productcode);
+      const opened = await services.checkout.open(caller.userId, params.productcode);
       if (opened.ok) return opened.orderId;
       if (opened.reason === "edu_active") throw new ApiError(409, M.eduAlreadyActive);
       throw new ApiError(404, M.productUnavailable);
     },
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_getpaymenthubs",
     method: "GET",
     path: "order/getpaymenthubs/:order/",
     refusals: [404],
     summary: "Come si può pagare l'ordine.",
-    auth: "customer",
     params: orderParam,
     result: z.array(hubSchema),
     async handle(context) {
@@ -303,15 +287,13 @@ export const orderOperations = [
       return [cardHub(context)];
     },
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_getpaymenthub",
     method: "GET",
     path: "order/getpaymenthub/:order/:hub/",
     refusals: [404],
     summary: "Una modalità di pagamento dell'ordine.",
-    auth: "customer",
     params: hubParam,
     result: hubSchema,
     async handle(context) {
@@ -320,8 +302,7 @@ export const orderOperations = [
       return cardHub(context);
     },
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_checkpaymenthub",
     method: "POST",
@@ -329,14 +310,13 @@ export const orderOperations = [
     refusals: [404, 409, 429],
     summary:
       "Con i dati dell'ordine: li controlla (spec §5) e avvia il pagamento. Senza corpo: dove sta il pagamento (e lo registra quando è riuscito).",
-    auth: "customer",
     params: hubParam,
     body: checkHubBody,
     result: hubState,
     async handle(context): Promise<z.input<typeof hubState>> {
       const { params, body, caller, services } = context;
       const order = await ownOrder(context, params.order);
-      const userId = caller!.userId;
+      const userId = caller.userId;
       if (Object.keys(body).length === 0) {
         const checked = await services.payments.check(userId, order.id);
         if (!checked) throw new ApiError(404, API_MESSAGES.notFound);
@@ -360,25 +340,22 @@ export const orderOperations = [
       throw refused(START_PAYMENT_REFUSALS[started.reason], retryAfter);
     },
   }),
-  operation({
-    module: "order",
+  customerOperation({
     model: "order",
     name: "order_resetpaymenthub",
     method: "POST",
     path: "order/resetpaymenthub/:order/",
     refusals: [404],
     summary: "Annulla il pagamento in corso: l'ordine torna modificabile.",
-    auth: "customer",
     params: orderParam,
     result: z.boolean(),
     async handle(context) {
       const order = await ownOrder(context, context.params.order);
-      return (await context.services.payments.reset(context.caller!.userId, order.id)).ok;
+      return (await context.services.payments.reset(context.caller.userId, order.id)).ok;
     },
   }),
   ...(["addcoupon", "rmcoupon"] as const).map((name) =>
-    operation({
-      module: "order",
+    customerOperation({
       model: "order",
       name: `order_${name}`,
       method: "POST",
@@ -388,7 +365,6 @@ export const orderOperations = [
         name === "addcoupon"
           ? "Applica il codice sconto all'ordine: true, oppure false se il codice non esiste, è scaduto o non vale per l'ordine."
           : "Toglie il codice sconto dall'ordine.",
-      auth: "customer",
       // A code no coupon can have (too long) finds none, as an unknown or expired one: `false`, not an error.
       params: orderParam.extend({
         code: z
@@ -400,24 +376,22 @@ export const orderOperations = [
       async handle(context) {
         const order = await ownOrder(context, context.params.order);
         const { checkout } = context.services;
-        const userId = context.caller!.userId;
+        const userId = context.caller.userId;
         return name === "addcoupon"
           ? checkout.applyCoupon(userId, order.id, context.params.code)
           : checkout.removeCoupon(userId, order.id);
       },
     }),
   ),
-  operation({
-    module: "order",
+  customerOperation({
     model: "orderitem",
     name: "load",
     method: "POST",
     path: "orderitem/load/",
     summary: "Le righe degli ordini del cliente con questi id.",
-    auth: "customer",
     body: idList,
     result: z.array(itemSchema),
-    handle: async ({ body, caller, services }) => (await services.customerOrders.items(caller!.userId, body)).map(itemOf),
+    handle: async ({ body, caller, services }) => (await services.customerOrders.items(caller.userId, body)).map(itemOf),
   }),
   referenceLoad("orderstatus", "Gli stati d'ordine con questi codici (new, waitforpayment, payed, …).", (services) =>
     services.customerOrders.statusNames(),

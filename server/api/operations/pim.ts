@@ -6,8 +6,10 @@ import type { CatalogProduct } from "../../catalog/products.ts";
 import { checkoutPath, coverPath } from "../../../shared/links.ts";
 import { MESSAGES } from "../../../shared/messages.ts";
 import { ApiError } from "../errors.ts";
-import { operation } from "../operation.ts";
+import { operationsOf } from "../operation.ts";
 import { euros, idList, millis, toMillis, uuid } from "./fields.ts";
+
+const { publicOperation } = operationsOf("pim");
 
 const option = z.object({ uuid: z.string(), name: z.string() });
 const coded = option.extend({ code: z.string() });
@@ -73,77 +75,65 @@ export function productOf(p: CatalogProduct, config: Pick<Config, "publicOrigin"
 }
 
 export const pimOperations = [
-  operation({
-    module: "pim",
+  publicOperation({
     model: "professione",
     name: "getall-professione",
     publicCache: true,
     method: "GET",
     path: "professione/getall/",
     summary: "Le professioni, per posizione.",
-    auth: "public",
     result: z.array(profession),
     handle: async ({ services }) => (await services.reference.professions()).map(asProfession),
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "professione",
     name: "load",
     method: "POST",
     path: "professione/load/",
     summary: "Le professioni con questi id.",
-    auth: "public",
     body: idList,
     result: z.array(profession),
     async handle({ body, services }) {
       return (await services.reference.professions()).filter((p) => body.includes(p.id)).map(asProfession);
     },
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "interesse",
     name: "getall-interesse",
     publicCache: true,
     method: "GET",
     path: "interesse/getall/",
     summary: "Gli interessi, per nome ('Altro' per ultimo).",
-    auth: "public",
     result: z.array(coded),
     handle: async ({ services }) => (await services.reference.interests()).map((i) => ({ ...asOption(i), code: i.code })),
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "materia",
     name: "getall-materia",
     publicCache: true,
     method: "GET",
     path: "materia/getall/",
     summary: "Le materie, per nome.",
-    auth: "public",
     result: z.array(option),
     handle: async ({ services }) => (await services.reference.subjects()).map(asOption),
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "universita",
     name: "getall-universita",
     publicCache: true,
     method: "GET",
     path: "universita/getall/",
     summary: "Le università, per nome.",
-    auth: "public",
     result: z.array(option),
     handle: async ({ services }) => (await services.reference.universities()).map(asOption),
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "corsolaurea",
     name: "getall-corsolaurea",
     publicCache: true,
     method: "GET",
     path: "corsolaurea/getall/",
     summary: "I corsi di laurea, per nome; con `universita`, solo quelli di un'università.",
-    auth: "public",
     query: z.object({ universita: uuid.optional() }),
     result: z.array(option.extend({ universita: z.string() })),
     async handle({ query, services }) {
@@ -156,26 +146,22 @@ export const pimOperations = [
       return wanted.map((c) => ({ ...asOption(c), universita: c.universityId }));
     },
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "product",
     name: "load",
     method: "POST",
     path: "product/load/",
     summary: "I prodotti con questi id, nell'ordine chiesto.",
-    auth: "public",
     body: idList,
     result: z.array(productSchema),
     handle: async ({ body, services, config }) => (await services.products.load(body)).map((p) => productOf(p, config)),
   }),
-  operation({
-    module: "pim",
+  publicOperation({
     model: "producttype",
     name: "load",
     method: "POST",
     path: "producttype/load/",
     summary: "I tipi di prodotto con questi id.",
-    auth: "public",
     body: idList,
     result: z.array(productType),
     handle: async ({ body, services }) =>

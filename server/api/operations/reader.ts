@@ -6,25 +6,25 @@
 import { z } from "zod";
 import { READER_MESSAGES as R } from "../../../shared/reader-messages.ts";
 import { API_MESSAGES, ApiError } from "../errors.ts";
-import { operation } from "../operation.ts";
+import { operationsOf } from "../operation.ts";
 import { millis, oneId, toMillis } from "./fields.ts";
+
+const { customerOperation } = operationsOf("reader");
 
 const notFound = () => new ApiError(404, API_MESSAGES.notFound);
 
 export const readerOperations = [
-  operation({
-    module: "reader",
+  customerOperation({
     model: "userproductsession",
     name: "status",
     method: "POST",
     path: "userproductsession/status/",
     refusals: [404],
     summary: "Lo stato di lettura del prodotto (il corpo: un elenco con il suo solo id).",
-    auth: "customer",
     body: oneId,
     result: z.object({ status: z.string(), startedreading: millis, ebook_is_expired: z.boolean(), expires: millis }),
     async handle({ body, caller, services }) {
-      const status = await services.library.reading.status({ userId: caller!.userId, productId: body[0]! });
+      const status = await services.library.reading.status({ userId: caller.userId, productId: body[0]! });
       if (!status) throw notFound();
       return {
         status: status.status,
@@ -34,19 +34,17 @@ export const readerOperations = [
       };
     },
   }),
-  operation({
-    module: "reader",
+  customerOperation({
     model: "userproductsession",
     name: "read",
     method: "POST",
     path: "userproductsession/read/",
     refusals: [403, 404],
     summary: "L'indirizzo che apre il prodotto nel lettore (il corpo: un elenco con il suo solo id).",
-    auth: "customer",
     body: oneId,
     result: z.object({ url: z.string() }),
     async handle({ body, caller, services, config }) {
-      const opened = await services.library.reading.open({ userId: caller!.userId, productId: body[0]! });
+      const opened = await services.library.reading.open({ userId: caller.userId, productId: body[0]! });
       if (opened.ok) return { url: new URL(opened.url, config.publicOrigin).href };
       if (opened.reason === "expired") throw new ApiError(403, R.accessExpired);
       throw notFound();
