@@ -141,7 +141,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
       });
       if (!row) return null;
       if (at.getTime() - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
-        await idempotent(() => db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash)));
+        await idempotent(db, () => db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.idHash, row.session.idHash)));
       }
       return row;
     },

@@ -17,6 +17,15 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
     database = await createTestDatabase({ migrate: false });
   });
   afterAll(() => database.destroy());
+  /** How long `work` took to settle, and whether it failed. */
+  const timed = async (work: () => PromiseLike<unknown>) => {
+    const started = performance.now();
+    const failed = await Promise.resolve(work()).then(
+      () => false,
+      () => true,
+    );
+    return { failed, ms: performance.now() - started };
+  };
 
   it("fails the transaction whose connection the server ends, and goes on with a new connection", async () => {
     const errors: Error[] = [];
@@ -133,11 +142,25 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
       await vi.waitFor(async () => expect(await count()).toBe(1), { timeout: 5_000, interval: 20 });
     });
 
+    it("does not run again a select that draws on a sequence: the value it drew is spent", async () => {
+      await open();
+      await admin.query("drop sequence if exists outage_sequence");
+      await admin.query("create sequence outage_sequence");
+      const drawn = start(handle.db.execute(sql`select nextval('outage_sequence') as n, 'probe-nextval', pg_sleep(0.2)`)).then(
+        () => "answered",
+        (error: Error) => codeOf(error.cause as Error),
+      );
+      await running("probe-nextval");
+      relay.cutAll();
+      expect(await drawn).toMatch(/Connection terminated|ECONNRESET/);
+      expect((await admin.query("select last_value from outage_sequence")).rows).toEqual([{ last_value: "1" }]);
+    });
+
     it("runs again a write its caller says is idempotent", async () => {
       await open();
       await admin.query("create table if not exists outage_upsert (k int primary key, v int)");
       await admin.query("truncate outage_upsert");
-      const upsert = idempotent(() =>
+      const upsert = idempotent(handle.db, () =>
         handle.db.execute(
           sql`insert into outage_upsert select 1, 7 from pg_sleep(0.2) where 'probe-upsert' <> ''
               on conflict (k) do update set v = excluded.v`,
@@ -147,6 +170,18 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
       relay.cutAll();
       await upsert;
       expect((await admin.query("select k, v from outage_upsert")).rows).toEqual([{ k: 1, v: 7 }]);
+    });
+
+    it("runs an idempotent write again only within the database's outage wait", async () => {
+      await open(300);
+      await handle.db.execute(sql`select 1`); // a pooled connection, which the outage ends
+      relay.cutAll();
+      await relay.refuse();
+      // Outside a request, as a job's or a command's: the database's wait bounds it, not a longer one of its own.
+      const write = await timed(() => idempotent(handle.db, () => handle.db.execute(sql`insert into outage_probe values (1)`)));
+      expect(write.failed).toBe(true);
+      expect(write.ms).toBeLessThan(300 + 1_000);
+      expect(waitedOut.map(codeOf)).toContain("ECONNREFUSED");
     });
 
     it("fails once the outage lasts longer than it waits, and does not repeat SQL errors", async () => {
@@ -183,16 +218,6 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
       await handle.close();
       await relay.close();
     });
-    /** How long `work` took to settle, and whether it failed. */
-    const timed = async (work: () => PromiseLike<unknown>) => {
-      const started = performance.now();
-      const failed = await Promise.resolve(work()).then(
-        () => false,
-        () => true,
-      );
-      return { failed, ms: performance.now() - started };
-    };
-
     it("fails readiness, reads, writes and transactions within their bounds, and recovers", async () => {
       await handle.db.execute(sql`select 1`); // a pooled connection, which the hang freezes
       await relay.blackhole();

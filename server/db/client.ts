@@ -13,7 +13,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { reconnecting, retryUnstartedTransactions } from "./reconnecting-pool.ts";
+import { reconnecting, reconnectingDatabase } from "./reconnecting-pool.ts";
 import { ANSWER_MARGIN_MS, DEFAULT_DATABASE_TIMEOUTS, KEEP_ALIVE_DELAY_MS, type DatabaseTimeouts } from "./timeouts.ts";
 import * as schema from "./schema.ts";
 import { MIGRATIONS_FOLDER } from "./schema-version.ts";
@@ -115,7 +115,7 @@ function openPostgres({
   // statement rejects), and the pool discards it on release, as it is no longer queryable.
   pool.on("connect", (client) => client.on("error", (error) => onConnectionError?.(error)));
   const db = drizzlePg({ client: pool, schema, logger });
-  retryUnstartedTransactions(db, outages);
+  reconnectingDatabase(db, outages);
   return {
     db,
     kind: "postgres",

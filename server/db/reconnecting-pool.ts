@@ -8,12 +8,13 @@
 //     its work had not started;
 //   - a statement outside a transaction whose connection was already dead when it was sent ("not
 //     queryable"): the server never saw it;
-//   - a statement outside a transaction that only reads (a `select` without a lock) whose
-//     connection was lost while it ran: running it again changes nothing.
+//   - a statement outside a transaction that only reads (a `select` that neither locks rows nor
+//     draws on a sequence) whose connection was lost while it ran: running it again changes nothing.
 // A write whose connection was lost while it ran is not repeated: it may have been committed just
 // before the connection went. Neither is a statement inside a transaction: the transaction is gone
 // with its connection, and only its caller can decide to start again. A caller whose write ends
-// in the same state however often it runs says so with `idempotent`, which repeats it.
+// in the same state however often it runs says so with `idempotent`, which repeats it within the
+// database's own outage wait.
 //
 // The wait is a budget per request (`withinOutageBudget`, opened by the HTTP app for each request),
 // not per statement: a page of five statements met by an outage waits it out once, not five times.
@@ -54,13 +55,16 @@ function isConnectionError(error: unknown): error is Error {
   return LOST_CONNECTION.test(error.message) || isConnectionError(error.cause);
 }
 
-/** A single `select` that takes no row lock: repeating it on another connection changes nothing. */
+/** A `select` that locks rows (`for update`, `for share` and their kinds). */
+const LOCKING_READ = /\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i;
+/** A `select` that advances or sets a sequence: its value is spent even when its answer is lost. */
+const SEQUENCE_WRITE = /\b(nextval|setval)\s*\(/i;
+
+/** A single `select` that changes nothing: repeating it on another connection is safe. */
 function isReadOnlyStatement(text: string): boolean {
-  return /^\s*select\b/i.test(text) && !/\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i.test(text);
+  return /^\s*select\b/i.test(text) && !LOCKING_READ.test(text) && !SEQUENCE_WRITE.test(text);
 }
 
-/** Long enough for a restart or a failover; a request waiting longer gets the error page. */
-const OUTAGE_WAIT_MS = 10_000;
 const FIRST_PAUSE_MS = 50;
 const LONGEST_PAUSE_MS = 500;
 
@@ -242,12 +246,25 @@ function dropUnanswered(client: pg.PoolClient) {
   }) as typeof client.query;
 }
 
+/** The outage wait of each database over a reconnecting pool (`reconnectingDatabase`), for `idempotent`. */
+const outageWaits = new WeakMap<Database, ReconnectOptions>();
+
+/**
+ * Makes the database over a reconnecting pool (above) repeat, within the pool's outage wait, what
+ * the pool cannot tell is safe by itself: a transaction whose work had not begun, and a write its
+ * caller marks `idempotent`.
+ */
+export function reconnectingDatabase(db: Database, options: ReconnectOptions): void {
+  outageWaits.set(db, options);
+  retryUnstartedTransactions(db, options);
+}
+
 /**
  * Repeats a transaction that failed before its work began (its `begin` met a lost connection),
  * within the outage wait. One whose work began is never repeated here: the work may do more than
  * write to the database, and only its caller knows whether it can run twice.
  */
-export function retryUnstartedTransactions(db: Database, options: ReconnectOptions): void {
+function retryUnstartedTransactions(db: Database, options: ReconnectOptions): void {
   const begin = db.transaction.bind(db);
   db.transaction = ((work, config) => {
     let started = false;
@@ -264,10 +281,14 @@ export function retryUnstartedTransactions(db: Database, options: ReconnectOptio
 }
 
 /**
- * Runs `write` again when its connection was lost, within the outage wait. Only for writes that
- * leave the same state however many times they run (an upsert of the same values, a delete, a
- * column set to a given value): the first run may have been committed before the connection went.
+ * Runs `write` on `db` again when its connection was lost, within the database's outage wait (in
+ * a request, what is left of the request's budget). Only for writes that leave the same state
+ * however many times they run (an upsert of the same values, a delete, a column set to a given
+ * value): the first run may have been committed before the connection went. The embedded
+ * database (PGlite) runs in this process: it has no connection to lose, and `write` runs once.
  */
-export function idempotent<T>(write: () => PromiseLike<T>): Promise<T> {
-  return withRetries({ outageWaitMs: OUTAGE_WAIT_MS }, async () => write(), isConnectionError);
+export function idempotent<T>(db: Database, write: () => PromiseLike<T>): Promise<T> {
+  const options = outageWaits.get(db);
+  if (!options) return Promise.resolve(write());
+  return withRetries(options, async () => write(), isConnectionError);
 }

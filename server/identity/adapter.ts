@@ -29,7 +29,7 @@ export function createAdapterClass(db: Database, now: Clock = systemClock) {
         uid: payload.uid ?? null,
         expiresAt: expiresIn ? new Date(now().getTime() + expiresIn * 1000) : null,
       };
-      await idempotent(() =>
+      await idempotent(db, () =>
         db
           .insert(oidcPayloads)
           .values(row)
@@ -77,11 +77,11 @@ export function createAdapterClass(db: Database, now: Clock = systemClock) {
     }
 
     async destroy(id: string): Promise<void> {
-      await idempotent(() => db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.type), eq(oidcPayloads.id, id))));
+      await idempotent(db, () => db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.type), eq(oidcPayloads.id, id))));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await idempotent(() => db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId)));
+      await idempotent(db, () => db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId)));
     }
   };
 }
