@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { startPostgresRelay, type PostgresRelay } from "../../tests/support/postgres-relay.ts";
+import { timed } from "../../tests/support/timed.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
 import { idempotent, withinOutageBudget } from "./reconnecting-pool.ts";
 
@@ -17,15 +18,6 @@ describe.runIf(process.env.TEST_DATABASE === "postgres")("the PostgreSQL pool", 
     database = await createTestDatabase({ migrate: false });
   });
   afterAll(() => database.destroy());
-  /** How long `work` took to settle, and whether it failed. */
-  const timed = async (work: () => PromiseLike<unknown>) => {
-    const started = performance.now();
-    const failed = await Promise.resolve(work()).then(
-      () => false,
-      () => true,
-    );
-    return { failed, ms: performance.now() - started };
-  };
 
   it("fails the transaction whose connection the server ends, and goes on with a new connection", async () => {
     const errors: Error[] = [];

@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from "../../tests/support/own-postgres.ts";
+import { timed } from "../../tests/support/timed.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
 import { withinOutageBudget } from "./reconnecting-pool.ts";
 
@@ -23,15 +24,6 @@ describe.runIf(process.env.TEST_DATABASE === "postgres" && ownPostgresAvailable)
     await handle?.close();
     server?.stop();
   });
-
-  const timed = async (work: () => PromiseLike<unknown>) => {
-    const started = performance.now();
-    const failed = await Promise.resolve(work()).then(
-      () => false,
-      () => true,
-    );
-    return { failed, ms: performance.now() - started };
-  };
 
   it("is unready, and fails a request's statements, within their bounds; then goes on once thawed", async () => {
     await handle.db.execute(sql`select 1`);
