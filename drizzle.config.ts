@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // migrations are applied by the server at start-up (server/db/migrate.ts).
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./server/db/schema.ts",
+  schema: "./server/db/schema/index.ts",
   out: "./server/db/migrations",
 });

@@ -26,7 +26,7 @@ import {
 import { INVOICE_STATES, RESEND_DAYS } from "../server/invoices/sdi-outcomes.ts";
 import { listRefunds, refundOrder, showOrder, type RefundResult, type RefundRow } from "../server/operators/orders.ts";
 import type { OrderRefundRequest } from "../server/commerce/order-refunds.ts";
-import { ACTIVATION_CODE_KINDS, type InvoiceType } from "../server/db/schema.ts";
+import { ACTIVATION_CODE_KINDS, type InvoiceType } from "../server/db/schema/index.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
 import { STAMP_DUTY_CENTS } from "../server/invoices/fatturapa.ts";
 import { table, when, withOperatorServices } from "./operator-runtime.ts";

@@ -39,7 +39,7 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { Database } from "../server/db/client.ts";
-import * as schema from "../server/db/schema.ts";
+import * as schema from "../server/db/schema/index.ts";
 import { periodStart } from "../shared/subscription.ts";
 import { openCheckout } from "./bench/checkout.ts";
 import { quantile, table } from "./bench/figures.ts";

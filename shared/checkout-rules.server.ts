@@ -6,7 +6,7 @@
 // dialog 'Errore' shows.
 import { z } from "zod";
 import type { CheckoutDetails } from "../server/commerce/checkout.ts";
-import type { PostalAddress } from "../server/db/schema.ts";
+import type { PostalAddress } from "../server/db/schema/index.ts";
 import {
   isBodyFiscalCode,
   isCap,

@@ -37,7 +37,7 @@ import {
   universities,
   userInterests,
   users,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { refundsOfPayments } from "../payments/refunds.ts";
 
 /** Identifies the export's layout for whoever reads it later. */

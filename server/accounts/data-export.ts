@@ -3,7 +3,7 @@
 // per account, since each download reads the whole account; every download is in the audit log.
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { users } from "../db/schema.ts";
+import { users } from "../db/schema/index.ts";
 import type { AuditLog } from "../audit/service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { RateLimits } from "../security/rate-limits.ts";

@@ -9,7 +9,7 @@
 // customer who lost a phone is then signed out of its app as well.
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { auditLog } from "../db/schema.ts";
+import { auditLog } from "../db/schema/index.ts";
 import type { AuditLog } from "../audit/service.ts";
 import { endGrant, endOtherProviderSessions, grantOfSession, listGrants } from "./provider-grants.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";

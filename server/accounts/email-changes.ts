@@ -14,7 +14,7 @@ import { and, eq, gt, isNull, ne } from "drizzle-orm";
 import { createAuditLog, type AuditLog } from "../audit/service.ts";
 import type { Database } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { emailChangeRequests, users } from "../db/schema.ts";
+import { emailChangeRequests, users } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { emailChangeConfirmationMail, emailChangeNoticeMail, emailChangeTakenMail } from "../mail/templates.ts";
 import type { MailService } from "../mail/service.ts";

@@ -11,7 +11,7 @@ import { createTestServices } from "../../tests/support/services.ts";
 import { testConfig } from "../../tests/support/config.ts";
 import { afterStart, MINUTE, START } from "../../tests/support/clock.ts";
 import { startSmtpServer } from "../../tests/support/smtp.ts";
-import { emailChangeRequests, mailOutbox, passwordResetTokens, users } from "../db/schema.ts";
+import { emailChangeRequests, mailOutbox, passwordResetTokens, users } from "../db/schema/index.ts";
 import type { Services } from "../services.ts";
 
 describe("rows and the mails they owe", () => {

@@ -11,7 +11,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { AuditLog } from "../audit/service.ts";
-import { users } from "../db/schema.ts";
+import { users } from "../db/schema/index.ts";
 import { endOtherProviderSessions, grantOfSession } from "./provider-grants.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { isValidPassword } from "../../shared/password-rule.ts";

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Database, Queryable, Transaction } from "../db/client.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
-import { passwordResetTokens, users } from "../db/schema.ts";
+import { passwordResetTokens, users } from "../db/schema/index.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;

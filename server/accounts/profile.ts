@@ -25,7 +25,7 @@ import {
   users,
   orders,
   savedCheckoutDetails,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
 import { isEmail, isMobile, normalizeMobile } from "../../shared/contact-rules.ts";
 import { personalKeys } from "../security/rate-limits.ts";

@@ -2,7 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
-import { users } from "../db/schema.ts";
+import { users } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 

@@ -4,7 +4,7 @@ import { createAccountsService } from "./service.ts";
 import { createSessionStore, SESSION_ABSOLUTE_TIMEOUT_MS, SESSION_IDLE_TIMEOUT_MS, type ProviderTokens } from "./sessions.ts";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { sessions } from "../db/schema.ts";
+import { sessions } from "../db/schema/index.ts";
 
 let database: TestDatabase;
 let userId: string;

@@ -5,7 +5,7 @@ import { and, asc, desc, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { idempotent } from "../db/reconnecting-pool.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
-import { sessions, users } from "../db/schema.ts";
+import { sessions, users } from "../db/schema/index.ts";
 import type { SessionUser } from "./service.ts";
 
 /** A session unused this long ends (a week without visits). */

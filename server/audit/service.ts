@@ -4,7 +4,7 @@
 // command's own summary (a batch, a product, an amount), never a code in clear.
 import { desc, eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { AUDIT_EVENTS, auditLog, type AuditEvent } from "../db/schema.ts";
+import { AUDIT_EVENTS, auditLog, type AuditEvent } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
 export type AuditDetails = {

@@ -4,7 +4,7 @@
 // (server/accounts/profile.ts), so a cached list can only lag in what is shown.
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { degreeCourses, interests, professions, subjects, universities } from "../db/schema.ts";
+import { degreeCourses, interests, professions, subjects, universities } from "../db/schema/index.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
 import { isUuid } from "../lib/uuid.ts";
 

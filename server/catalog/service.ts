@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { productTypes, products } from "../db/schema.ts";
+import { productTypes, products } from "../db/schema/index.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
 import { etagOf, renderCoverSvg, type CoverInfo } from "../media/cover-svg.ts";
 

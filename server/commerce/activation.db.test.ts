@@ -15,7 +15,7 @@ import {
   rateLimits,
   users,
   type ActivationCodeKind,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { createRateLimits, RATE_LIMIT_POLICIES, type RateLimits } from "../security/rate-limits.ts";
 import { createActivation, type Activation } from "./activation.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "../library/codes.ts";

@@ -13,7 +13,7 @@ import {
   activationRedemptions,
   products,
   type ActivationCodeKind,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import type { RateLimits } from "../security/rate-limits.ts";
 import { formatCode, generateCode, hashCode, normalizeCode } from "../library/codes.ts";
 import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";

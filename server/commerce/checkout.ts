@@ -20,7 +20,7 @@ import {
   type PaymentAttemptStatus,
   type PaymentHub,
   type PostalAddress,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isProductCode } from "../lib/ids.ts";
 import { isUuid } from "../lib/uuid.ts";

@@ -3,7 +3,7 @@
 // (settlement.ts), and when an operator refunds the order (order-refunds.ts).
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
-import { couponRedemptions, coupons } from "../db/schema.ts";
+import { couponRedemptions, coupons } from "../db/schema/index.ts";
 
 /** Thrown by reserveCoupon, to undo the transaction it runs in: the code's caps were reached meanwhile. */
 export class CouponExhausted extends Error {}

@@ -4,7 +4,7 @@
 import { and, count, desc, eq, exists, inArray, notInArray, sql, type SQL } from "drizzle-orm";
 import { PAPER_TYPE_CODES } from "../../shared/commerce-constants.ts";
 import type { Database, Queryable } from "../db/client.ts";
-import { orderItems, orderStatuses, orders, payments } from "../db/schema.ts";
+import { orderItems, orderStatuses, orders, payments } from "../db/schema/index.ts";
 
 /**
  * Orders newest first by when they were paid (committed), those never paid by when they were made;

@@ -9,7 +9,7 @@
 // same.
 import { and, eq, ne } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
-import { orderItems, orders, payments, products, subscriptions, users } from "../db/schema.ts";
+import { orderItems, orders, payments, products, subscriptions, users } from "../db/schema/index.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import { eduActiveUntil } from "../library/entitlements.ts";
 import type { Logger } from "../logger.ts";

@@ -6,7 +6,7 @@
 // also conditional) wins or finds the order closed, never both.
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { orders } from "../db/schema.ts";
+import { orders } from "../db/schema/index.ts";
 
 /** Days an unsubmitted order stays open after its last change. */
 export const ABANDONED_ORDER_DAYS = 7;

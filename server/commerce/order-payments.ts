@@ -6,7 +6,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { lockCustomer } from "../db/customer-lock.ts";
-import { coupons, orderItems, orders } from "../db/schema.ts";
+import { coupons, orderItems, orders } from "../db/schema/index.ts";
 import type { JobRunner } from "../jobs/runner.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isUuid } from "../lib/uuid.ts";

@@ -12,7 +12,7 @@
 // EDU granted to start after access that a refund cut short moves back to where access now ends.
 import { and, asc, eq, or, type SQL } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
-import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions } from "../db/schema.ts";
+import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
 import { closeEduGap, endEntitlements } from "../library/entitlements.ts";
 import { lockCustomer } from "../db/customer-lock.ts";
 import { releaseCoupon } from "./coupon-uses.ts";

@@ -2,7 +2,7 @@
 // carts, checkout and payment on the same tables.
 import { eq, inArray } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
-import { orderItems, orders, products, productTypes } from "../db/schema.ts";
+import { orderItems, orders, products, productTypes } from "../db/schema/index.ts";
 import { newOrderCode } from "../lib/order-codes.ts";
 
 export type OrderLine = { productId: string; description: string; totalCents: number; monthlyPriceCents?: number | null };

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from "../../tests/support/datab
 import { insertOrder } from "../../tests/support/orders.ts";
 import { testConfig } from "../../tests/support/config.ts";
 import { createAccountsService } from "../accounts/service.ts";
-import { products } from "../db/schema.ts";
+import { products } from "../db/schema/index.ts";
 import { insertCompletedOrder } from "./orders.ts";
 import { createPurchases, type Purchases } from "./purchases.ts";
 import { PURCHASE_HISTORY_PAGE_SIZE } from "../../shared/commerce-constants.ts";

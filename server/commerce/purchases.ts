@@ -21,7 +21,7 @@ import {
   type BillingDetails,
   type OrderStatusCode,
   type PostalAddress,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import {
   OPEN_ORDER_STATUSES,
   ORDER_STATUS_BADGES,

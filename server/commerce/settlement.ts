@@ -14,7 +14,7 @@
 // months are subscription-charging.ts.
 import { and, eq } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client.ts";
-import { orderItems, orders, products, users } from "../db/schema.ts";
+import { orderItems, orders, products, users } from "../db/schema/index.ts";
 import type { JobRunner } from "../jobs/runner.ts";
 import { grantEntitlement } from "../library/entitlements.ts";
 import type { Logger } from "../logger.ts";

@@ -19,7 +19,7 @@
 // No transaction is held open across a call to the gateway.
 import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { subscriptionPeriods, subscriptions } from "../db/schema.ts";
+import { subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
 import { enqueueJob } from "../jobs/runner.ts";
 import { lockCustomer } from "../db/customer-lock.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";

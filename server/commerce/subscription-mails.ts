@@ -3,7 +3,7 @@
 // mail no longer true (a renewal notice after 'Disdici', a failed charge paid since) is not sent.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { orders, payments, products, subscriptionPeriods, subscriptions, users } from "../db/schema.ts";
+import { orders, payments, products, subscriptionPeriods, subscriptions, users } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { MailService } from "../mail/service.ts";
 import {

@@ -11,7 +11,7 @@ import {
   subscriptionPeriods,
   subscriptions,
   type PaymentGatewayName,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { enqueueJob } from "../jobs/runner.ts";
 import { extendEdu, grantEntitlement, type MovedGrant } from "../library/entitlements.ts";
 import {

@@ -6,7 +6,7 @@
 // subscription-mails.ts, the rows other services write subscription-records.ts.
 import { and, asc, desc, eq, inArray, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { orders, payments, products, subscriptionCardUpdates, subscriptionPeriods, subscriptions } from "../db/schema.ts";
+import { orders, payments, products, subscriptionCardUpdates, subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isGatewayRef } from "../lib/ids.ts";

@@ -8,7 +8,7 @@ import {
   products,
   type FaqPage,
   type LandingCardKind,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
 
 export type LandingCard = {

@@ -15,7 +15,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { reconnecting, reconnectingDatabase } from "./reconnecting-pool.ts";
 import { ANSWER_MARGIN_MS, DEFAULT_DATABASE_TIMEOUTS, KEEP_ALIVE_DELAY_MS, type DatabaseTimeouts } from "./timeouts.ts";
-import * as schema from "./schema.ts";
+import * as schema from "./schema/index.ts";
 import { MIGRATIONS_FOLDER } from "./schema-version.ts";
 
 type Schema = typeof schema;

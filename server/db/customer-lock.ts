@@ -2,7 +2,7 @@
 // of the same customer each take this lock first, in their own transaction.
 import { eq } from "drizzle-orm";
 import type { Transaction } from "./client.ts";
-import { users } from "./schema.ts";
+import { users } from "./schema/index.ts";
 
 /**
  * Serialises the changes of one customer: two activations of the same customer at once would

@@ -26,7 +26,7 @@ import {
   subjects,
   universities,
   users,
-} from "./schema.ts";
+} from "./schema/index.ts";
 import { DEMO_CUSTOMER } from "./seed/accounts.ts";
 
 const log = createLogger("silent");

@@ -6,7 +6,7 @@ import type { DatabaseHandle } from "./client.ts";
 import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
 import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";
 import { seedDemoCoupons } from "./seed/coupons.ts";
-import { products } from "./schema.ts";
+import { products } from "./schema/index.ts";
 import { seedDatabase, seedReferenceData } from "./seed/index.ts";
 import { warnOfNewerSchema } from "./schema-version.ts";
 

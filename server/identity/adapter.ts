@@ -6,7 +6,7 @@ import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import type { Database } from "../db/client.ts";
 import { idempotent } from "../db/reconnecting-pool.ts";
-import { oidcPayloads } from "../db/schema.ts";
+import { oidcPayloads } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 
 export function createAdapterClass(db: Database, now: Clock = systemClock) {

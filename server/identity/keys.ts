@@ -5,7 +5,7 @@ import { desc, isNull } from "drizzle-orm";
 import { exportJWK, generateKeyPair } from "jose";
 import type { JWK } from "jose";
 import type { Database } from "../db/client.ts";
-import { oidcSigningKeys } from "../db/schema.ts";
+import { oidcSigningKeys } from "../db/schema/index.ts";
 
 const ALGORITHM = "RS256";
 

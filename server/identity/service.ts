@@ -5,7 +5,7 @@ import { Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import type Provider from "oidc-provider";
 import type { Database } from "../db/client.ts";
-import { oidcPayloads } from "../db/schema.ts";
+import { oidcPayloads } from "../db/schema/index.ts";
 
 /**
  * oidc-provider reads its interaction cookie from a Node request. Route actions have a Fetch

@@ -7,7 +7,7 @@
 // set aside (rejected/, unknown/) and logged: never deleted.
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { invoiceTransmissions, sdiNotifications, type SdiNotificationType, type SdiOutcome } from "../db/schema.ts";
+import { invoiceTransmissions, sdiNotifications, type SdiNotificationType, type SdiOutcome } from "../db/schema/index.ts";
 import type { JobRunner } from "../jobs/runner.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../logger.ts";

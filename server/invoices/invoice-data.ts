@@ -12,7 +12,7 @@ import {
   subscriptionPeriods,
   type BillingDetails,
   type PostalAddress,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { billingAddress } from "./billing-address.ts";
 import { orderParts, sharesOf } from "../../shared/order-totals.ts";
 import { formatDate, withArticle } from "../../shared/format.ts";

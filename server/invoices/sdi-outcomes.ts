@@ -19,7 +19,7 @@ import {
   sdiNotifications,
   users,
   type BillingDetails,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { requeueJob } from "../jobs/runner.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isEmail } from "../../shared/contact-rules.ts";

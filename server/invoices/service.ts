@@ -26,7 +26,7 @@ import {
   paymentRefunds,
   payments,
   type InvoiceNumbering,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
 import type { Clock } from "../lib/clock.ts";
 import { isOrderCode } from "../lib/ids.ts";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { testConfig } from "../../tests/support/config.ts";
 import { ConfigError } from "../config.ts";
-import { products } from "../db/schema.ts";
+import { products } from "../db/schema/index.ts";
 import { checkTaxRegime, taxRegimeConflict } from "./tax-regime.ts";
 
 let database: TestDatabase;

@@ -4,7 +4,7 @@
 // where SDI's outcome is kept.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { invoices, invoiceTransmissions } from "../db/schema.ts";
+import { invoices, invoiceTransmissions } from "../db/schema/index.ts";
 
 /**
  * The row of the invoice's file called `fileName`, made from the invoice when it has none; null

@@ -15,7 +15,7 @@
 // or a sweep changes must be safe to run twice (a charge has its own claim and idempotency keys).
 import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
-import { jobs } from "../db/schema.ts";
+import { jobs } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { forEachConcurrently } from "../lib/concurrently.ts";
 import type { Logger } from "../logger.ts";

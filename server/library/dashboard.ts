@@ -14,7 +14,7 @@ import {
   promoBoxes,
   promoSmallBoxes,
   readingSessions,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { createTtlCache } from "../lib/ttl-cache.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../shared/library-constants.ts";

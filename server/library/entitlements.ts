@@ -2,7 +2,7 @@
 // abbonamentoedu product; `has_edu_upto` is its latest expiry.
 import { and, eq, gt, isNull, max, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable, Transaction } from "../db/client.ts";
-import { entitlements, products, type EntitlementSource } from "../db/schema.ts";
+import { entitlements, products, type EntitlementSource } from "../db/schema/index.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 
 export type Grant = {

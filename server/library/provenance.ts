@@ -5,7 +5,7 @@
 // dashboard's cards read the source from their own query (dashboard.ts) and cost nothing more.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { entitlements, orders, productTypes, products, subscriptionPeriods, subscriptions } from "../db/schema.ts";
+import { entitlements, orders, productTypes, products, subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { instalmentOf } from "../../shared/subscription.ts";
 import type { AccessGrant, ProductAccess } from "./types.ts";

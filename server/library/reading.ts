@@ -6,7 +6,7 @@
 // now may open, read or move through a product; anything refused writes nothing.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { ebookChapters, productTypes, products, readingSessions } from "../db/schema.ts";
+import { ebookChapters, productTypes, products, readingSessions } from "../db/schema/index.ts";
 import { isUuid } from "../lib/uuid.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";

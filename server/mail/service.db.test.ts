@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { MINUTE, START } from "../../tests/support/clock.ts";
 import { startSmtpServer, type TestSmtpServer } from "../../tests/support/smtp.ts";
-import { jobs, mailOutbox } from "../db/schema.ts";
+import { jobs, mailOutbox } from "../db/schema/index.ts";
 import { createJobRunner } from "../jobs/runner.ts";
 import { createLogger, type Logger } from "../logger.ts";
 import { createMailService } from "./service.ts";

@@ -16,7 +16,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Config } from "../config.ts";
 import type { Database, Queryable } from "../db/client.ts";
-import { mailOutbox } from "../db/schema.ts";
+import { mailOutbox } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { isUuid } from "../lib/uuid.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";

@@ -9,7 +9,7 @@ import { START } from "../../tests/support/clock.ts";
 import { testConfig } from "../../tests/support/config.ts";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
 import { createTestServices } from "../../tests/support/services.ts";
-import { auditLog, products, productTypes } from "../db/schema.ts";
+import { auditLog, products, productTypes } from "../db/schema/index.ts";
 import { seedReferenceData } from "../db/seed/index.ts";
 import type { Services } from "../services.ts";
 import { importCatalogue } from "./catalogue.ts";

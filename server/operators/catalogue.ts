@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { products, productTypes } from "../db/schema.ts";
+import { products, productTypes } from "../db/schema/index.ts";
 import { COMMERCE_TERMS } from "../db/seed/catalog.ts";
 import type { ProductTypeCode } from "../db/seed/types.ts";
 import { CsvError, parseCsv, type CsvRecord } from "../lib/csv.ts";

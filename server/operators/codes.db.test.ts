@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dayFromStart, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { activationCodes } from "../db/schema.ts";
+import { activationCodes } from "../db/schema/index.ts";
 import { forEachConcurrently } from "../lib/concurrently.ts";
 import { codesCsv, createCodes, disableBatch, listBatches } from "./codes.ts";
 import { OperatorError } from "./context.ts";

@@ -8,7 +8,7 @@ import {
   activationCodes,
   products,
   type ActivationCodeKind,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { isUuid } from "../lib/uuid.ts";
 import { checkInteger, OperatorError, productBySkuOrCode, recordOperation, validThrough, type Operator } from "./context.ts";
 

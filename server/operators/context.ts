@@ -5,7 +5,7 @@
 import { eq, or } from "drizzle-orm";
 import { createAuditLog } from "../audit/service.ts";
 import type { Database, Queryable } from "../db/client.ts";
-import { products, productTypes, users, type AuditEvent } from "../db/schema.ts";
+import { products, productTypes, users, type AuditEvent } from "../db/schema/index.ts";
 import type { Services } from "../services.ts";
 import { isProductCode } from "../lib/ids.ts";
 import { fromRomeWallClock } from "../../shared/subscription.ts";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { checkoutDetails } from "../../tests/support/checkout.ts";
 import { afterStart, dayFromStart, MINUTE, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { coupons, orders } from "../db/schema.ts";
+import { coupons, orders } from "../db/schema/index.ts";
 import { OperatorError } from "./context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "./coupons.ts";
 

@@ -15,7 +15,7 @@ import {
   subscriptionPeriods,
   subscriptions,
   users,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { accessTo, eduActiveUntil } from "../library/entitlements.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { periodStart } from "../../shared/subscription.ts";

@@ -2,7 +2,7 @@
 // for a request under GDPR art. 15 and 20), access given or taken away by hand, and signing them
 // out everywhere. What is read about them is server/accounts/customer-data.ts's.
 import { and, eq, ne, sql } from "drizzle-orm";
-import { entitlements, oidcPayloads, orders, sessions, subscriptions } from "../db/schema.ts";
+import { entitlements, oidcPayloads, orders, sessions, subscriptions } from "../db/schema/index.ts";
 import { customerData, customerSummary } from "../accounts/customer-data.ts";
 import { endEntitlements, grantEntitlement } from "../library/entitlements.ts";
 import { lockCustomer } from "../db/customer-lock.ts";

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { COMPANY_BILLING, PERSON_BILLING, SHIPMENT } from "../../tests/support/checkout.ts";
 import { DAY, HOUR, START } from "../../tests/support/clock.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
-import { invoices, jobs, paymentRefunds, payments, products, productTypes } from "../db/schema.ts";
+import { invoices, jobs, paymentRefunds, payments, products, productTypes } from "../db/schema/index.ts";
 import { REFUND_CHECK_INTERVAL_MS, requestRefund } from "../payments/refunds.ts";
 import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
 import { OperatorError } from "./context.ts";

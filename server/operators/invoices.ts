@@ -18,7 +18,7 @@ import {
   type ResendResult,
 } from "../invoices/sdi-outcomes.ts";
 import { correctedInvoice, InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
-import { paymentRefunds, type InvoiceType } from "../db/schema.ts";
+import { paymentRefunds, type InvoiceType } from "../db/schema/index.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 import { makePrivateDirSync, writePrivateFileSync } from "../lib/private-files.ts";
 

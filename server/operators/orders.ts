@@ -18,7 +18,7 @@ import {
   subscriptions,
   users,
   type RefundState,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { decideOrderRefund, OrderRefundRefused, type OrderRefundRequest } from "../commerce/order-refunds.ts";
 import { isOrderCode } from "../lib/ids.ts";
 import { InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";

@@ -14,7 +14,7 @@ import { DAY, HOUR } from "../../tests/support/clock.ts";
 import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
 import { operatorHarness } from "../../tests/support/operators.ts";
 import { BUYER_ERRORS, deliveryReceipt, drop, rejectionNotice } from "../../tests/support/sdi-notifications.ts";
-import { invoices, invoiceTransmissions, orders } from "../db/schema.ts";
+import { invoices, invoiceTransmissions, orders } from "../db/schema/index.ts";
 import { romeDay } from "../../shared/subscription.ts";
 import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
 import { OperatorError } from "./context.ts";

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
-import { couponRedemptions, coupons, paymentAttempts } from "../db/schema.ts";
+import { couponRedemptions, coupons, paymentAttempts } from "../db/schema/index.ts";
 import { ABANDONED_AFTER_MS } from "./service.ts";
 
 const h = paymentHarness();

@@ -6,7 +6,7 @@
 // transaction with the customer locked (lockCustomer): the check that guards the money and the
 // money's record commit together or not at all.
 import type { Transaction } from "../db/client.ts";
-import type { orders, paymentAttempts } from "../db/schema.ts";
+import type { orders, paymentAttempts } from "../db/schema/index.ts";
 
 export type OrderSettlement = {
   /** Whether the order may no longer be charged: EDU became active since it was opened (decision 024). */

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
 import { withOutboxRefused } from "../../tests/support/refuse-outbox.ts";
-import { entitlements, mailOutbox } from "../db/schema.ts";
+import { entitlements, mailOutbox } from "../db/schema/index.ts";
 
 const h = paymentHarness();
 

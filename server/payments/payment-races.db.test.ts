@@ -17,7 +17,7 @@ import {
   payments,
   products,
   rateLimits,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { grantEntitlement } from "../library/entitlements.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 

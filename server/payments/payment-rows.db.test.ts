@@ -3,7 +3,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { orders, payments, users } from "../db/schema.ts";
+import { orders, payments, users } from "../db/schema/index.ts";
 import { insertPayment } from "./payment-rows.ts";
 
 let database: TestDatabase;

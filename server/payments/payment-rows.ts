@@ -4,7 +4,7 @@
 // clash passing for a charge already recorded.
 import { and, eq } from "drizzle-orm";
 import type { Transaction } from "../db/client.ts";
-import { payments } from "../db/schema.ts";
+import { payments } from "../db/schema/index.ts";
 import { newPaymentCode } from "../lib/order-codes.ts";
 import { enqueueInvoice } from "../invoices/service.ts";
 

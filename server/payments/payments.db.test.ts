@@ -15,7 +15,7 @@ import {
   payments as paymentsTable,
   sandboxGatewayObjects,
   savedCheckoutDetails,
-} from "../db/schema.ts";
+} from "../db/schema/index.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { SANDBOX_MESSAGES } from "./sandbox-gateway.ts";
 

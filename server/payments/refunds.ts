@@ -13,7 +13,7 @@
 // the operators list it (`orders:refunds --state failed`).
 import { and, asc, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import type { Database, Queryable } from "../db/client.ts";
-import { orderItems, orders, paymentRefunds, payments, type RefundPart, type RefundReason } from "../db/schema.ts";
+import { orderItems, orders, paymentRefunds, payments, type RefundPart, type RefundReason } from "../db/schema/index.ts";
 import { enqueueJob, type JobRunner, type NewJob } from "../jobs/runner.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isGatewayRef } from "../lib/ids.ts";

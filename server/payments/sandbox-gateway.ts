@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { sandboxGatewayObjects } from "../db/schema.ts";
+import { sandboxGatewayObjects } from "../db/schema/index.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "../../shared/payment-cards.ts";

@@ -20,7 +20,7 @@
 // connection: it would stop every other request).
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Transaction } from "../db/client.ts";
-import { orders, paymentAttempts, type PaymentAttemptStatus } from "../db/schema.ts";
+import { orders, paymentAttempts, type PaymentAttemptStatus } from "../db/schema/index.ts";
 import { lockCustomer } from "../db/customer-lock.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { isGatewayRef } from "../lib/ids.ts";

@@ -6,7 +6,7 @@
 import Stripe from "stripe";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
-import { paymentCustomers } from "../db/schema.ts";
+import { paymentCustomers } from "../db/schema/index.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import type { Charge, ChargeStatus, PaymentGateway, Refund, Setup, SetupStatus } from "./gateway.ts";
 

@@ -6,7 +6,7 @@
 // way.
 import type Stripe from "stripe";
 import type { Database } from "../db/client.ts";
-import { gatewayEvents } from "../db/schema.ts";
+import { gatewayEvents } from "../db/schema/index.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import type { Logger } from "../logger.ts";
 import { and, eq } from "drizzle-orm";

@@ -8,7 +8,7 @@ import { createHmac } from "node:crypto";
 import { inArray } from "drizzle-orm";
 import { ConfigError, type Config } from "../config.ts";
 import type { Queryable } from "../db/client.ts";
-import { keyFingerprints } from "../db/schema.ts";
+import { keyFingerprints } from "../db/schema/index.ts";
 
 /** Fixed, so that the fingerprint depends on the key alone; never the key itself. */
 const LABEL = "portal key fingerprint v1";

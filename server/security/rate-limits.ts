@@ -9,7 +9,7 @@ import { isIPv6 } from "node:net";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import { RateLimiterDrizzle, RateLimiterRes } from "rate-limiter-flexible";
 import type { Database } from "../db/client.ts";
-import { rateLimits } from "../db/schema.ts";
+import { rateLimits } from "../db/schema/index.ts";
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;

@@ -19,7 +19,7 @@ import { openDatabase, type Database } from "../../server/db/client.ts";
 import { prepareDatabase } from "../../server/db/prepare.ts";
 import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
 import { seedDatabase } from "../../server/db/seed/index.ts";
-import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema.ts";
+import { ebookChapters, productTypes, products, professions, readingSessions, users } from "../../server/db/schema/index.ts";
 import { createActivation } from "../../server/commerce/activation.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";

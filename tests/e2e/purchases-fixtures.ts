@@ -5,7 +5,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { createAccountsService } from "../../server/accounts/service.ts";
 import type { Database } from "../../server/db/client.ts";
-import { productTypes, products, professions, users } from "../../server/db/schema.ts";
+import { productTypes, products, professions, users } from "../../server/db/schema/index.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { insertOrder } from "../support/orders.ts";
 

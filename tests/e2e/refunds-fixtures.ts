@@ -5,7 +5,7 @@
 // (the bank holds it), and an EDU subscription the publisher refunded and ended.
 import { eq } from "drizzle-orm";
 import type { Database } from "../../server/db/client.ts";
-import { productTypes, products } from "../../server/db/schema.ts";
+import { productTypes, products } from "../../server/db/schema/index.ts";
 import { decideOrderRefund } from "../../server/commerce/order-refunds.ts";
 import { openSubscription } from "../../server/commerce/subscription-records.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import CheckoutPage from "../../app/routes/checkout/route";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import { ABANDONED_ORDER_DAYS } from "../../server/commerce/order-expiry.ts";
-import { orders, paymentAttempts, products, users } from "../../server/db/schema.ts";
+import { orders, paymentAttempts, products, users } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { checkoutDetails } from "../support/checkout.ts";
 import { DAY, START } from "../support/clock.ts";

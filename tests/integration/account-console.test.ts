@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as sessionsActionBare, loader as sessionsLoaderBare } from "../../app/routes/profile.sessions";
 import { action as dataActionBare } from "../../app/routes/profile.data";
 import { createSessionStore, type SessionDevice } from "../../server/accounts/sessions.ts";
-import { auditLog, oidcPayloads } from "../../server/db/schema.ts";
+import { auditLog, oidcPayloads } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { MESSAGES } from "../../shared/messages.ts";
 import { afterStart, HOUR, MINUTE, START } from "../support/clock.ts";

@@ -3,7 +3,7 @@
 // card of theirs can be charged, and other customers' cards stay. (Stripe: tests/integration/stripe.test.ts.)
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobs, paymentAttempts } from "../../server/db/schema.ts";
+import { jobs, paymentAttempts } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { buyEduWithSandboxCard } from "../support/checkout.ts";
 import { signedInCustomer } from "../support/customers.ts";

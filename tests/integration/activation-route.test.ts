@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as actionBare } from "../../app/routes/activate-product";
 import { eq } from "drizzle-orm";
-import { entitlements, products } from "../../server/db/schema.ts";
+import { entitlements, products } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, invoices, orders, payments, products, users } from "../../server/db/schema.ts";
+import { auditLog, invoices, orders, payments, products, users } from "../../server/db/schema/index.ts";
 import { createActivation } from "../../server/commerce/activation.ts";
 import { createLogger } from "../../server/logger.ts";
 import { refundOrder } from "../../server/operators/orders.ts";

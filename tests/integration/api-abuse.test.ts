@@ -28,7 +28,7 @@ import {
   readingSessions,
   userInterests,
   users,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import type { Operator } from "../../server/operators/context.ts";
 import { signOutEverywhere } from "../../server/operators/customers.ts";
 import { MESSAGES } from "../../shared/messages.ts";

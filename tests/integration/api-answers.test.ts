@@ -4,7 +4,7 @@
 // length in X-Total-Count, in a stable order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_MESSAGES } from "../../server/api/errors.ts";
-import { entitlements } from "../../server/db/schema.ts";
+import { entitlements } from "../../server/db/schema/index.ts";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { apiClient, signInApp, type ApiAnswer } from "../support/api-client.ts";
 import { productsOfTypes, productOfType } from "../support/catalog.ts";

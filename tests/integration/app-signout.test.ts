@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as sessionsActionBare, loader as sessionsLoaderBare } from "../../app/routes/profile.sessions";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import { customerSummary } from "../../server/accounts/customer-data.ts";
-import { appSignIns, oidcPayloads } from "../../server/db/schema.ts";
+import { appSignIns, oidcPayloads } from "../../server/db/schema/index.ts";
 import { MESSAGES } from "../../shared/messages.ts";
 import { apiClient, loadManifests, signInApp } from "../support/api-client.ts";
 import { behindSignIn } from "../support/customer-pages.ts";

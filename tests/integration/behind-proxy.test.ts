@@ -6,7 +6,7 @@
 import { request } from "node:http";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, sessions, users } from "../../server/db/schema.ts";
+import { auditLog, sessions, users } from "../../server/db/schema/index.ts";
 import { RATE_LIMIT_POLICIES } from "../../server/security/rate-limits.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startForwardingProxy } from "../support/forwarding-proxy.ts";

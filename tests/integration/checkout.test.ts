@@ -8,7 +8,7 @@ import * as checkoutRouteModule from "../../app/routes/checkout/route";
 import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
 import * as sandbox3dsModule from "../../app/routes/sandbox-3ds";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { coupons, entitlements, orders, payments, products } from "../../server/db/schema.ts";
+import { coupons, entitlements, orders, payments, products } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { SANDBOX_MESSAGES } from "../../server/payments/sandbox-gateway.ts";
 import { signedInCustomer } from "../support/customers.ts";

@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
 import { loader as creditNoteLoaderBare } from "../../app/routes/credit-note-download";
-import { invoices, payments } from "../../server/db/schema.ts";
+import { invoices, payments } from "../../server/db/schema/index.ts";
 import { refundOrder } from "../../server/operators/orders.ts";
 import { creditNotePath, receiptPath } from "../../shared/links.ts";
 import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";

@@ -15,7 +15,7 @@ import {
   productTypes,
   products,
   type BillingDetails,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { createInvoices } from "../../server/invoices/service.ts";
 import { outboxTransmitter } from "../../server/invoices/transmitter.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";

@@ -4,7 +4,7 @@ import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loader as dashboardLoaderBare } from "../../app/routes/dashboard";
 import { insertCompletedOrder } from "../../server/commerce/orders.ts";
-import { ebookChapters, products, readingSessions } from "../../server/db/schema.ts";
+import { ebookChapters, products, readingSessions } from "../../server/db/schema/index.ts";
 import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { grantEntitlement } from "../../server/library/entitlements.ts";
 import type { Services } from "../../server/services.ts";

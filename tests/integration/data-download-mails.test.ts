@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { customerData } from "../../server/accounts/customer-data.ts";
-import { mailOutbox } from "../../server/db/schema.ts";
+import { mailOutbox } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { MINUTE, START } from "../support/clock.ts";
 import { testConfig } from "../support/config.ts";

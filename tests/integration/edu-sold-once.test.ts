@@ -24,7 +24,7 @@ import {
   products,
   sandboxGatewayObjects,
   subscriptions,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import { grantAccess } from "../../server/operators/customers.ts";
 import { createServices, type Services } from "../../server/services.ts";

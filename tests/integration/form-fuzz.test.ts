@@ -26,7 +26,7 @@ import {
   jobs,
   userInterests,
   users,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { MESSAGES } from "../../shared/messages.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";

@@ -3,7 +3,7 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, isNotNull } from "drizzle-orm";
-import { products, users } from "../../server/db/schema.ts";
+import { products, users } from "../../server/db/schema/index.ts";
 import { MAX_BODY_BYTES } from "../../server/http/body-limit.ts";
 import { basicAuthorization } from "../../server/identity/client-credentials.ts";
 import { RATE_LIMIT_POLICIES } from "../../server/security/rate-limits.ts";

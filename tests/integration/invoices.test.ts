@@ -21,7 +21,7 @@ import {
   products,
   productTypes,
   subscriptions,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createInvoices, InvoicingNotConfigured, LateInvoice } from "../../server/invoices/service.ts";

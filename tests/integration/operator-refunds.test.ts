@@ -22,7 +22,7 @@ import {
   sandboxGatewayObjects,
   subscriptionPeriods,
   subscriptions,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { accessTo, eduActiveUntil } from "../../server/library/entitlements.ts";
 import { OperatorError } from "../../server/operators/context.ts";
 import { createCoupon } from "../../server/operators/coupons.ts";

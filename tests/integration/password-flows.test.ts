@@ -15,7 +15,7 @@ import { requestContext } from "../../shared/context.ts";
 import type { FormReply } from "../../app/lib/form-reply";
 import { MESSAGES } from "../../shared/messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { users } from "../../server/db/schema.ts";
+import { users } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { createRouterContext } from "../support/router-context.ts";

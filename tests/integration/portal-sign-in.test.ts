@@ -2,7 +2,7 @@
 // against the identity provider on a real port: /login/ → provider → /oauthcb → a session.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessions } from "../../server/db/schema.ts";
+import { sessions } from "../../server/db/schema/index.ts";
 import { MAX_PENDING_SIGN_INS, SignInError } from "../../server/identity/relying-party.ts";
 import type { Services } from "../../server/services.ts";
 import { testConfig } from "../support/config.ts";

@@ -28,7 +28,7 @@ import {
   sessions,
   userInterests,
   users,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { emailKey } from "../../server/security/rate-limits.ts";
 import type { Services } from "../../server/services.ts";
 import { thrownResponse, toastOf } from "../support/requests.ts";

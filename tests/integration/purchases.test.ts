@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as createCheckoutModule from "../../app/routes/create-checkout";
 import MyProductsPage, { loader as myProductsLoaderBare } from "../../app/routes/my-products";
 import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
-import { entitlements, orders, products } from "../../server/db/schema.ts";
+import { entitlements, orders, products } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { CHECKOUT_MESSAGES } from "../../shared/checkout-messages.ts";
 import { formatEuro } from "../../shared/format.ts";

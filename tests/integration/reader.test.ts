@@ -8,7 +8,7 @@ import { action as readerActionBare, loader as readerLoaderBare } from "../../ap
 import type { FormReply } from "../../app/lib/form-reply";
 import { READER_MESSAGES } from "../../shared/reader-messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { ebookChapters, entitlements, readingSessions } from "../../server/db/schema.ts";
+import { ebookChapters, entitlements, readingSessions } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { testConfig } from "../support/config.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";

@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import { invoices, invoiceTransmissions, payments, sdiNotifications } from "../../server/db/schema.ts";
+import { invoices, invoiceTransmissions, payments, sdiNotifications } from "../../server/db/schema/index.ts";
 import { createSdiInbox } from "../../server/invoices/inbox.ts";
 import { MAX_NOTIFICATION_BYTES } from "../../server/invoices/sdi-messages.ts";
 import { inboxFolder, type SdiInbox } from "../../server/invoices/transmitter.ts";

@@ -3,7 +3,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { oidcPayloads, sessions } from "../../server/db/schema.ts";
+import { oidcPayloads, sessions } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { startIdentityProvider } from "../support/identity.ts";

@@ -5,7 +5,7 @@
 // reason added to a table without a case here fails.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { products, users } from "../../server/db/schema.ts";
+import { products, users } from "../../server/db/schema/index.ts";
 import { ACTIVATION_REFUSALS, type ActivationRefusal } from "../../shared/activation-refusals.ts";
 import { MESSAGES } from "../../shared/messages.ts";
 import {

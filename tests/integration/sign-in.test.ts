@@ -5,7 +5,7 @@ import { createCookie } from "react-router";
 import { action as loginAction, loader as loginScreenLoader } from "../../app/routes/accedi";
 import type { FormReply } from "../../app/lib/form-reply";
 import { MESSAGES } from "../../shared/messages.ts";
-import { auditLog, mailOutbox, users } from "../../server/db/schema.ts";
+import { auditLog, mailOutbox, users } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";
 import { formPost } from "../support/requests.ts";

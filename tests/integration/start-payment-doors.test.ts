@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as checkoutRouteModule from "../../app/routes/checkout/route";
-import { coupons, orders, paymentAttempts, products } from "../../server/db/schema.ts";
+import { coupons, orders, paymentAttempts, products } from "../../server/db/schema/index.ts";
 import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../shared/checkout-messages.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import type { StartPaymentRefusal } from "../../server/commerce/start-payment.ts";

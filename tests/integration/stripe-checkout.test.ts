@@ -10,7 +10,7 @@ import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
 import * as cardReturnRouteModule from "../../app/routes/stripe-card-return";
 import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
 import type { Config } from "../../server/config.ts";
-import { orders, paymentAttempts, payments } from "../../server/db/schema.ts";
+import { orders, paymentAttempts, payments } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { testConfig } from "../support/config.ts";
 import { signedInCustomer } from "../support/customers.ts";

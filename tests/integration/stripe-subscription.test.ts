@@ -7,7 +7,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Config } from "../../server/config.ts";
-import { mailOutbox, paymentAttempts, payments, subscriptionPeriods, subscriptions } from "../../server/db/schema.ts";
+import { mailOutbox, paymentAttempts, payments, subscriptionPeriods, subscriptions } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
 import { SUBSCRIPTION_PATH } from "../../shared/links.ts";

@@ -4,7 +4,7 @@
 // failures, and webhooks (signed by the SDK's test helper) applied once whatever their order.
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gatewayEvents, jobs, orders, paymentCustomers, payments } from "../../server/db/schema.ts";
+import { gatewayEvents, jobs, orders, paymentCustomers, payments } from "../../server/db/schema/index.ts";
 import { checkoutDetails } from "../support/checkout.ts";
 import { signedInCustomer } from "../support/customers.ts";
 import { createTestDatabase, type TestDatabase } from "../support/database.ts";

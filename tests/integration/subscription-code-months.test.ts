@@ -5,7 +5,7 @@
 // starting afresh after the code's months.
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { jobs, payments, products, subscriptions, users } from "../../server/db/schema.ts";
+import { jobs, payments, products, subscriptions, users } from "../../server/db/schema/index.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { createActivation } from "../../server/commerce/activation.ts";
 import { createRateLimits } from "../../server/security/rate-limits.ts";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../../server/db/client.ts";
-import { payments, subscriptionPeriods, subscriptions, users } from "../../server/db/schema.ts";
+import { payments, subscriptionPeriods, subscriptions, users } from "../../server/db/schema/index.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import { periodStart } from "../../shared/subscription.ts";
 import { createSharedDatabase } from "../support/shared-database.ts";

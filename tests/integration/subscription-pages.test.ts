@@ -13,7 +13,7 @@ import * as cardRouteModule from "../../app/routes/subscription.card";
 import * as subscriptionRouteModule from "../../app/routes/subscription";
 import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { mailOutbox, payments, subscriptions } from "../../server/db/schema.ts";
+import { mailOutbox, payments, subscriptions } from "../../server/db/schema/index.ts";
 import { SANDBOX_MESSAGES } from "../../server/payments/sandbox-gateway.ts";
 import type { Services } from "../../server/services.ts";
 import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";

@@ -4,7 +4,7 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import { jobs, mailOutbox, payments, rateLimits, subscriptions, users } from "../../server/db/schema.ts";
+import { jobs, mailOutbox, payments, rateLimits, subscriptions, users } from "../../server/db/schema/index.ts";
 import { eduActiveUntil } from "../../server/library/entitlements.ts";
 import type { PaymentGateway } from "../../server/payments/gateway.ts";
 import { DAY_MS, periodStart } from "../../shared/subscription.ts";

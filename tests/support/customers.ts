@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { createSessionStore } from "../../server/accounts/sessions.ts";
 import type { Database } from "../../server/db/client.ts";
-import { professions, users } from "../../server/db/schema.ts";
+import { professions, users } from "../../server/db/schema/index.ts";
 import type { Services } from "../../server/services.ts";
 import { sessionCookieHeader } from "./requests.ts";
 

@@ -16,7 +16,7 @@ import {
   products,
   type AuditEvent,
   type BillingDetails,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
 import type { Operator } from "../../server/operators/context.ts";

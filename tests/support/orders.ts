@@ -14,7 +14,7 @@ import {
   type BillingDetails,
   type OrderStatusCode,
   type PostalAddress,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 
 type TestLine = {
   productId: string;

@@ -14,7 +14,7 @@ import {
   rateLimits,
   sandboxGatewayObjects,
   users,
-} from "../../server/db/schema.ts";
+} from "../../server/db/schema/index.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createMailService } from "../../server/mail/service.ts";

@@ -4,7 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import { createCheckout } from "../../server/commerce/checkout.ts";
 import { createSubscriptions } from "../../server/commerce/subscriptions.ts";
 import type { Database } from "../../server/db/client.ts";
-import { mailOutbox, sandboxGatewayObjects, subscriptionPeriods } from "../../server/db/schema.ts";
+import { mailOutbox, sandboxGatewayObjects, subscriptionPeriods } from "../../server/db/schema/index.ts";
 import { createJobRunner } from "../../server/jobs/runner.ts";
 import type { Clock } from "../../server/lib/clock.ts";
 import { createLogger } from "../../server/logger.ts";

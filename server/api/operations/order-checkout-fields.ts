@@ -3,7 +3,7 @@
 // customer was shown, so that a client can show again what it sent. Null until sent.
 import { z } from "zod";
 import { ADDRESS_PARTS } from "../../../shared/checkout-rules.server.ts";
-import type { BillingDetails, PostalAddress } from "../../db/schema.ts";
+import type { BillingDetails, PostalAddress } from "../../db/schema/index.ts";
 import { euros } from "./fields.ts";
 type AddressPart = (typeof ADDRESS_PARTS)[number];
 

@@ -3,7 +3,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { standardPasswords } from "../../accounts/passwords.ts";
 import type { Database } from "../client.ts";
-import { professions, universities, degreeCourses, users } from "../schema.ts";
+import { professions, universities, degreeCourses, users } from "../schema/index.ts";
 
 export const DEMO_CUSTOMER = { email: "demo@novalex.example", password: "Demo2026!", firstname: "Giulia", lastname: "Verdi" };
 const DEMO_MIGRATED = [

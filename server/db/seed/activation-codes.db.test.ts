@@ -7,7 +7,7 @@ import { createActivation } from "../../commerce/activation.ts";
 import { hashCode, normalizeCode } from "../../library/codes.ts";
 import { createRateLimits } from "../../security/rate-limits.ts";
 import { prepareDatabase } from "../prepare.ts";
-import { activationCodeBatches, activationCodes, products, users } from "../schema.ts";
+import { activationCodeBatches, activationCodes, products, users } from "../schema/index.ts";
 import {
   DEMO_ACTIVATION_BATCHES,
   DEMO_ACTIVATION_CODES,

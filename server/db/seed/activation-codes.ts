@@ -5,7 +5,7 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Logger } from "../../logger.ts";
 import type { Database } from "../client.ts";
-import { activationCodeBatches, activationCodes, products, type ActivationCodeKind } from "../schema.ts";
+import { activationCodeBatches, activationCodes, products, type ActivationCodeKind } from "../schema/index.ts";
 import { formatCode, hashCode, normalizeCode } from "../../library/codes.ts";
 
 type DemoBatch = {

@@ -21,7 +21,7 @@ import {
   promoSmallBoxes,
   subjects,
   universities,
-} from "../schema.ts";
+} from "../schema/index.ts";
 import { READABLE_TYPE_CODES } from "../../../shared/library-constants.ts";
 import { buildProducts, COMMERCE_TERMS, PRODUCT_TYPES, type ProductSeed } from "./catalog.ts";
 import { buildChapters } from "./chapters.ts";
