@@ -31,7 +31,7 @@ import { isEmail, isMobile, normalizeMobile } from "../../shared/contact-rules.t
 import { personalKeys } from "../security/rate-limits.ts";
 import { endSubscriptionsOfDeletedAccount } from "../commerce/subscription-records.ts";
 import { enqueueCustomerErasure } from "../payments/customer-erasure.ts";
-import { normalizeEmail } from "./service.ts";
+import { normalizeEmail, sessionUserColumns } from "./service.ts";
 
 export type ProfileField =
   | "firstname"
@@ -229,17 +229,7 @@ export function createProfiles(db: Database, now: Clock = systemClock) {
    */
   const profileOf = db
     .select({
-      id: users.id,
-      email: users.email,
-      firstname: users.firstname,
-      lastname: users.lastname,
-      mobile: users.mobile,
-      professionId: users.professionId,
-      universityId: users.universityId,
-      degreeCourseId: users.degreeCourseId,
-      subjectId: users.subjectId,
-      acceptMarketing: users.acceptMarketing,
-      acceptCustomize: users.acceptCustomize,
+      ...sessionUserColumns,
       professionCode: professions.code,
       professionName: professions.name,
       interestIds: sql<string[]>`(

@@ -1,5 +1,6 @@
 // Customer accounts: registration, credentials, lookups.
 import { and, eq } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { Database, Transaction } from "../db/client.ts";
 import { isUniqueViolation } from "../db/errors.ts";
 import { users } from "../db/schema/index.ts";
@@ -12,6 +13,21 @@ export type User = typeof users.$inferSelect;
  * password hash and the account's bookkeeping stay in the table (services that need them read them).
  */
 export type SessionUser = Omit<User, "passwordHash" | "migratedFromShop" | "status" | "createdAt" | "updatedAt" | "deletedAt">;
+
+/** A SessionUser's columns, selected alike by the session lookup and the profile. */
+export const sessionUserColumns = {
+  id: users.id,
+  email: users.email,
+  firstname: users.firstname,
+  lastname: users.lastname,
+  mobile: users.mobile,
+  professionId: users.professionId,
+  universityId: users.universityId,
+  degreeCourseId: users.degreeCourseId,
+  subjectId: users.subjectId,
+  acceptMarketing: users.acceptMarketing,
+  acceptCustomize: users.acceptCustomize,
+} satisfies Record<keyof SessionUser, PgColumn>;
 
 /** E-mails are compared trimmed and lower-cased: one account per address, whatever the case. */
 export function normalizeEmail(email: string): string {

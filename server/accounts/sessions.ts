@@ -6,7 +6,7 @@ import type { Database } from "../db/client.ts";
 import { idempotent } from "../db/reconnecting-pool.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { sessions, users } from "../db/schema/index.ts";
-import type { SessionUser } from "./service.ts";
+import { sessionUserColumns, type SessionUser } from "./service.ts";
 
 /** A session unused this long ends (a week without visits). */
 export const SESSION_IDLE_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
@@ -45,19 +45,7 @@ export function createSessionStore(db: Database, now: Clock = systemClock) {
         lastSeenAt: sessions.lastSeenAt,
         accessTokenExpiresAt: sessions.accessTokenExpiresAt,
       },
-      user: {
-        id: users.id,
-        email: users.email,
-        firstname: users.firstname,
-        lastname: users.lastname,
-        mobile: users.mobile,
-        professionId: users.professionId,
-        universityId: users.universityId,
-        degreeCourseId: users.degreeCourseId,
-        subjectId: users.subjectId,
-        acceptMarketing: users.acceptMarketing,
-        acceptCustomize: users.acceptCustomize,
-      },
+      user: sessionUserColumns,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
