@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_ARGS } from "./scripts/chromium.ts";
+import { DEMO_SELLER } from "./server/lib/seller-settings.ts";
 
 // The production build, served on its own port over a fresh embedded database.
 const port = Number(process.env.E2E_PORT ?? 3917);
@@ -37,14 +38,9 @@ const serverEnv = {
   // client's address, one for each test (see identity-support.ts).
   TRUST_PROXY: "1",
   SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-  // Production issues e-invoices only for the seller it is given (docs/e-invoices.md).
-  SELLER_NAME: "Novalex Editore S.r.l.",
-  SELLER_VAT: "06363391001",
-  SELLER_STREET: "Via Nazionale 91",
-  SELLER_POSTCODE: "00184",
-  SELLER_CITY: "Roma",
-  SELLER_PROVINCE: "RM",
-  SELLER_TAX_REGIME: "RF01",
+  // Production issues e-invoices only for the seller it is given (docs/e-invoices.md):
+  // the fictitious publisher development uses.
+  ...DEMO_SELLER,
 };
 
 // Chromium's headless shell where there is one (scripts/chromium.ts says why the Stripe projects

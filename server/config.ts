@@ -9,6 +9,7 @@ import { isEmail } from "../shared/contact-rules.ts";
 import { parseTrustProxy, type TrustProxy } from "./lib/trust-proxy.ts";
 import { makePrivateDirSync, writePrivateFileSync } from "./lib/private-files.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
+import { DEMO_SELLER, INVOICE_SELLER_SETTINGS } from "./lib/seller-settings.ts";
 
 const boolean = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 /** A setting that may be left empty (as .env.example lists it): empty is unset. */
@@ -176,28 +177,6 @@ const envSchema = z.object({
   /** Where SDI's notifications (RC, MC, NS) are dropped for the portal to read; unset: DATA_DIR/sdi-inbox. */
   SDI_INBOX_DIR: optional(z.string().min(1)),
 });
-
-/** The e-invoice's seller settings production must be given (docs/e-invoices.md). */
-const INVOICE_SELLER_SETTINGS = [
-  "SELLER_NAME",
-  "SELLER_VAT",
-  "SELLER_STREET",
-  "SELLER_POSTCODE",
-  "SELLER_CITY",
-  "SELLER_PROVINCE",
-  "SELLER_TAX_REGIME",
-] as const;
-
-/** The fictitious publisher of development and tests: never used in production. */
-const DEMO_SELLER: Record<(typeof INVOICE_SELLER_SETTINGS)[number], string> = {
-  SELLER_NAME: "Novalex Editore S.r.l.",
-  SELLER_VAT: "06363391001",
-  SELLER_STREET: "Via Nazionale 91",
-  SELLER_POSTCODE: "00184",
-  SELLER_CITY: "Roma",
-  SELLER_PROVINCE: "RM",
-  SELLER_TAX_REGIME: "RF01",
-};
 
 /** The seller as an e-invoice (FatturaPA's CedentePrestatore) names it. */
 export type InvoiceSeller = {
