@@ -1,7 +1,7 @@
 // Operators' commands (docs/operating.md, "Operators' commands"):
 //   npm run admin -- <command> [arguments] [options]
 // This script only reads the command line, applies the --yes rule, prints and sets the exit code;
-// what each command does is in server/operators/ (codes, customers, coupons, orders, invoices), which the
+// what each command does is in server/operators/ (codes, customers, coupons, orders, subscriptions, invoices), which the
 // tests call directly. Every command writes an audit_log row naming the operator.
 // Exit codes: 0 done; 1 refused or failed (the message says why); 2 a mistake in the command line.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
@@ -25,11 +25,14 @@ import {
 } from "../server/operators/invoices.ts";
 import { INVOICE_STATES, RESEND_DAYS } from "../server/invoices/sdi-outcomes.ts";
 import { listRefunds, refundOrder, showOrder, type RefundResult, type RefundRow } from "../server/operators/orders.ts";
+import { runDue, subscriptionsReport } from "../server/operators/subscriptions.ts";
+import type { OperatorReport } from "../server/commerce/subscriptions.ts";
 import type { OrderRefundRequest } from "../server/commerce/order-refunds.ts";
 import { ACTIVATION_CODE_KINDS, type InvoiceType } from "../server/db/schema/index.ts";
 import { formatDate, formatEuro } from "../shared/format.ts";
+import { INSTALMENTS_PER_TERM, instalmentOf } from "../shared/subscription.ts";
 import { STAMP_DUTY_CENTS } from "../server/invoices/fatturapa.ts";
-import { table, when, withOperatorServices } from "./operator-runtime.ts";
+import { table, when, withOperatorServices, type OperatorRun } from "./operator-runtime.ts";
 
 type Values = Record<string, string | boolean | undefined>;
 type Command = {
@@ -37,8 +40,8 @@ type Command = {
   args: string[];
   options?: ParseArgsOptionsConfig;
   help: string;
-  /** Prints the result; returns the exit code when not 0. */
-  run(op: Operator, args: string[], values: Values): Promise<number | void>;
+  /** Prints the result; returns the exit code when not 0. `run`: where the database is, how far the clock runs ahead. */
+  run(op: Operator, args: string[], values: Values, run: Pick<OperatorRun, "where" | "aheadMs">): Promise<number | void>;
 };
 
 /** Where a file the operator named goes, created new (never over another) and readable by them only. */
@@ -118,6 +121,54 @@ function printRefunds(rows: RefundRow[], withOrder = false) {
     ]),
     ["amount"],
   );
+}
+
+/** A subscription's month, with the instalment of its term it is. */
+const month = (n: number) => `${n} (rata ${instalmentOf(n)} di ${INSTALMENTS_PER_TERM})`;
+
+/** The subscriptions' report as `subscriptions:list` prints it. */
+function printSubscriptionsReport({ at, due, pastDue, failed }: OperatorReport, where: string) {
+  console.log(`EDU subscriptions at ${when(at)} (Europe/Rome), ${where}\n`);
+  console.log(`Months due now: ${due.length}`);
+  table(
+    ["subscription", "customer", "month", "state", "due", "next try", "tries", "amount"],
+    due.map((r) => [
+      r.subscriptionId,
+      r.userId,
+      month(r.number),
+      r.periodStatus,
+      when(r.dueAt),
+      when(r.nextAttemptAt),
+      String(r.tries),
+      formatEuro(r.amountCents),
+    ]),
+    ["tries", "amount"],
+  );
+  console.log(`\nSubscriptions past due: ${pastDue.length}`);
+  table(
+    ["subscription", "customer", "failed month", "tries", "next try", "last error"],
+    pastDue.map((r) => [r.subscriptionId, r.userId, month(r.number), String(r.tries), when(r.nextAttemptAt), r.lastError ?? "-"]),
+    ["tries"],
+  );
+  console.log(`\nMonths whose every try failed (the subscription ended), most recent first: ${failed.length}`);
+  table(
+    ["subscription", "customer", "month", "due", "tries", "amount", "last error"],
+    failed.map((r) => [
+      r.subscriptionId,
+      r.userId,
+      month(r.number),
+      when(r.dueAt),
+      String(r.tries),
+      formatEuro(r.amountCents),
+      r.lastError ?? "-",
+    ]),
+    ["tries", "amount"],
+  );
+}
+
+/** Says so when the development clock (/dev/orologio) runs ahead: the subscriptions' commands go by it. */
+function printClockAhead(aheadMs: number) {
+  if (aheadMs) console.log(`(The clock runs ${(aheadMs / 86_400_000).toFixed(1)} days ahead of the system's: /dev/orologio.)`);
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -535,6 +586,42 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 
+  "subscriptions:list": {
+    args: [],
+    help: `subscriptions:list
+    The EDU subscription's months due now, the subscriptions past due (the failed month, its
+    tries, the next try, the last error) and the months whose every try failed, recent first.`,
+    async run(op, _args, _values, { where, aheadMs }) {
+      printClockAhead(aheadMs);
+      printSubscriptionsReport(await subscriptionsReport(op), where);
+    },
+  },
+
+  "subscriptions:run-due": {
+    args: [],
+    help: `subscriptions:run-due
+    Runs everything due now once (the months' charges, then the mails they queue) and prints how
+    many of each it handled; running it again does nothing more. Safe beside running instances
+    on PostgreSQL: every month and job is claimed, so each is handled once.`,
+    async run(op, _args, _values, { where, aheadMs }) {
+      printClockAhead(aheadMs);
+      const { at, done, left } = await runDue(op);
+      console.log(`Ran what was due at ${when(at)} (Europe/Rome), ${where}:`);
+      // Sweeps count the months they took (paid, failed or ended); queues the jobs done.
+      if (Object.values(done).every((n) => n === 0)) console.log("  nothing was due");
+      else
+        table(
+          ["sweep or queue", "handled"],
+          Object.entries(done).map(([name, n]) => [name, String(n)]),
+          ["handled"],
+        );
+      console.log(
+        `\nNow: ${left.due.length} month(s) due, ${left.pastDue.length} subscription(s) past due, ` +
+          `${left.failed.length} failed month(s) (subscriptions:list).`,
+      );
+    },
+  },
+
   "invoices:export": {
     args: [],
     options: { month: { type: "string" }, out: { type: "string" } },
@@ -829,9 +916,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const actor = operatorActor(text(values.actor) ?? systemUser());
-  return withOperatorServices(config, async ({ db, services, where }) => {
+  return withOperatorServices(config, async ({ db, services, where, aheadMs }) => {
     if (!config.isProduction) console.error(`(database: ${where})`);
-    return (await command.run({ db, services, actor }, args, values)) ?? 0;
+    return (await command.run({ db, services, actor }, args, values, { where, aheadMs })) ?? 0;
   });
 }
 

@@ -1,7 +1,7 @@
-// The frame of an operator's one-off command (npm run admin, npm run subscriptions): the
-// configured database (DATABASE_URL, or the embedded PGlite in DATA_DIR), checked to exist and to
-// be migrated, the services over it with the server's clock (outside production, the one moved
-// at /dev/orologio), everything closed afterwards; and how the commands print.
+// The frame of an operator's one-off command (npm run admin): the configured database
+// (DATABASE_URL, or the embedded PGlite in DATA_DIR), checked to exist and to be migrated, the
+// services over it with the server's clock (outside production, the one moved at /dev/orologio),
+// everything closed afterwards; and how the commands print.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";

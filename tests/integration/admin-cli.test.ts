@@ -158,6 +158,22 @@ describe("npm run admin", () => {
     expect(state.stderr.trim()).toBe('--state is pending, succeeded or failed, not "lost"');
   }, 90_000); // three runs of the script, each opening the database
 
+  it("subscriptions:list and subscriptions:run-due print the subscriptions' months and what ran", async () => {
+    const list = await admin(["subscriptions:list", "--yes"]);
+    expect(list.stderr).toBe("");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^EDU subscriptions at .* \(Europe\/Rome\), (PostgreSQL|PGlite in .+)\n/);
+    for (const heading of ["Months due now: ", "Subscriptions past due: ", "Months whose every try failed"])
+      expect(list.stdout).toContain(heading);
+    const run = await admin(["subscriptions:run-due", "--yes"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Ran what was due at /);
+    expect(run.stdout).toMatch(/failed month\(s\) \(subscriptions:list\)\.\n$/);
+    const entries = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "due_work_run")));
+    expect(entries).toMatchObject([{ actor: expect.stringMatching(/^operator:/) }]);
+  }, 60_000); // two runs of the script
+
   it("invoices:export, invoices:status, invoices:list and orders:show print a credit note with the invoice it corrects", async () => {
     // An invoiced eBook paid on 23 November 2026 and given back in part two days later, on the test's clock.
     const { orderCode, invoice, note } = await shared.withDatabase(async (database) => {

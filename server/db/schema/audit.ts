@@ -37,6 +37,8 @@ export const AUDIT_EVENTS = [
   "invoices_listed",
   "invoice_resent",
   "catalogue_imported",
+  "subscriptions_listed",
+  "due_work_run",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
