@@ -466,7 +466,15 @@ const report: Record<string, unknown> = {
 };
 const checks: Check[] = [];
 
-try {
+// ── the run's phases, in order ──────────────────────────────────────────────────
+
+type Deployment = { origin: string; proxyPort: number; env: NodeJS.ProcessEnv; db: Database };
+
+/**
+ * Builds the portal if needed, starts the private PostgreSQL, the two instances and the proxy in
+ * front of them, and opens the run's own pool.
+ */
+async function startDeployment(): Promise<Deployment> {
   buildIfStale();
   scratch = mkdtempSync(path.join(tmpdir(), "portal-load-"));
   const [pgPort, proxyPort, ...ports] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
@@ -495,7 +503,21 @@ try {
   database = new pg.Pool({ connectionString: postgres.url, max: 4, connectionTimeoutMillis: 5_000, query_timeout: 60_000 });
   database.on("error", () => undefined);
   const db = drizzle({ client: database, schema }) as unknown as Database;
+  return { origin, proxyPort: proxyPort!, env, db };
+}
 
+type Preparation = {
+  /** The eBooks the load buys. */
+  products: string[];
+  single: string[];
+  multi: string[];
+  maxUses: Map<string, number>;
+  /** The requests the preparation made (the load's come after them). */
+  setupSamples: number;
+};
+
+/** The activation codes (npm run admin -- codes:create) and the customers, registered and signed in. */
+async function prepare({ origin, proxyPort, env, db }: Deployment): Promise<Preparation> {
   const products = (
     await rowsOf<{ sku: string }>(
       db,
@@ -512,21 +534,33 @@ try {
     `activation codes: ${single.length} single-use, ${multi.length} of ${MULTI_USE} uses (npm run admin -- codes:create)`,
   );
 
-  let t = performance.now();
+  const t = performance.now();
   customers = await createCustomers({
     origin,
-    proxyPort: proxyPort!,
+    proxyPort,
     count: customerCount,
     recorder,
     ledger,
     tag: stamp.toLowerCase(),
   });
   console.log(`${customers.length} customers registered and signed in in ${seconds(performance.now() - t)} s`);
-  const setupSamples = recorder.samples.length;
+  return { products, single, multi, maxUses, setupSamples: recorder.samples.length };
+}
 
+type LoadRun = {
+  loadStart: number;
+  loadEnd: number;
+  loadMs: number;
+  loadSamples: Sample[];
+  driven: Awaited<ReturnType<typeof drive>>;
+  faults: Fault[];
+};
+
+/** Inserts the months falling due during the run, then drives the load for --duration while the faults come. */
+async function runLoad({ origin, db }: Deployment, { products, single, multi, setupSamples }: Preparation): Promise<LoadRun> {
   const loadStart = Date.now() + 1_000;
   const loadEnd = loadStart + durationMs;
-  t = performance.now();
+  const t = performance.now();
   const seeded = await seedMonths(db, loadStart);
   console.log(`${seeded} subscriptions inserted, their second month due during the run (${seconds(performance.now() - t)} s)`);
   await new Promise((r) => setTimeout(r, Math.max(0, loadStart - Date.now())));
@@ -548,9 +582,12 @@ try {
   const loadMs = Date.now() - loadStart;
   const loadSamples = recorder.samples.slice(setupSamples);
   console.log(`load over: ${driven.started} visits in ${seconds(loadMs)} s`);
+  return { loadStart, loadEnd, loadMs, loadSamples, driven, faults };
+}
 
-  // The work under way settles: months due charged (a month cut mid-charge waits for its lease).
-  t = performance.now();
+/** The work under way settles: months due charged (a month cut mid-charge waits for its lease). How long it took. */
+async function settle(db: Database, loadEnd: number): Promise<number> {
+  const t = performance.now();
   for (;;) {
     const pending = await withRetry(() => pendingWork(db, new Date(loadEnd)));
     if (pending.months === 0 && pending.attempts === 0) break;
@@ -564,10 +601,30 @@ try {
     );
     await new Promise((r) => setTimeout(r, 10_000));
   }
-  const settledMs = performance.now() - t;
+  return performance.now() - t;
+}
 
-  // ── checks ──
-  const proxyStats = await proxy.stats();
+type SessionResult = { session: (typeof ledger.sessions)[number]; works: boolean; status: number };
+type Outcome = {
+  proxyStats: ProxyStats;
+  routes: RouteFigures[];
+  total5xx: number;
+  totalCut: number;
+  totalErrors: number;
+  figures: Record<string, number>;
+  sessionResults: SessionResult[];
+  lost: SessionResult[];
+  lostWithCut: SessionResult[];
+  lostWithoutCut: SessionResult[];
+};
+
+/** The checks of what the load left: answers, exits, the database, the ledger, the sessions. */
+async function checkOutcome(
+  { origin, env, db }: Deployment,
+  { maxUses }: Preparation,
+  { loadEnd, loadSamples }: LoadRun,
+): Promise<Outcome> {
+  const proxyStats = await proxy!.stats();
   const routes = perRoute(loadSamples);
   const total5xx = routes.reduce((sum, r) => sum + r.s5xx, 0);
   const totalCut = routes.reduce((sum, r) => sum + r.cut, 0);
@@ -616,7 +673,13 @@ try {
     ok: lostWithoutCut.length === 0,
     examples: lostWithoutCut.slice(0, 5).map((r) => `customer ${r.session.customer}: ${r.status}`),
   });
+  return { proxyStats, routes, total5xx, totalCut, totalErrors, figures, sessionResults, lost, lostWithCut, lostWithoutCut };
+}
 
+/** Prints the load's figures and the faults', and puts them in the report. */
+function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }: LoadRun, outcome: Outcome, settledMs: number) {
+  const { proxyStats, routes, total5xx, totalCut, totalErrors, figures, sessionResults, lost, lostWithCut, lostWithoutCut } =
+    outcome;
   // ── report: load ──
   const requests = loadSamples.length;
   console.log(
@@ -713,8 +776,10 @@ try {
   report.database = figures;
   report.sessions = { checked: sessionResults.length, lostWithCut: lostWithCut.length, lostWithoutCut: lostWithoutCut.length };
   report.settledSeconds = settledMs / 1000;
+}
 
-  // ── Lighthouse and the dashboard at 50 connections, on the idle deployment ──
+/** Lighthouse and the dashboard at 50 connections, on the idle deployment. */
+async function measureIdleDeployment(origin: string, products: string[]) {
   const viewer = customers[0]!;
   const checkoutPage = await openCheckout(origin, viewer.session.cookie, products[2] ?? products[0]!, viewer.http);
   if (!options["skip-lighthouse"]) {
@@ -764,6 +829,16 @@ try {
     ok: dashboard.non2xx + dashboard.errors === 0,
   });
   report.dashboard50 = dashboard;
+}
+
+try {
+  const deployment = await startDeployment();
+  const preparation = await prepare(deployment);
+  const run = await runLoad(deployment, preparation);
+  const settledMs = await settle(deployment.db, run.loadEnd);
+  const outcome = await checkOutcome(deployment, preparation, run);
+  reportLoadAndFaults(run, outcome, settledMs);
+  await measureIdleDeployment(deployment.origin, preparation.products);
 } catch (error) {
   failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {
