@@ -494,10 +494,13 @@ async function startDeployment(): Promise<Deployment> {
   });
   delete env.PASSWORD_HASH_COST;
   await seedDemoCatalogue(env);
+  // The proxy first: an instance is ready only once it reaches its identity provider through
+  // PUBLIC_ORIGIN, the proxy's (server/http/app.ts, /readyz); an instance not started yet refuses
+  // the connection, and the proxy sends the request to one that is.
+  proxy = await startProxy(ports, proxyPort!, epoch);
   instances = ports.map((port, i) => new Instance(i, port, env));
   // One after the other the first time: the first one migrates (already done) and checks its keys.
   for (const instance of instances) console.log(`instance ${instance.index + 1} ready in ${seconds(await instance.start())} s`);
-  proxy = await startProxy(ports, proxyPort!, epoch);
   // The run's own statements: a pool whose waits end (a connection cut by the restart must fail
   // and be tried again, not hang the run).
   database = new pg.Pool({ connectionString: postgres.url, max: 4, connectionTimeoutMillis: 5_000, query_timeout: 60_000 });

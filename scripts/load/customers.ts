@@ -7,6 +7,7 @@
 import { FORM_WITHOUT_SHIPPING, confirmed, openCheckout, paidReturn, subscribeToEdu } from "../bench/checkout.ts";
 import { cookieHeader, signIn, signedInProfessional, type Fetch } from "../bench/sign-in.ts";
 import { customerFetch, type Recorder, type Sample } from "./client.ts";
+import { ACTIVATION_REFUSALS } from "../../shared/activation-refusals.ts";
 
 export const VISIT_KINDS = ["dashboard", "sign-in", "activation", "checkout", "edu"] as const;
 export type VisitKind = (typeof VISIT_KINDS)[number];
@@ -149,7 +150,8 @@ async function activate(c: Customer, ctx: VisitContext, code: string): Promise<b
     await expectPage(c.http, `${ctx.origin}/dashboard/`, c.session.cookie);
     return true;
   }
-  if (response.status === 200) return false; // invalid (used up by another customer) or already activated
+  // Refused, with the refusal table's status: invalid (used up by another customer) or already activated.
+  if (Object.values(ACTIVATION_REFUSALS).some((refusal) => refusal.status === response.status)) return false;
   throw new Error(`the activation answered ${response.status}`);
 }
 
