@@ -519,7 +519,7 @@ export function createSubscriptions({
   };
 }
 
-export type OperatorRow = {
+type OperatorRow = {
   subscriptionId: string;
   status: SubscriptionStatus;
   userId: string;
