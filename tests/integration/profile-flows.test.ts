@@ -692,7 +692,7 @@ describe("account deletion", () => {
     );
 
     const response = (await deleteAction(post("/profile/delete-user/", cookie, {}))) as Response;
-    expect(response.headers.get("Location")).toBe("/profile/delete-user/confermata/");
+    expect(response.headers.get("Location")).toBe("/profile/delete-user/confermata/#account-cancellato");
 
     expect(await occurrences(email)).toEqual([]);
     // The order stays for the accounts, with its tax code and its payment.
@@ -737,7 +737,7 @@ describe("account deletion", () => {
 
     const response = (await deleteAction(post("/profile/delete-user/", cookie, {}))) as Response;
     expect(response.status).toBe(302);
-    expect(response.headers.get("Location")).toBe("/profile/delete-user/confermata/");
+    expect(response.headers.get("Location")).toBe("/profile/delete-user/confermata/#account-cancellato");
     const cleared = response.headers.getSetCookie().find((c) => c.startsWith("portal_session="));
     expect(cleared).toMatch(/^portal_session=; .*Max-Age=0/i);
 
