@@ -42,7 +42,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["**/server/**", "pg", "@electric-sql/pglite", "drizzle-orm", "drizzle-orm/*"],
+              group: ["**/server/**", "\\#server/**", "pg", "@electric-sql/pglite", "drizzle-orm", "drizzle-orm/*"],
               message:
                 "The portal reaches the services through context.get(servicesContext); pure code both sides need lives in shared/.",
               allowTypeImports: true,
@@ -66,7 +66,10 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["**/app/**", "**/app"], message: "The services never import the portal; shared code lives in shared/." },
+            {
+              group: ["**/app/**", "**/app", "\\#app/**"],
+              message: "The services never import the portal; shared code lives in shared/.",
+            },
           ],
         },
       ],
@@ -79,8 +82,12 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["**/app/**", "**/app"], message: "shared/ imports neither side." },
-            { group: ["**/server/**"], message: "shared/ imports neither side (types only).", allowTypeImports: true },
+            { group: ["**/app/**", "**/app", "\\#app/**"], message: "shared/ imports neither side." },
+            {
+              group: ["**/server/**", "\\#server/**"],
+              message: "shared/ imports neither side (types only).",
+              allowTypeImports: true,
+            },
           ],
         },
       ],

@@ -9,13 +9,13 @@ import {
   type RouterContextProvider,
 } from "react-router";
 import { preloadLazyParts } from "./components/lazy-parts";
-import { requestContext } from "../shared/context.ts";
+import { requestContext } from "#shared/context.ts";
 import { prerenderedHtmlContext, type PrerenderedPart } from "./lib/prerender.server";
 import { PrerenderedHtml } from "./lib/prerendered";
 import { BatchedStream } from "./lib/batched-stream.server";
 
 // The server fills these context entries in for every request (see shared/context.ts).
-export { requestContext, servicesContext, settingsContext } from "../shared/context.ts";
+export { requestContext, servicesContext, settingsContext } from "#shared/context.ts";
 
 export const streamTimeout = 5_000;
 

@@ -11,14 +11,14 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from "react-router";
-import { requestContext, settingsContext } from "../shared/context.ts";
+import { requestContext, settingsContext } from "#shared/context.ts";
 import type { Route } from "./+types/root";
 import { FOOTER_CLASS, FooterContent } from "./components/footer";
 import { Header } from "./components/header";
 import { NotFound } from "./components/not-found";
 import { ActivationDialog, LogoutDialog, ToastMessage } from "./components/lazy-parts";
 import { currentUser, initialsOf } from "./lib/auth.server";
-import { COMMUNICATION_FAILURE } from "../shared/communication-failure.ts";
+import { COMMUNICATION_FAILURE } from "#shared/communication-failure.ts";
 import { revalidateUnlessNetworkFailed, useCommunicationFailures } from "./lib/communication-failure";
 import { MAIN_CONTENT_ID } from "./lib/dialog-focus";
 import { formGuardMiddleware } from "./lib/form-guard.server";
@@ -29,7 +29,7 @@ import { PrerenderedElement, usePrerenderedLinks } from "./lib/prerendered";
 import { withRedirect } from "./lib/redirects";
 import { toastContext, toastMiddleware } from "./lib/toast.server";
 import stylesheet from "./styles/app.css?url";
-import { HOME_PATH, LOGIN_PATH } from "../shared/links.ts";
+import { HOME_PATH, LOGIN_PATH } from "#shared/links.ts";
 import { documentTitle } from "./components/page-title";
 
 export const links: Route.LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];

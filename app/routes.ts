@@ -1,6 +1,6 @@
 import { index, layout, route, type RouteConfig } from "@react-router/dev/routes";
-import { ACTIVATION_PROMPT_PATHS } from "../shared/links.ts";
-import { SHORT_LANDING_VARIANTS } from "../shared/landing-variants.ts";
+import { ACTIVATION_PROMPT_PATHS } from "#shared/links.ts";
+import { SHORT_LANDING_VARIANTS } from "#shared/landing-variants.ts";
 
 export default [
   index("routes/home.tsx"),

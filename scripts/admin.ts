@@ -8,12 +8,12 @@ import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:f
 import { userInfo } from "node:os";
 import path from "node:path";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { ConfigError, loadConfig } from "../server/config.ts";
-import { importCatalogue } from "../server/operators/catalogue.ts";
-import { codesCsv, createCodes, disableBatch, listBatches } from "../server/operators/codes.ts";
-import { euroCents, operatorActor, OperatorError, type Operator } from "../server/operators/context.ts";
-import { createCoupon, disableCoupon, listCoupons } from "../server/operators/coupons.ts";
-import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "../server/operators/customers.ts";
+import { ConfigError, loadConfig } from "#server/config.ts";
+import { importCatalogue } from "#server/operators/catalogue.ts";
+import { codesCsv, createCodes, disableBatch, listBatches } from "#server/operators/codes.ts";
+import { euroCents, operatorActor, OperatorError, type Operator } from "#server/operators/context.ts";
+import { createCoupon, disableCoupon, listCoupons } from "#server/operators/coupons.ts";
+import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "#server/operators/customers.ts";
 import {
   CORRECTION_HINTS,
   CORRECTION_OPTION,
@@ -22,16 +22,16 @@ import {
   issueMissingInvoices,
   listInvoices,
   resendInvoice,
-} from "../server/operators/invoices.ts";
-import { INVOICE_STATES, RESEND_DAYS } from "../server/invoices/sdi-outcomes.ts";
-import { listRefunds, refundOrder, showOrder, type RefundResult, type RefundRow } from "../server/operators/orders.ts";
-import { runDue, subscriptionsReport } from "../server/operators/subscriptions.ts";
-import type { OperatorReport } from "../server/commerce/subscriptions.ts";
-import type { OrderRefundRequest } from "../server/commerce/order-refunds.ts";
-import { ACTIVATION_CODE_KINDS, type InvoiceType } from "../server/db/schema/index.ts";
-import { formatDate, formatEuro } from "../shared/format.ts";
-import { INSTALMENTS_PER_TERM, instalmentOf } from "../shared/subscription.ts";
-import { STAMP_DUTY_CENTS } from "../server/invoices/fatturapa.ts";
+} from "#server/operators/invoices.ts";
+import { INVOICE_STATES, RESEND_DAYS } from "#server/invoices/sdi-outcomes.ts";
+import { listRefunds, refundOrder, showOrder, type RefundResult, type RefundRow } from "#server/operators/orders.ts";
+import { runDue, subscriptionsReport } from "#server/operators/subscriptions.ts";
+import type { OperatorReport } from "#server/commerce/subscriptions.ts";
+import type { OrderRefundRequest } from "#server/commerce/order-refunds.ts";
+import { ACTIVATION_CODE_KINDS, type InvoiceType } from "#server/db/schema/index.ts";
+import { formatDate, formatEuro } from "#shared/format.ts";
+import { INSTALMENTS_PER_TERM, instalmentOf } from "#shared/subscription.ts";
+import { STAMP_DUTY_CENTS } from "#server/invoices/fatturapa.ts";
 import { table, when, withOperatorServices, type OperatorRun } from "./operator-runtime.ts";
 
 type Values = Record<string, string | boolean | undefined>;

@@ -21,12 +21,12 @@
 import { randomBytes } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import pg from "pg";
-import { loadConfig } from "../server/config.ts";
-import { openDatabase, type Database, type DatabaseHandle } from "../server/db/client.ts";
-import { seedDatabase } from "../server/db/seed/index.ts";
-import { createLogger } from "../server/logger.ts";
-import { createServices } from "../server/services.ts";
-import { periodStart } from "../shared/subscription.ts";
+import { loadConfig } from "#server/config.ts";
+import { openDatabase, type Database, type DatabaseHandle } from "#server/db/client.ts";
+import { seedDatabase } from "#server/db/seed/index.ts";
+import { createLogger } from "#server/logger.ts";
+import { createServices } from "#server/services.ts";
+import { periodStart } from "#shared/subscription.ts";
 import { seedSubscriptions } from "./bench/subscription-seed.ts";
 
 const serverUrl = process.env.DATABASE_URL;

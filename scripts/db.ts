@@ -1,15 +1,15 @@
 // Database maintenance against the configured database (DATABASE_URL, or the embedded PGlite
 // in DATA_DIR):  node scripts/db.ts migrate | seed | reset | rotate-signing-key
 import { sql } from "drizzle-orm";
-import { loadConfig } from "../server/config.ts";
-import { openDatabase } from "../server/db/client.ts";
-import { prepareDatabase } from "../server/db/prepare.ts";
-import { seedDemoAccounts } from "../server/db/seed/accounts.ts";
-import { seedAndLogDemoCodes } from "../server/db/seed/activation-codes.ts";
-import { seedDemoCoupons } from "../server/db/seed/coupons.ts";
-import { seedDatabase, seedReferenceData } from "../server/db/seed/index.ts";
-import { rotateSigningKey } from "../server/identity/keys.ts";
-import { createLogger } from "../server/logger.ts";
+import { loadConfig } from "#server/config.ts";
+import { openDatabase } from "#server/db/client.ts";
+import { prepareDatabase } from "#server/db/prepare.ts";
+import { seedDemoAccounts } from "#server/db/seed/accounts.ts";
+import { seedAndLogDemoCodes } from "#server/db/seed/activation-codes.ts";
+import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
+import { seedDatabase, seedReferenceData } from "#server/db/seed/index.ts";
+import { rotateSigningKey } from "#server/identity/keys.ts";
+import { createLogger } from "#server/logger.ts";
 
 const command = process.argv[2];
 if (!["migrate", "seed", "reset", "rotate-signing-key"].includes(command ?? "")) {

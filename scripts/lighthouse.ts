@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { EDU_PRODUCT_CODE } from "../shared/library-constants.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { openCheckout } from "./bench/checkout.ts";
 import { buildIfStale } from "./build-if-stale.ts";
 import { table } from "./bench/figures.ts";

@@ -6,14 +6,14 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import pino from "pino";
-import type { Config } from "../server/config.ts";
-import { openDatabase, type Database } from "../server/db/client.ts";
-import { createShiftableClock } from "../server/lib/clock.ts";
-import { createLogger } from "../server/logger.ts";
-import { OperatorError } from "../server/operators/context.ts";
-import { checkKeyFingerprints, dataKeys } from "../server/security/key-fingerprints.ts";
-import { createServices, type Services } from "../server/services.ts";
-import { formatDate } from "../shared/format.ts";
+import type { Config } from "#server/config.ts";
+import { openDatabase, type Database } from "#server/db/client.ts";
+import { createShiftableClock } from "#server/lib/clock.ts";
+import { createLogger } from "#server/logger.ts";
+import { OperatorError } from "#server/operators/context.ts";
+import { checkKeyFingerprints, dataKeys } from "#server/security/key-fingerprints.ts";
+import { createServices, type Services } from "#server/services.ts";
+import { formatDate } from "#shared/format.ts";
 
 /** Whether every committed migration is applied (as drizzle's migrator decides: by the newest one's time). */
 async function isMigrated(db: Database): Promise<boolean> {

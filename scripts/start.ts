@@ -7,4 +7,4 @@ import { buildIfStale, buildIsStale } from "./build-if-stale.ts";
 if (process.env.NODE_ENV !== "production") buildIfStale();
 else if (buildIsStale())
   console.warn("The build is missing or older than the sources: `npm run build` once, then start the instances.");
-await import("../server/main.ts");
+await import("#server/main.ts");

@@ -4,7 +4,7 @@ import path from "node:path";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./config.ts";
-import { isPartitaIva } from "../shared/italian-ids.ts";
+import { isPartitaIva } from "#shared/italian-ids.ts";
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), "portal-config-"));
 /** Production with its secrets, the sandbox gateway and mail off on purpose: what it needs to start. */

@@ -1,8 +1,8 @@
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../scripts/bench/server.ts";
-import { testConfig } from "../tests/support/config.ts";
+import { freePort } from "#scripts/bench/server.ts";
+import { testConfig } from "#tests/support/config.ts";
 import { createLogger } from "./logger.ts";
 import { preflight, warnAboutProduction } from "./preflight.ts";
 

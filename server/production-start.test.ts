@@ -7,8 +7,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
-import { freePort, productionSecrets } from "../scripts/bench/server.ts";
-import { runNode, type NodeRun } from "../tests/support/run-node.ts";
+import { freePort, productionSecrets } from "#scripts/bench/server.ts";
+import { runNode, type NodeRun } from "#tests/support/run-node.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 

@@ -2,7 +2,7 @@
 // (/prodotti/attiva) and the API's order_create_with_codiceattivazione. A locked customer or
 // address is told "invalid" like a wrong code (server/security/rate-limits.ts: a lock must not
 // tell a guesser anything), so there is no 429 here.
-import type { ActivationResult } from "../server/commerce/activation.ts";
+import type { ActivationResult } from "#server/commerce/activation.ts";
 import { MESSAGES } from "./messages.ts";
 import type { RefusalTable } from "./refusals.ts";
 

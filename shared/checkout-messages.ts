@@ -3,7 +3,7 @@
 // apostrophes missing included); those of the checks the spec does not name (format of a tax
 // code, a postal code, the sandbox's card fields) follow their style.
 
-import type { StartPaymentRefusal } from "../server/commerce/start-payment.ts";
+import type { StartPaymentRefusal } from "#server/commerce/start-payment.ts";
 import type { RefusalTable } from "./refusals.ts";
 
 export const CHECKOUT_MESSAGES = {

@@ -5,8 +5,8 @@
 // refinement that adds its messages in the spec's order, so the first message is the one the
 // dialog 'Errore' shows.
 import { z } from "zod";
-import type { CheckoutDetails } from "../server/commerce/checkout.ts";
-import type { PostalAddress } from "../server/db/schema/index.ts";
+import type { CheckoutDetails } from "#server/commerce/checkout.ts";
+import type { PostalAddress } from "#server/db/schema/index.ts";
 import {
   isBodyFiscalCode,
   isCap,

@@ -6,9 +6,9 @@
 // entry (which re-exports them), because a copy imported on the server's side would be a
 // different key object and every `context.get` would miss.
 import { createContext } from "react-router";
-import type { Config } from "../server/config.ts";
-import type { Logger } from "../server/logger.ts";
-import type { Services } from "../server/services.ts";
+import type { Config } from "#server/config.ts";
+import type { Logger } from "#server/logger.ts";
+import type { Services } from "#server/services.ts";
 
 export const servicesContext = createContext<Services>();
 

@@ -2,8 +2,8 @@
 // by first access and the account page, keyed by the names of the forms' fields; and the refusal
 // tables of the two account use-cases both doors serve (the page and the API's user/save and
 // user/changepassword): saving a profile and changing the password.
-import type { PasswordChangeOutcome } from "../server/accounts/password-change.ts";
-import type { ProfileErrorCode, ProfileErrors, ProfileField, ProfileUpdateResult } from "../server/accounts/profile.ts";
+import type { PasswordChangeOutcome } from "#server/accounts/password-change.ts";
+import type { ProfileErrorCode, ProfileErrors, ProfileField, ProfileUpdateResult } from "#server/accounts/profile.ts";
 import { MESSAGES } from "./messages.ts";
 import type { Refusal, RefusalTable } from "./refusals.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AccessGrant } from "../server/library/types.ts";
-import { onAnotherDay } from "../tests/support/clock.ts";
+import type { AccessGrant } from "#server/library/types.ts";
+import { onAnotherDay } from "#tests/support/clock.ts";
 import { accessUntilLine, endedLine, nextGrantLine, obtainedLine } from "./provenance-messages.ts";
 
 // The lines only write out the dates they are given (the day in Rome, the article before 8 and

@@ -1,7 +1,7 @@
 // How the customer got a product, in words (the account console's "How you got each product"):
 // the compact line of a dashboard card and the lines of 'I miei acquisti', in one place for the
 // pages and the tests that assert them. Days are Rome's, written out ("12 marzo 2026").
-import type { AccessGrant, GrantOrigin } from "../server/library/types.ts";
+import type { AccessGrant, GrantOrigin } from "#server/library/types.ts";
 import { formatLongDate, withArticle } from "./format.ts";
 import { INSTALMENTS_PER_TERM } from "./subscription.ts";
 

@@ -1,6 +1,6 @@
 import { useLocation } from "react-router";
-import { MESSAGES } from "../../shared/messages.ts";
-import { withoutShow } from "../lib/modals";
+import { MESSAGES } from "#shared/messages.ts";
+import { withoutShow } from "#app/lib/modals.ts";
 import { ModalDialog } from "./modal-dialog";
 import { ActivationForm } from "./activation-form";
 

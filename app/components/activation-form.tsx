@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
-import { ACTIVATION_REFUSALS } from "../../shared/activation-refusals.ts";
-import { useHydrated } from "../lib/use-hydrated";
-import { ACTIVATE_PRODUCT_PATH } from "../../shared/links.ts";
+import { ACTIVATION_REFUSALS } from "#shared/activation-refusals.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { ACTIVATE_PRODUCT_PATH } from "#shared/links.ts";
 
 /** How long typing must pause before the code is checked. */
 const VERIFY_DELAY_MS = 300;

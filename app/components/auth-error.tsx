@@ -1,4 +1,4 @@
-import { LOGIN_PATH } from "../../shared/links.ts";
+import { LOGIN_PATH } from "#shared/links.ts";
 /** The authentication error screen: 'Oops...' plus the message (spec §2, §8). */
 export function AuthError({ message }: { message: "Sign-in failed" | "Sign-out failed" }) {
   return (

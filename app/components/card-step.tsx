@@ -3,10 +3,10 @@
 // stripe-card-panel.tsx, its own chunk); or, before hydration and without JavaScript, a note that
 // the card is taken on Stripe's hosted page after the form is sent.
 import { lazy, Suspense } from "react";
-import type { ReplyView } from "../lib/form-reply";
-import type { CardWidget } from "../lib/card-widget";
-import { useHydrated } from "../lib/use-hydrated";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import type { ReplyView } from "#app/lib/form-reply.ts";
+import type { CardWidget } from "#app/lib/card-widget.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import { TextField } from "./form-fields";
 
 type Reply = ReplyView<string>;

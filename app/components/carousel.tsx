@@ -1,5 +1,5 @@
 import { Children, useId, useRef, useState } from "react";
-import { useHydrated } from "../lib/use-hydrated";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { ArrowLeftIcon, ChevronIcon } from "./icons";
 
 /** Scroll animation length (spec §9: carousel transition 500 ms). */

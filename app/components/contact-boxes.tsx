@@ -1,4 +1,4 @@
-import type { ContactBox } from "../../server/library/types";
+import type { ContactBox } from "#server/library/types.ts";
 import { SiteLink } from "./site-link";
 
 /** The class of the contact boxes' list (its items are rendered once: see lib/dashboard-boxes.server). */

@@ -1,4 +1,4 @@
-import type { FaqSection } from "../../server/content/service";
+import type { FaqSection } from "#server/content/service.ts";
 import { ChevronIcon } from "./icons";
 
 /** Answers are stored as paragraphs separated by blank lines; "- " lines form a list. */

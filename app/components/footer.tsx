@@ -1,7 +1,7 @@
 import { Link } from "react-router";
-import type { PublicSettings } from "../../shared/context.ts";
+import type { PublicSettings } from "#shared/context.ts";
 import { Logo } from "./logo";
-import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, shortLandingPath } from "../../shared/links.ts";
+import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, shortLandingPath } from "#shared/links.ts";
 
 type FooterLink = { label: string; href: string; internal?: boolean };
 

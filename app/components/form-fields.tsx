@@ -6,7 +6,7 @@
 // field's id is its name instead, so the error summary under the page's
 // heading (error-summary.tsx) can link to it: a page shows one reply, so one field per name is refused.
 import { useId } from "react";
-import type { FormAlert } from "../lib/form-reply";
+import type { FormAlert } from "#app/lib/form-reply.ts";
 
 export function FieldError({ id, message }: { id: string; message?: string }) {
   return message ? (

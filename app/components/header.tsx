@@ -1,11 +1,11 @@
 import { Link, useLocation } from "react-router";
-import type { PublicSettings } from "../../shared/context.ts";
-import type { PageChrome } from "../lib/page-chrome";
-import { withShow } from "../lib/modals";
+import type { PublicSettings } from "#shared/context.ts";
+import type { PageChrome } from "#app/lib/page-chrome.ts";
+import { withShow } from "#app/lib/modals.ts";
 import { HelpIcon, KeyIcon, MenuIcon, SearchIcon } from "./icons";
 import { Logo } from "./logo";
 import { UserMenu } from "./lazy-parts";
-import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
+import { ACTIVATION_PROMPT_PATH, EDU_PATH, HELP_CENTER_PATH, HOME_PATH, LOGIN_PATH } from "#shared/links.ts";
 
 type Links = PublicSettings["links"];
 

@@ -1,4 +1,4 @@
-import { LIBRARY_FILTERS, filterHref, type LibraryFilter } from "../lib/library-filter";
+import { LIBRARY_FILTERS, filterHref, type LibraryFilter } from "#app/lib/library-filter.ts";
 import { TabLinks } from "./tab-links";
 
 /**

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { Form, Link, useLocation } from "react-router";
 import { ModalDialog } from "./modal-dialog";
-import { withoutShow } from "../lib/modals";
-import { LOGOUT_PATH } from "../../shared/links.ts";
+import { withoutShow } from "#app/lib/modals.ts";
+import { LOGOUT_PATH } from "#shared/links.ts";
 
 /**
  * 'Disconnessione utente' (spec §4): shown when the address says ?show=userLogout. Conferma

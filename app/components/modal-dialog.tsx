@@ -1,6 +1,6 @@
 import { useEffect, useRef, type ReactNode } from "react";
 import { useNavigate } from "react-router";
-import { giveFocusBack, useOpener } from "../lib/dialog-focus";
+import { giveFocusBack, useOpener } from "#app/lib/dialog-focus.ts";
 
 /**
  * The shell of the portal's modals: a `<dialog>` the server renders open over a backdrop, shown

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { EDU_PATH, HELP_CENTER_PATH, LANDING_PATH } from "../../shared/links.ts";
+import { EDU_PATH, HELP_CENTER_PATH, LANDING_PATH } from "#shared/links.ts";
 import { TitledHeading } from "./page-title";
 
 export function NotFound() {

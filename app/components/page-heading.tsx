@@ -4,7 +4,7 @@
 // otherwise.
 import { useMemo, type ReactNode } from "react";
 import { useActionData } from "react-router";
-import { refusalOf } from "../lib/form-reply";
+import { refusalOf } from "#app/lib/form-reply.ts";
 import { ErrorSummary } from "./error-summary";
 import { TitledHeading } from "./page-title";
 

@@ -1,10 +1,10 @@
 // Password form pieces shared by the reset pages and the change-password page.
 import { useState } from "react";
 import { Form } from "react-router";
-import { checkPassword } from "../../shared/password-rule.ts";
-import { MESSAGES } from "../../shared/messages.ts";
-import type { ReplyView } from "../lib/form-reply";
-import { useHydrated } from "../lib/use-hydrated";
+import { checkPassword } from "#shared/password-rule.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import type { ReplyView } from "#app/lib/form-reply.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
 import { AlertBox } from "./form-fields";
 import { PageHeading } from "./page-heading";
 import { documentTitle } from "./page-title";

@@ -1,6 +1,6 @@
 // How a payment was made: 'Carta di Credito' with the card's brand mark and last 4 digits, or
 // 'Bonifico bancario' (spec §2: the history shows the brand icon and the last 4 digits).
-import { cardBrandLabel, isCardMethod } from "../../shared/commerce-constants.ts";
+import { cardBrandLabel, isCardMethod } from "#shared/commerce-constants.ts";
 
 type Payment = { methodCode: string; method: string; cardBrand: string | null; cardLast4: string | null };
 

@@ -1,9 +1,9 @@
 // The money given back from a payment, beside its amount on the receipts, the product cards, the
 // purchase history and the subscription's months: 'Rimborsato 12,50 € il 3 marzo 2026' for each
 // refund that went back, 'Rimborso in corso (12,50 €)' while the bank is still sending one.
-import type { CustomerRefund } from "../../server/payments/refunds";
-import { formatEuro, formatLongDate, withArticle } from "../../shared/format.ts";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import type { CustomerRefund } from "#server/payments/refunds.ts";
+import { formatEuro, formatLongDate, withArticle } from "#shared/format.ts";
+import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
 
 /**
  * 'Rimborsato 12,50 € il 3 marzo 2026', or 'Rimborso in corso (12,50 €)'; where the payment's own

@@ -2,15 +2,15 @@
 // access to, how they got what gives access now and until when, what comes after it (EDU's months
 // stack), or how they got it last and when that ended. A purchase's order links to its receipt.
 import { Link } from "react-router";
-import type { AccessGrant, ProductAccess } from "../../server/library/types";
-import { receiptPath } from "../../shared/links.ts";
+import type { AccessGrant, ProductAccess } from "#server/library/types.ts";
+import { receiptPath } from "#shared/links.ts";
 import {
   PROVENANCE_MESSAGES as M,
   accessUntilLine,
   endedLine,
   nextGrantLine,
   obtainedLine,
-} from "../../shared/provenance-messages.ts";
+} from "#shared/provenance-messages.ts";
 
 export function ProductAccessList({ products }: { products: ProductAccess[] }) {
   return (

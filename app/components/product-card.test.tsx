@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { onAnotherDay } from "../../tests/support/clock";
-import { FIXTURE_NOW, libraryItem, readingSession } from "../lib/library-fixtures";
-import type { LibraryItem } from "../../server/library/types";
+import { onAnotherDay } from "#tests/support/clock.ts";
+import { FIXTURE_NOW, libraryItem, readingSession } from "#app/lib/library-fixtures.ts";
+import type { LibraryItem } from "#server/library/types.ts";
 import { ProductCard, productIdentifier } from "./product-card";
 import { renderMarkup } from "./test-markup";
 

@@ -1,6 +1,6 @@
-import type { LibraryItem } from "../../server/library/types";
-import { obtainedLine } from "../../shared/provenance-messages.ts";
-import { NEW_BADGE, isNew, productActions, type ProductButton } from "../lib/product-state";
+import type { LibraryItem } from "#server/library/types.ts";
+import { obtainedLine } from "#shared/provenance-messages.ts";
+import { NEW_BADGE, isNew, productActions, type ProductButton } from "#app/lib/product-state.ts";
 import { ProductCover } from "./product-cover";
 import { SiteLink } from "./site-link";
 

@@ -1,4 +1,4 @@
-import { coverPath } from "../../shared/links.ts";
+import { coverPath } from "#shared/links.ts";
 
 export function ProductCover({ cover, className = "" }: { cover: string; className?: string }) {
   // Decorative: the title is always next to the cover.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PromoBox as PromoBoxData } from "../../server/library/types";
+import type { PromoBox as PromoBoxData } from "#server/library/types.ts";
 import { PROMO_SWATCHES, PromoBox, swatchClass } from "./promo-box";
 import { renderMarkup } from "./test-markup";
 

@@ -1,4 +1,4 @@
-import type { PromoBox as PromoBoxData, PromoSmallBox } from "../../server/library/types";
+import type { PromoBox as PromoBoxData, PromoSmallBox } from "#server/library/types.ts";
 import { SiteLink } from "./site-link";
 
 /** Spec §9: a promo box shows up to 20 small boxes. */

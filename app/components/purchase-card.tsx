@@ -7,14 +7,14 @@
 // checkout: one step, with or without JavaScript (a GET of that address only shows the product).
 import { useRef, type MouseEvent } from "react";
 import { Link } from "react-router";
-import type { PurchaseCard as Card, PurchasePayment } from "../../server/commerce/purchases";
-import { formatDate, formatEuro } from "../../shared/format.ts";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import type { PurchaseCard as Card, PurchasePayment } from "#server/commerce/purchases.ts";
+import { formatDate, formatEuro } from "#shared/format.ts";
+import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
 import { PaymentMethod } from "./payment-method";
 import { productIdentifier } from "./product-card";
 import { ProductCover } from "./product-cover";
 import { PaymentRefunds } from "./payment-refunds";
-import { useHydrated } from "../lib/use-hydrated";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
 
 /**
  * What a click on the card must leave alone: what acts by itself (links, buttons, the buy form),

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { ProductCover } from "./product-cover";
-import type { BookInfo } from "../../server/library/reading";
-import { DASHBOARD_PATH } from "../../shared/links.ts";
+import type { BookInfo } from "#server/library/reading.ts";
+import { DASHBOARD_PATH } from "#shared/links.ts";
 
 /** The top of the reader's pages: back to the dashboard, the cover, the title and its authors. */
 export function ReaderBookHeader({ book, children }: { book: BookInfo; children?: React.ReactNode }) {

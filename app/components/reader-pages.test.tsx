@@ -3,12 +3,12 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { createRoutesStub } from "react-router";
 import { describe, expect, it } from "vitest";
-import Reader from "../routes/reader";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
+import Reader from "#app/routes/reader.tsx";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
 import { ReaderRefusal } from "./reader-refusal";
 import { ReaderSupplementary } from "./reader-supplementary";
 import { renderMarkup } from "./test-markup";
-import type { BookInfo, BookView } from "../../server/library/reading";
+import type { BookInfo, BookView } from "#server/library/reading.ts";
 
 const ID = "0b7f5c2e-1111-4222-8333-444455556666";
 const book: BookInfo = {

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import { withShow } from "../lib/modals";
-import { DASHBOARD_PATH } from "../../shared/links.ts";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
+import { withShow } from "#app/lib/modals.ts";
+import { DASHBOARD_PATH } from "#shared/links.ts";
 import { PageHeading } from "./page-heading";
 
 /** The reader's 403 page: the product is not the customer's (nothing of it is shown). */

@@ -1,7 +1,7 @@
 import { ReaderBookHeader } from "./reader-book-header";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import type { BookInfo, ChapterRef } from "../../server/library/reading";
-import { formatDate } from "../../shared/format.ts";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
+import type { BookInfo, ChapterRef } from "#server/library/reading.ts";
+import { formatDate } from "#shared/format.ts";
 
 /**
  * What a customer whose access has expired still sees of a book (spec §4: 'Contenuti

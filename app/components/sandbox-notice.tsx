@@ -1,4 +1,4 @@
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 
 /**
  * Said plainly on every page that takes a card while the sandbox gateway runs (docs/payments.md,

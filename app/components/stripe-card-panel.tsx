@@ -11,8 +11,8 @@ import { useEffect, useState } from "react";
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { loadStripe } from "@stripe/stripe-js/pure";
 import type { Stripe, StripeElementsOptionsMode } from "@stripe/stripe-js";
-import type { CardWidget, CardWidgetState } from "../lib/card-widget";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import type { CardWidget, CardWidgetState } from "#app/lib/card-widget.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 
 /**
  * Stripe.js, once per page (loadStripe itself tries a failed load once more): rejected when it

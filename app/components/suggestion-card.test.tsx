@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Suggestion } from "../../server/library/types";
+import type { Suggestion } from "#server/library/types.ts";
 import { SuggestionCard } from "./suggestion-card";
 import { renderMarkup } from "./test-markup";
 

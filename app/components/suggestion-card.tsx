@@ -1,6 +1,6 @@
-import { formatEuro } from "../../shared/format.ts";
-import type { Suggestion } from "../../server/library/types";
-import { NEW_BADGE, isNew } from "../lib/product-state";
+import { formatEuro } from "#shared/format.ts";
+import type { Suggestion } from "#server/library/types.ts";
+import { NEW_BADGE, isNew } from "#app/lib/product-state.ts";
 import { ProductCover } from "./product-cover";
 import { SiteLink } from "./site-link";
 

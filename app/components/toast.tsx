@@ -1,5 +1,5 @@
 import { useId } from "react";
-import type { Toast } from "../../server/lib/flash-toast";
+import type { Toast } from "#server/lib/flash-toast.ts";
 
 // Success and info toasts close by themselves after 5000 ms (spec §9: the .toast-auto-close
 // animation in app.css, so it works without JavaScript), and wait while the pointer or the focus

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { href, Link, useLocation } from "react-router";
-import { withShow } from "../lib/modals";
+import { withShow } from "#app/lib/modals.ts";
 import {
   CHANGE_PASSWORD_PATH,
   DASHBOARD_PATH,
@@ -9,7 +9,7 @@ import {
   MY_PRODUCTS_PATH,
   PREFERENCES_PATH,
   PROFILE_PATH,
-} from "../../shared/links.ts";
+} from "#shared/links.ts";
 
 /** User menu auto-close (spec §9: 3000 ms). */
 const USER_MENU_AUTO_CLOSE_MS = 3000;

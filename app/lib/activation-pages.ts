@@ -1,4 +1,4 @@
-import type { ACTIVATION_PROMPT_PATHS } from "../../shared/links.ts";
+import type { ACTIVATION_PROMPT_PATHS } from "#shared/links.ts";
 
 type ActivationPath = (typeof ACTIVATION_PROMPT_PATHS)[number];
 

@@ -1,9 +1,9 @@
 // Guards for route loaders and actions: who is signed in, and where others are sent.
 import { redirect, type RouterContextProvider } from "react-router";
-import { servicesContext } from "../../shared/context.ts";
+import { servicesContext } from "#shared/context.ts";
 import { withRedirect } from "./redirects";
-import type { SessionUser, User } from "../../server/accounts/service";
-import { HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
+import type { SessionUser, User } from "#server/accounts/service.ts";
+import { HOME_PATH, LOGIN_PATH } from "#shared/links.ts";
 
 /** `/login/?redirect=<this address>`: where a signed-out visitor of a private page goes. */
 export function loginRedirect(request: Request) {

@@ -2,10 +2,10 @@
 // itself is server/payments/card-step.ts): whether Stripe.js is in the page and where its widget
 // stands, and the sandbox's card fields.
 import { z } from "zod";
-import { cardDigits, isCardNumber, isExpired, parseCardExpiry } from "../../shared/payment-cards.ts";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { text, withProblems, type Problem } from "../../shared/checkout-rules.server.ts";
-import type { CardStep as CardStepService } from "../../server/payments/card-step";
+import { cardDigits, isCardNumber, isExpired, parseCardExpiry } from "#shared/payment-cards.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { text, withProblems, type Problem } from "#shared/checkout-rules.server.ts";
+import type { CardStep as CardStepService } from "#server/payments/card-step.ts";
 import { widgetNotReadyMessage } from "./card-widget";
 import { secret } from "./form-reply.server";
 

@@ -1,7 +1,7 @@
 // What a card step's page asks of the card widget (Stripe's Payment Element, in the client-only
 // module components/stripe-card-panel.tsx, loaded only by the pages that take a card). Types and
 // the widget's messages only, so the pages' own code carries nothing of Stripe.
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 
 /**
  * Where the widget stands. The page posts it with the form, so that the server's checks come

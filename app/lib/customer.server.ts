@@ -4,7 +4,7 @@
 // and actions below it read the customer from the context.
 import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import { currentUser, loginRedirect } from "./auth.server";
-import type { SessionUser } from "../../server/accounts/service";
+import type { SessionUser } from "#server/accounts/service.ts";
 
 type Customer = { user: SessionUser; sessionId: string };
 

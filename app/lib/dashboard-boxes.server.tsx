@@ -1,9 +1,9 @@
 // The dashboard's promo and contact boxes are the same for everyone of a profession: each is
 // rendered once per cached box (see prerender.server) and the page carries only its id.
 import type { RouterContextProvider } from "react-router";
-import type { ContactBox, PromoBox as PromoBoxData } from "../../server/library/types";
-import { ContactBoxItems } from "../components/contact-boxes";
-import { PromoBox } from "../components/promo-box";
+import type { ContactBox, PromoBox as PromoBoxData } from "#server/library/types.ts";
+import { ContactBoxItems } from "#app/components/contact-boxes.tsx";
+import { PromoBox } from "#app/components/promo-box.tsx";
 import { prerender } from "./prerender.server";
 import type { Prerendered } from "./prerendered";
 

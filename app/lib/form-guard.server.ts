@@ -4,7 +4,7 @@
 // answered 4xx with the Italian error page, logged at warn, and reaches no action, so nothing is
 // written. A NUL in a value is the field's own error, shown beside it (form-reply.server.ts).
 import { data, type MiddlewareFunction } from "react-router";
-import { requestContext } from "../../shared/context.ts";
+import { requestContext } from "#shared/context.ts";
 
 const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
 const READ_ONLY_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

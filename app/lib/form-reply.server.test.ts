@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseForm, refuse, secret } from "./form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
+import { MESSAGES } from "#shared/messages.ts";
 import { newPasswordSchema } from "./password-form.server";
 
 /** A form as a browser posts it: a list is a field that repeats (checkboxes of one name). */

@@ -4,8 +4,8 @@
 import { data } from "react-router";
 import { z } from "zod";
 import type { FormReply } from "./form-reply";
-import { MESSAGES } from "../../shared/messages.ts";
-import { isStorableText } from "../../shared/stored-text.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { isStorableText } from "#shared/stored-text.ts";
 
 /** Values longer than this are not sent back whole: no field of the portal takes as much. */
 const ECHO_LIMIT = 1000;

@@ -1,6 +1,6 @@
 // What every route with a form exports, said in one line:
 //
-//   export { clientAction, shouldRevalidate } from "../lib/form-route";
+//   export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 //
 // A submission lost on the network keeps the page and what was typed, the root shows 'Errore di
 // comunicazione', and the loaders are not asked again (communication-failure.ts). A route whose

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LibraryTypeCode } from "../../server/library/types";
+import type { LibraryTypeCode } from "#server/library/types.ts";
 import { LIBRARY_FILTERS, applyFilter, countByFilter, filterHref, parseFilter } from "./library-filter";
 
 const items = (["ebook", "paper_flex", "paper_hard", "corso", "rivista", "ebook", "corso"] as LibraryTypeCode[]).map(

@@ -1,7 +1,7 @@
 // The dashboard's filter tabs (spec §2): Tutti, Libri, Corsi, Riviste, each with a count. The
 // filter travels in the query string (?filtro=libri), so the tabs are plain links that work
 // without JavaScript.
-import type { LibraryTypeCode } from "../../server/library/types";
+import type { LibraryTypeCode } from "#server/library/types.ts";
 
 const FILTER_PARAM = "filtro";
 

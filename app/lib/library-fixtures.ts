@@ -1,6 +1,6 @@
 // Test data for the dashboard's cards (unit and render tests): an owned eBook, never read,
 // with no end of access, and a reading session; each test overrides what it looks at.
-import type { LibraryItem } from "../../server/library/types";
+import type { LibraryItem } from "#server/library/types.ts";
 
 export const FIXTURE_NOW = new Date("2026-03-10T12:00:00Z");
 

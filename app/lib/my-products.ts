@@ -1,7 +1,7 @@
 // The addresses of /my-products/: the tab (?tab=inattivi) and the page of the purchase history
 // (?pagina=2) travel in the query string, so tabs and pages are plain links that work without
 // JavaScript.
-import { MY_PRODUCTS_PATH } from "../../shared/links.ts";
+import { MY_PRODUCTS_PATH } from "#shared/links.ts";
 
 const TAB_PARAM = "tab";
 const PAGE_PARAM = "pagina";

@@ -1,11 +1,11 @@
 // Server side of the password forms: validation of a new password, and using a reset link.
 import { redirect, type RouterContextProvider } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import { isValidPassword } from "../../shared/password-rule.ts";
-import type { ResetPurpose } from "../../server/accounts/password-resets";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import { isValidPassword } from "#shared/password-rule.ts";
+import type { ResetPurpose } from "#server/accounts/password-resets.ts";
 import { parseForm, refuse, secret } from "./form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
+import { MESSAGES } from "#shared/messages.ts";
 
 /**
  * A password form: `fields`, the new password and its confirmation (spec §5: both meet the rule

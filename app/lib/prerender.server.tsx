@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { createContext, MemoryRouter, type RouterContextProvider } from "react-router";
-import { requestContext } from "../../shared/context.ts";
+import { requestContext } from "#shared/context.ts";
 import type { Prerendered } from "./prerendered";
 
 /** How long a rendering may be reused for a later `now` (the services cache content as long). */

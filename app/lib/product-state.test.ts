@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FIXTURE_NOW, libraryItem, readingSession } from "./library-fixtures";
-import type { LibraryTypeCode } from "../../server/library/types";
+import type { LibraryTypeCode } from "#server/library/types.ts";
 import {
   ACCESS_EXPIRED,
   BUY_AGAIN,

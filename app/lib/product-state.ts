@@ -1,9 +1,9 @@
 // What a product card of the dashboard shows for an owned product (spec §4 'Product button
 // state'): pure, so the card, the unit tests and the browser tests share one definition.
-import { NEW_BADGE_WINDOW_MS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
-import { readerOpenPath, readerPath } from "../../shared/links.ts";
-import { formatDate } from "../../shared/format.ts";
-import type { LibraryItem, LibraryTypeCode } from "../../server/library/types";
+import { NEW_BADGE_WINDOW_MS, READABLE_TYPE_CODES } from "#shared/library-constants.ts";
+import { readerOpenPath, readerPath } from "#shared/links.ts";
+import { formatDate } from "#shared/format.ts";
+import type { LibraryItem, LibraryTypeCode } from "#server/library/types.ts";
 
 // The spec's strings, exported so tests (unit and browser) look for the very same text.
 export const START_READING = "Inizia a leggere";

@@ -1,4 +1,4 @@
-import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
+import { safeRedirectTarget } from "#shared/safe-redirect.ts";
 
 export { safeRedirectTarget };
 

@@ -1,6 +1,6 @@
 // What a month's charge came to, as the toast after 'Paga ora' or a card update says it.
-import type { MonthOutcome } from "../../server/commerce/subscription-charging";
-import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
+import type { MonthOutcome } from "#server/commerce/subscription-charging.ts";
+import { SUBSCRIPTION_MESSAGES as M } from "#shared/subscription-messages.ts";
 import type { Toast } from "./toast.server";
 
 export function paymentToast(outcome: MonthOutcome | null): Toast {

@@ -1,9 +1,9 @@
 // The dashboard's suggestions ('Libri per te', 'Riviste per te', 'Corsi per te') are the same for
 // everyone of a profession: their cards are rendered once per cached list (see prerender.server).
 import type { RouterContextProvider } from "react-router";
-import type { Suggestion } from "../../server/library/types";
-import { CarouselItems } from "../components/carousel";
-import { SuggestionCard } from "../components/suggestion-card";
+import type { Suggestion } from "#server/library/types.ts";
+import { CarouselItems } from "#app/components/carousel.tsx";
+import { SuggestionCard } from "#app/components/suggestion-card.tsx";
 import { prerender } from "./prerender.server";
 import type { Prerendered } from "./prerendered";
 

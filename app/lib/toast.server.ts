@@ -1,10 +1,10 @@
 // Toasts after a redirect (see server/lib/flash-toast.ts): the root middleware reads and clears
 // the cookie; actions answer with redirectWithToast.
 import { createContext, redirect, replace, type MiddlewareFunction, type RouterContextProvider } from "react-router";
-import { servicesContext } from "../../shared/context.ts";
-import type { Toast } from "../../server/lib/flash-toast";
+import { servicesContext } from "#shared/context.ts";
+import type { Toast } from "#server/lib/flash-toast.ts";
 
-export type { Toast } from "../../server/lib/flash-toast";
+export type { Toast } from "#server/lib/flash-toast.ts";
 
 /** The toast arriving with this request. */
 export const toastContext = createContext<Toast | null>(null);

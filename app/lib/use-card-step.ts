@@ -8,7 +8,7 @@
 // the form posts as it is.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useRevalidator, useSubmit, type ShouldRevalidateFunctionArgs } from "react-router";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import type { CardStep, CardWidget, CardWidgetState } from "./card-widget";
 import { revalidateUnlessNetworkFailed } from "./communication-failure";
 

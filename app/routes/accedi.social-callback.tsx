@@ -1,10 +1,10 @@
 // /accedi/social/callback — the redirect URI registered at the upstream provider.
 import { data, redirect } from "react-router";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
-import { requestContext, servicesContext } from "../../shared/context.ts";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/accedi.social-callback";
-import { AuthError } from "../components/auth-error";
-import { socialLoginPath } from "../../shared/links.ts";
+import { AuthError } from "#app/components/auth-error.tsx";
+import { socialLoginPath } from "#shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 

@@ -1,10 +1,10 @@
 // /accedi/:uid/social — the social login of the login screen `uid`. First visit: off to the
 // upstream provider. Back from its callback (the account proven): the login interaction finishes.
 import { data, redirect } from "react-router";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
-import { requestContext, servicesContext } from "../../shared/context.ts";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/accedi.social";
-import { AuthError } from "../components/auth-error";
+import { AuthError } from "#app/components/auth-error.tsx";
 
 export const handle = MINIMAL_CHROME;
 

@@ -1,20 +1,20 @@
 // /accedi/:uid — the identity provider's login screen, rendered by the portal (spec §2 "/login/":
 // a separate login screen with e-mail and password and the social login link).
 import { useState } from "react";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
 import { data, Form, redirect } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
+import { requestContext, servicesContext, settingsContext } from "#shared/context.ts";
 import type { Route } from "./+types/accedi";
-import { AuthError } from "../components/auth-error";
-import { AlertBox, TextField } from "../components/form-fields";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse, secret } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { accountFields } from "../../shared/account-rules.server.ts";
-import { withRedirect } from "../lib/redirects";
-import { FORGOT_PASSWORD_PATH, REGISTER_PATH, socialLoginPath } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { AuthError } from "#app/components/auth-error.tsx";
+import { AlertBox, TextField } from "#app/components/form-fields.tsx";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse, secret } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { accountFields } from "#shared/account-rules.server.ts";
+import { withRedirect } from "#app/lib/redirects.ts";
+import { FORGOT_PASSWORD_PATH, REGISTER_PATH, socialLoginPath } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle = MINIMAL_CHROME;
 
@@ -63,7 +63,7 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   return redirect(returnTo);
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function LoginScreen({ loaderData, actionData }: Route.ComponentProps) {
   const [signingIn, setSigningIn] = useState(false);

@@ -4,11 +4,11 @@
 // goes back to the deletion page.
 import { redirect } from "react-router";
 import type { Route } from "./+types/account-deleted";
-import { ModalDialog } from "../components/modal-dialog";
-import { getUser } from "../lib/auth.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { ACCOUNT_DELETED_DIALOG_ID, DELETE_ACCOUNT_PATH, HOME_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { ModalDialog } from "#app/components/modal-dialog.tsx";
+import { getUser } from "#app/lib/auth.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { ACCOUNT_DELETED_DIALOG_ID, DELETE_ACCOUNT_PATH, HOME_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   if (await getUser(request, context)) throw redirect(DELETE_ACCOUNT_PATH);

@@ -5,18 +5,23 @@
 // customers; failures are rate limited by the service.
 import { data } from "react-router";
 import type { Route } from "./+types/activate-product";
-import { ActivationIntro } from "../components/activation-dialog";
-import { ACTIVATION_CODE_FIELD_ID, ActivationForm, type ActivationResult, type CodeMark } from "../components/activation-form";
-import { ErrorSummary } from "../components/error-summary";
-import { documentTitle } from "../components/page-title";
-import { ACTIVATION_REFUSALS, type ActivationRefusal } from "../../shared/activation-refusals.ts";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import { customerOf, signInFirst } from "../lib/customer.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { formatDate } from "../../shared/format.ts";
-import { replyOf } from "../lib/communication-failure";
-import { DASHBOARD_PATH } from "../../shared/links.ts";
+import { ActivationIntro } from "#app/components/activation-dialog.tsx";
+import {
+  ACTIVATION_CODE_FIELD_ID,
+  ActivationForm,
+  type ActivationResult,
+  type CodeMark,
+} from "#app/components/activation-form.tsx";
+import { ErrorSummary } from "#app/components/error-summary.tsx";
+import { documentTitle } from "#app/components/page-title.tsx";
+import { ACTIVATION_REFUSALS, type ActivationRefusal } from "#shared/activation-refusals.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import { customerOf, signInFirst } from "#app/lib/customer.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { formatDate } from "#shared/format.ts";
+import { replyOf } from "#app/lib/communication-failure.ts";
+import { DASHBOARD_PATH } from "#shared/links.ts";
 
 /** Longer input cannot be a code; it is refused before any lookup. */
 const MAX_CODE_LENGTH = 64;
@@ -76,7 +81,7 @@ function refusedCode(reason: ActivationRefusal, code: string) {
   return data<ActivationResult>({ state, code }, { status: ACTIVATION_REFUSALS[reason].status });
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function ActivateProduct({ actionData }: Route.ComponentProps) {
   const result = replyOf(actionData);

@@ -1,13 +1,13 @@
 // No loader: this route is also the benchmark's floor for a React Router page.
 import { Link, useLocation, useRouteLoaderData } from "react-router";
-import type { ChromeHandle } from "../lib/page-chrome";
-import type { RootData } from "../root";
-import { KeyIcon } from "../components/icons";
-import { activationPageFor } from "../lib/activation-pages";
-import { withShow } from "../lib/modals";
-import { withRedirect } from "../lib/redirects";
-import { LOGIN_PATH, REGISTER_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import type { ChromeHandle } from "#app/lib/page-chrome.ts";
+import type { RootData } from "#app/root.tsx";
+import { KeyIcon } from "#app/components/icons.tsx";
+import { activationPageFor } from "#app/lib/activation-pages.ts";
+import { withShow } from "#app/lib/modals.ts";
+import { withRedirect } from "#app/lib/redirects.ts";
+import { LOGIN_PATH, REGISTER_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle: ChromeHandle = { chrome: { topStrip: false } };
 

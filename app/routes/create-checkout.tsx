@@ -4,14 +4,14 @@
 // is reused, so links, reloads and double clicks never pile up orders.
 import { data, Form, redirect } from "react-router";
 import type { Route } from "./+types/create-checkout";
-import { servicesContext } from "../../shared/context.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { checkoutOrderPath, DASHBOARD_PATH } from "../../shared/links.ts";
-import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
-import { AlertBox } from "../components/form-fields";
-import { customerOf } from "../lib/customer.server";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { PageHeading } from "../components/page-heading";
+import { servicesContext } from "#shared/context.ts";
+import { formatEuro } from "#shared/format.ts";
+import { checkoutOrderPath, DASHBOARD_PATH } from "#shared/links.ts";
+import { safeRedirectTarget } from "#shared/safe-redirect.ts";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 /** Where 'Torna indietro' leads: the page the customer came from, if it is the portal's. */
 function backTarget(request: Request): string {

@@ -2,7 +2,7 @@
 // middleware that signs visitors in first (lib/customer.server.ts).
 import { Outlet } from "react-router";
 import type { Route } from "./+types/customer-layout";
-import { requireCustomer } from "../lib/customer.server";
+import { requireCustomer } from "#app/lib/customer.server.ts";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCustomer];
 

@@ -2,26 +2,26 @@
 // 'Dashboard', §4 'Product button state', §6). Signed-in customers only; a profile without a
 // profession completes first access first.
 import { Link, redirect, useLocation } from "react-router";
-import type { ChromeHandle } from "../lib/page-chrome";
+import type { ChromeHandle } from "#app/lib/page-chrome.ts";
 import type { Route } from "./+types/dashboard";
-import { Carousel } from "../components/carousel";
-import { PrerenderedElement } from "../lib/prerendered";
-import { CONTACT_BOXES_CLASS } from "../components/contact-boxes";
-import { LibraryTabs } from "../components/library-tabs";
-import { ProductCard } from "../components/product-card";
-import { ProductCover } from "../components/product-cover";
-import { servicesContext } from "../../shared/context.ts";
-import { customerOf } from "../lib/customer.server";
-import { applyFilter, countByFilter, parseFilter } from "../lib/library-filter";
-import { withShow } from "../lib/modals";
-import type { LibraryItem } from "../../server/library/types";
-import { suggestionCarousel, type SuggestionCarousel } from "../lib/suggestion-carousels.server";
-import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "../lib/dashboard-boxes.server";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
-import type { SubscriptionNotice } from "../../shared/subscription";
-import { formatDate, withArticle } from "../../shared/format.ts";
-import { DASHBOARD_PATH, EDU_PATH, FIRST_ACCESS_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { Carousel } from "#app/components/carousel.tsx";
+import { PrerenderedElement } from "#app/lib/prerendered.tsx";
+import { CONTACT_BOXES_CLASS } from "#app/components/contact-boxes.tsx";
+import { LibraryTabs } from "#app/components/library-tabs.tsx";
+import { ProductCard } from "#app/components/product-card.tsx";
+import { ProductCover } from "#app/components/product-cover.tsx";
+import { servicesContext } from "#shared/context.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { applyFilter, countByFilter, parseFilter } from "#app/lib/library-filter.ts";
+import { withShow } from "#app/lib/modals.ts";
+import type { LibraryItem } from "#server/library/types.ts";
+import { suggestionCarousel, type SuggestionCarousel } from "#app/lib/suggestion-carousels.server.tsx";
+import { contactBoxesPart, promoBoxPart, type PromoBoxPart } from "#app/lib/dashboard-boxes.server.tsx";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
+import type { SubscriptionNotice } from "#shared/subscription.ts";
+import { formatDate, withArticle } from "#shared/format.ts";
+import { DASHBOARD_PATH, EDU_PATH, FIRST_ACCESS_PATH, SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle: ChromeHandle = { chrome: { dark: true } };
 

@@ -6,14 +6,14 @@
 import { Form } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/dev.clock";
-import { servicesContext, settingsContext } from "../../shared/context.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { DAY_MS } from "../../shared/subscription.ts";
-import { getUser } from "../lib/auth.server";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { redirectWithToast } from "../lib/toast.server";
-import { PageHeading } from "../components/page-heading";
-import { DEV_CLOCK_PATH } from "../../shared/links.ts";
+import { servicesContext, settingsContext } from "#shared/context.ts";
+import { formatEuro } from "#shared/format.ts";
+import { DAY_MS } from "#shared/subscription.ts";
+import { getUser } from "#app/lib/auth.server.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
+import { DEV_CLOCK_PATH } from "#shared/links.ts";
 
 const dateTime = new Intl.DateTimeFormat("it-IT", { dateStyle: "short", timeStyle: "short", timeZone: "Europe/Rome" });
 

@@ -2,7 +2,7 @@
 // served on its own, with a policy of its own: mail HTML is styled inline (mail clients drop
 // <style>), which the portal's policy refuses, and a srcdoc frame would inherit that policy.
 // Nothing in it runs (no scripts, sandboxed), and only the portal may frame it. Absent in production.
-import { servicesContext, settingsContext } from "../../shared/context.ts";
+import { servicesContext, settingsContext } from "#shared/context.ts";
 import type { Route } from "./+types/dev.mailbox.html";
 
 export async function loader({ params, context }: Route.LoaderArgs) {

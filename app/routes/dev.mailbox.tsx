@@ -3,10 +3,10 @@
 // never cached and its links are followed only when they point back to this portal.
 import { Fragment } from "react";
 import { data, Link } from "react-router";
-import { servicesContext, settingsContext } from "../../shared/context.ts";
+import { servicesContext, settingsContext } from "#shared/context.ts";
 import type { Route } from "./+types/dev.mailbox";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
-import { DEV_MAILBOX_PATH, devMailHtmlPath } from "../../shared/links.ts";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
+import { DEV_MAILBOX_PATH, devMailHtmlPath } from "#shared/links.ts";
 
 const dateTime = new Intl.DateTimeFormat("it-IT", {
   day: "2-digit",

@@ -1,12 +1,12 @@
 import { Link } from "react-router";
-import { servicesContext } from "../../shared/context.ts";
+import { servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/edu";
-import { FaqAccordion } from "../components/faq";
-import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
-import { getUser } from "../lib/auth.server";
-import { EDU_ACTIVATION_PROMPT_PATH, EDU_PATH, SUBSCRIPTION_PATH, checkoutPath } from "../../shared/links.ts";
-import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "../lib/edu";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { FaqAccordion } from "#app/components/faq.tsx";
+import { formatDate, formatEuro, withArticle } from "#shared/format.ts";
+import { getUser } from "#app/lib/auth.server.ts";
+import { EDU_ACTIVATION_PROMPT_PATH, EDU_PATH, SUBSCRIPTION_PATH, checkoutPath } from "#shared/links.ts";
+import { EDU_DISCOUNT_PERCENT, EDU_MONTHS, EDU_PRODUCT_CODE } from "#app/lib/edu.ts";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { content, catalog, library } = context.get(servicesContext);

@@ -4,20 +4,20 @@
 // address (?profession=<id>&university=<id>), so it works without JavaScript; 'Completa' posts
 // everything, the server validates it all again and saves it in one transaction.
 import { Form, Link, redirect } from "react-router";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
 import { z } from "zod";
-import { servicesContext } from "../../shared/context.ts";
-import type { ProfessionCode } from "../../server/catalog/reference";
+import { servicesContext } from "#shared/context.ts";
+import type { ProfessionCode } from "#server/catalog/reference.ts";
 import type { Route } from "./+types/first-access";
-import { AlertBox, FieldError, InterestChoices, SelectField } from "../components/form-fields";
-import { customerOf } from "../lib/customer.server";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { profileFieldErrors } from "../../shared/profile-messages.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { FIRST_ACCESS_PATH, HOME_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { AlertBox, FieldError, InterestChoices, SelectField } from "#app/components/form-fields.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { profileFieldErrors } from "#shared/profile-messages.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { FIRST_ACCESS_PATH, HOME_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle = MINIMAL_CHROME;
 
@@ -109,7 +109,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return refuse({ fieldErrors, alert: earlier ? errorAlert(earlier) : undefined, values: parsed.values });
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 /** The steps of a profession's first access, named as the step list shows them. */
 function stepsOf(code: ProfessionCode | null): { key: Step; label: string }[] {

@@ -5,19 +5,19 @@
 // account gets the alert 'Email non trovata', as the spec asks; requests are limited per client
 // address and per target address, and a refused request sends nothing.
 import { Form } from "react-router";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../../shared/context.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/forgot-password";
-import { getUser } from "../lib/auth.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { accountFields } from "../../shared/account-rules.server.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { AlertBox, TextField } from "../components/form-fields";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { FORGOT_PASSWORD_PATH, LOGIN_PATH, REGISTER_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { getUser } from "#app/lib/auth.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { accountFields } from "#shared/account-rules.server.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { AlertBox, TextField } from "#app/components/form-fields.tsx";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { FORGOT_PASSWORD_PATH, LOGIN_PATH, REGISTER_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle = MINIMAL_CHROME;
 
@@ -83,7 +83,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function ForgotPassword({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

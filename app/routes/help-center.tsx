@@ -1,7 +1,7 @@
-import { servicesContext } from "../../shared/context.ts";
+import { servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/help-center";
-import { FaqAccordion } from "../components/faq";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { FaqAccordion } from "#app/components/faq.tsx";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return { faq: await context.get(servicesContext).content.getFaq("help-center") };

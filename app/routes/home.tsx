@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
-import { DASHBOARD_PATH } from "../../shared/links.ts";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
+import { DASHBOARD_PATH } from "#shared/links.ts";
 
 export function loader() {
   return redirect(DASHBOARD_PATH);

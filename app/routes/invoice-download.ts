@@ -1,9 +1,9 @@
 // /ricevuta/:ordercode/:paymentcode/fattura-elettronica.xml — the e-invoice (FatturaPA XML) of a
 // payment, linked from its receipt: a download, so a plain GET that works without JavaScript.
 // Only the order's owner gets it; anyone else, and a payment with no invoice, gets 404.
-import { servicesContext } from "../../shared/context.ts";
-import { customerOf } from "../lib/customer.server";
-import { notFoundFile, xmlAttachment } from "../lib/xml-attachment.server";
+import { servicesContext } from "#shared/context.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { notFoundFile, xmlAttachment } from "#app/lib/xml-attachment.server.ts";
 import type { Route } from "./+types/invoice-download";
 
 export async function loader({ params, context }: Route.LoaderArgs) {

@@ -1,15 +1,15 @@
 import { Link } from "react-router";
-import { servicesContext, settingsContext } from "../../shared/context.ts";
-import type { LandingCard } from "../../server/content/service";
+import { servicesContext, settingsContext } from "#shared/context.ts";
+import type { LandingCard } from "#server/content/service.ts";
 import type { Route } from "./+types/landing";
-import { SiteLink } from "../components/site-link";
-import { Carousel } from "../components/carousel";
-import { KeyIcon } from "../components/icons";
-import { ProductCover } from "../components/product-cover";
-import { formatEuro } from "../../shared/format.ts";
-import { isLandingVariant } from "../../shared/landing-variants.ts";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
-import { ACTIVATION_PROMPT_PATH } from "../../shared/links.ts";
+import { SiteLink } from "#app/components/site-link.tsx";
+import { Carousel } from "#app/components/carousel.tsx";
+import { KeyIcon } from "#app/components/icons.tsx";
+import { ProductCover } from "#app/components/product-cover.tsx";
+import { formatEuro } from "#shared/format.ts";
+import { isLandingVariant } from "#shared/landing-variants.ts";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
+import { ACTIVATION_PROMPT_PATH } from "#shared/links.ts";
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   // /landingpage/<variant> or the short form /<variant>.

@@ -1,11 +1,11 @@
 // /login/: starts the redirect sign-in at once (spec §2), coming back to `redirect`. With
 // `via=social` (the registration page's social button) the login screen hands over to social login.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import { safeRedirectTarget } from "../lib/redirects";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import { safeRedirectTarget } from "#app/lib/redirects.ts";
 import type { Route } from "./+types/login";
-import { AuthError } from "../components/auth-error";
-import { getUser } from "../lib/auth.server";
+import { AuthError } from "#app/components/auth-error.tsx";
+import { getUser } from "#app/lib/auth.server.ts";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const params = new URL(request.url).searchParams;

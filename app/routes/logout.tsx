@@ -1,11 +1,11 @@
 // /logout/: POST signs out in one step (the portal session and the identity provider's behind it)
 // and continues to /login/?redirect=<where it was>. A GET changes nothing.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import { safeRedirectTarget } from "../lib/redirects";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import { safeRedirectTarget } from "#app/lib/redirects.ts";
 import type { Route } from "./+types/logout";
-import { AuthError } from "../components/auth-error";
-import { HOME_PATH } from "../../shared/links.ts";
+import { AuthError } from "#app/components/auth-error.tsx";
+import { HOME_PATH } from "#shared/links.ts";
 
 export function loader() {
   return redirect(HOME_PATH);
@@ -22,7 +22,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Logout() {
   return <AuthError message="Sign-out failed" />;

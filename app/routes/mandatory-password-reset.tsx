@@ -4,11 +4,11 @@
 // new link), a signed-in visitor goes to /, and on success the browser goes where the server says:
 // /login/, to sign in with the new password.
 import type { Route } from "./+types/mandatory-password-reset";
-import { requireSignedOut } from "../lib/auth.server";
-import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
-import { readReply } from "../lib/form-reply";
-import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
-import { HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
+import { requireSignedOut } from "#app/lib/auth.server.ts";
+import { ResetPasswordView, type ResetPageText } from "#app/components/password-fields.tsx";
+import { readReply } from "#app/lib/form-reply.ts";
+import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "#app/lib/password-form.server.ts";
+import { HOME_PATH, LOGIN_PATH } from "#shared/links.ts";
 
 const TEXT: ResetPageText = {
   title: "Reimposta la password",
@@ -31,7 +31,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return submitResetLink({ request, context }, params.token, "migrated", LOGIN_PATH);
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function MandatoryPasswordReset({ loaderData, actionData }: Route.ComponentProps) {
   return <ResetPasswordView usable={loaderData.usable} reply={readReply(actionData)} text={TEXT} />;

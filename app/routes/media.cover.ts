@@ -1,5 +1,5 @@
 // /media/copertine/<cover>.svg: a product cover, generated from the catalogue.
-import { servicesContext } from "../../shared/context.ts";
+import { servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/media.cover";
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {

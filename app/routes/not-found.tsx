@@ -1,6 +1,6 @@
 import { data } from "react-router";
-import { NotFound } from "../components/not-found";
-import { revalidateUnlessNetworkFailed } from "../lib/communication-failure";
+import { NotFound } from "#app/components/not-found.tsx";
+import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
 
 export function loader() {
   return data(null, { status: 404 });

@@ -1,8 +1,8 @@
 // /oauthcb: the sign-in callback. Opens the portal session and goes back where the user was.
 import { data, redirect } from "react-router";
-import { requestContext, servicesContext } from "../../shared/context.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/oauthcb";
-import { AuthError } from "../components/auth-error";
+import { AuthError } from "#app/components/auth-error.tsx";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   try {

@@ -1,9 +1,9 @@
 // /forgot-password/password-updated — the confirmation after a reset by link (spec §2, §4):
 // 'Password aggiornata' with an 'Accedi' link to the sign-in.
-import { MESSAGES } from "../../shared/messages.ts";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
-import { LOGIN_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { MESSAGES } from "#shared/messages.ts";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
+import { LOGIN_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle = MINIMAL_CHROME;
 

@@ -6,21 +6,21 @@
 // sessions and grants end), and the page comes back with the toast 'Password aggiornata'.
 import { Form, useLocation } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../../shared/context.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/profile.change-password";
-import { customerOf, signInFirst } from "../lib/customer.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { PASSWORD_CHANGE_REFUSALS, type PasswordChangeRefusal } from "../../shared/profile-messages.ts";
-import { withRetryAfter, type Refusal } from "../../shared/refusals.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { AlertBox } from "../components/form-fields";
-import { NewPasswordFields, PasswordInput } from "../components/password-fields";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse, secret } from "../lib/form-reply.server";
-import { newPasswordSchema } from "../lib/password-form.server";
-import { CHANGE_PASSWORD_PATH, FORGOT_PASSWORD_PATH, PROFILE_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
-import { BackLink } from "../components/back-link";
+import { customerOf, signInFirst } from "#app/lib/customer.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { PASSWORD_CHANGE_REFUSALS, type PasswordChangeRefusal } from "#shared/profile-messages.ts";
+import { withRetryAfter, type Refusal } from "#shared/refusals.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { NewPasswordFields, PasswordInput } from "#app/components/password-fields.tsx";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse, secret } from "#app/lib/form-reply.server.ts";
+import { newPasswordSchema } from "#app/lib/password-form.server.ts";
+import { CHANGE_PASSWORD_PATH, FORGOT_PASSWORD_PATH, PROFILE_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
+import { BackLink } from "#app/components/back-link.tsx";
 
 const changeSchema = () =>
   newPasswordSchema({
@@ -50,7 +50,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithToast(context, CHANGE_PASSWORD_PATH, { type: "success", title: MESSAGES.passwordUpdated });
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function ChangePassword({ actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

@@ -4,13 +4,13 @@
 // and the current password was proven when the change was asked for. Once confirmed the page
 // says so; a dead link gets 'Ooops. il tuo link è scaduto!'.
 import { Form } from "react-router";
-import { servicesContext } from "../../shared/context.ts";
+import { servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/profile.confirm-email";
-import { AlertBox } from "../components/form-fields";
-import { readReply } from "../lib/form-reply";
-import { refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { PROFILE_PATH } from "../../shared/links.ts";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { readReply } from "#app/lib/form-reply.ts";
+import { refuse } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { PROFILE_PATH } from "#shared/links.ts";
 
 export function headers() {
   return { "Cache-Control": "no-store", "X-Robots-Tag": "noindex" };
@@ -29,7 +29,7 @@ export async function action({ params, context }: Route.ActionArgs) {
   return refuse({ alert: { title: MESSAGES.errorTitle, text: MESSAGES.emailInUse }, reason: "taken" }, 409);
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function ConfirmEmail({ loaderData, actionData }: Route.ComponentProps) {
   const confirmed = actionData !== undefined && "confirmed" in actionData;

@@ -3,12 +3,12 @@
 // form was (Preferenze). Throttled: too many downloads go back there with a toast. A GET changes
 // nothing and goes to Preferenze.
 import { redirect } from "react-router";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import { LOGIN_PATH, PREFERENCES_PATH } from "../../shared/links.ts";
-import { MESSAGES } from "../../shared/messages.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import { LOGIN_PATH, PREFERENCES_PATH } from "#shared/links.ts";
+import { MESSAGES } from "#shared/messages.ts";
 import type { Route } from "./+types/profile.data";
-import { customerOf } from "../lib/customer.server";
-import { redirectWithToast } from "../lib/toast.server";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
 
 export function loader() {
   return redirect(PREFERENCES_PATH);

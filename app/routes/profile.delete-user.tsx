@@ -3,16 +3,16 @@
 // provider) and goes to the confirmation, which a signed-out visitor sees (account-deleted.tsx):
 // the modal 'Cancellazione utente confermata', whose 'Home Page' button goes to /.
 import { Form, Link, redirect, useNavigation } from "react-router";
-import { ACCOUNT_DELETED_DIALOG_ID, ACCOUNT_DELETED_PATH, PREFERENCES_PATH } from "../../shared/links.ts";
-import { requestContext, servicesContext } from "../../shared/context.ts";
+import { ACCOUNT_DELETED_DIALOG_ID, ACCOUNT_DELETED_PATH, PREFERENCES_PATH } from "#shared/links.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
 import type { Route } from "./+types/profile.delete-user";
-import { AlertBox } from "../components/form-fields";
-import { customerOf, signInFirst } from "../lib/customer.server";
-import { readReply } from "../lib/form-reply";
-import { refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { PageHeading } from "../components/page-heading";
-import { BackLink } from "../components/back-link";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { customerOf, signInFirst } from "#app/lib/customer.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { refuse } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
+import { BackLink } from "#app/components/back-link.tsx";
 
 export const loader = signInFirst;
 
@@ -36,7 +36,7 @@ export async function action({ context }: Route.ActionArgs) {
   return redirect(`${ACCOUNT_DELETED_PATH}#${ACCOUNT_DELETED_DIALOG_ID}`, { headers });
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function DeleteUser({ actionData }: Route.ComponentProps) {
   const navigation = useNavigation();

@@ -3,14 +3,14 @@
 // to delete the account.
 import { Form, Link, redirect } from "react-router";
 import { z } from "zod";
-import { servicesContext, settingsContext } from "../../shared/context.ts";
+import { servicesContext, settingsContext } from "#shared/context.ts";
 import type { Route } from "./+types/profile.preferences";
-import { AlertBox } from "../components/form-fields";
-import { customerOf } from "../lib/customer.server";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { redirectWithToast } from "../lib/toast.server";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
 import {
   DATA_EXPORT_PATH,
   DELETE_ACCOUNT_PATH,
@@ -18,9 +18,9 @@ import {
   PREFERENCES_PATH,
   PROFILE_PATH,
   SESSIONS_PATH,
-} from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
-import { BackLink } from "../components/back-link";
+} from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
+import { BackLink } from "#app/components/back-link.tsx";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -51,7 +51,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithToast(context, PREFERENCES_PATH, { type: "success", title: MESSAGES.preferencesUpdated });
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Preferences({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

@@ -6,19 +6,19 @@
 // one did. Ending a session ends the identity provider's behind it (server/accounts/devices.ts).
 import { Form, Link, useLocation } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import { CHANGE_PASSWORD_PATH, PROFILE_PATH, SESSIONS_PATH } from "../../shared/links.ts";
-import { MESSAGES } from "../../shared/messages.ts";
-import { formatLongDateTime } from "../../shared/format.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import { CHANGE_PASSWORD_PATH, PROFILE_PATH, SESSIONS_PATH } from "#shared/links.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { formatLongDateTime } from "#shared/format.ts";
 import type { Route } from "./+types/profile.sessions";
-import { AlertBox } from "../components/form-fields";
-import { PageHeading } from "../components/page-heading";
-import { customerOf } from "../lib/customer.server";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { withShow } from "../lib/modals";
-import { redirectWithToast } from "../lib/toast.server";
-import { BackLink } from "../components/back-link";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { PageHeading } from "#app/components/page-heading.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { withShow } from "#app/lib/modals.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { BackLink } from "#app/components/back-link.tsx";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { user, sessionId } = customerOf(context);
@@ -66,7 +66,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Sessions({ loaderData, actionData }: Route.ComponentProps) {
   const { devices, apps, lastPasswordChange } = loaderData;

@@ -7,10 +7,10 @@
 import { useState } from "react";
 import { Form, Link, redirect } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext } from "../../shared/context.ts";
-import type { ProfileSubmission } from "../../server/accounts/profile";
-import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
-import { accountFields } from "../../shared/account-rules.server.ts";
+import { requestContext, servicesContext } from "#shared/context.ts";
+import type { ProfileSubmission } from "#server/accounts/profile.ts";
+import { PROFILE_LIMITS } from "#shared/profile-limits.ts";
+import { accountFields } from "#shared/account-rules.server.ts";
 import {
   CHANGE_PASSWORD_PATH,
   DASHBOARD_PATH,
@@ -19,19 +19,19 @@ import {
   PREFERENCES_PATH,
   PROFILE_PATH,
   SESSIONS_PATH,
-} from "../../shared/links.ts";
-import type { ProfessionCode } from "../../server/catalog/reference";
+} from "#shared/links.ts";
+import type { ProfessionCode } from "#server/catalog/reference.ts";
 import type { Route } from "./+types/profile";
-import { AlertBox, InterestChoices, SelectField, TextField } from "../components/form-fields";
-import { customerOf } from "../lib/customer.server";
-import { readReply, type ReplyView } from "../lib/form-reply";
-import { parseForm, refuse, secret } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { profileFieldErrors, profileSaveRefusal, type ProfileFormField } from "../../shared/profile-messages.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { useHydrated } from "../lib/use-hydrated";
-import { BackLink } from "../components/back-link";
-import { PageHeading } from "../components/page-heading";
+import { AlertBox, InterestChoices, SelectField, TextField } from "#app/components/form-fields.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply, type ReplyView } from "#app/lib/form-reply.ts";
+import { parseForm, refuse, secret } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { profileFieldErrors, profileSaveRefusal, type ProfileFormField } from "#shared/profile-messages.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { BackLink } from "#app/components/back-link.tsx";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 type Field = ProfileFormField | "currentPassword";
 
@@ -152,7 +152,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return refuseWith(result.reason === "invalid" ? profileFieldErrors(result.errors) : {}, message, status);
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Profile({ loaderData, actionData }: Route.ComponentProps) {
   const reply = readReply(actionData);

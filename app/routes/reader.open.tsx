@@ -4,11 +4,11 @@
 // customer without valid access goes back to the dashboard with an error toast.
 import { redirect } from "react-router";
 import type { Route } from "./+types/reader.open";
-import { servicesContext } from "../../shared/context.ts";
-import { customerOf } from "../lib/customer.server";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { DASHBOARD_PATH, readerPath } from "../../shared/links.ts";
+import { servicesContext } from "#shared/context.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { DASHBOARD_PATH, readerPath } from "#shared/links.ts";
 
 /** Opening is a state change, so a GET (a bookmark, a reload) only shows the reader. */
 export function loader({ params }: Route.LoaderArgs) {
@@ -29,7 +29,7 @@ export async function action({ params, context }: Route.ActionArgs) {
   );
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 /**
  * Never rendered (the loader always redirects). It makes this a page route rather than a

@@ -5,20 +5,20 @@
 // valid access only: others get a 403 page, an expired customer only 'Contenuti aggiuntivi'.
 import { Form, isRouteErrorResponse, redirect, useRouteError } from "react-router";
 import type { Route } from "./+types/reader";
-import { AlertBox } from "../components/form-fields";
-import { NotFound } from "../components/not-found";
-import { ReaderBookHeader } from "../components/reader-book-header";
-import { ReaderRefusal } from "../components/reader-refusal";
-import { ReaderSupplementary } from "../components/reader-supplementary";
-import { servicesContext } from "../../shared/context.ts";
-import { customerOf } from "../lib/customer.server";
-import { readReply } from "../lib/form-reply";
-import { refuse } from "../lib/form-reply.server";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import { redirectWithToast } from "../lib/toast.server";
-import { readerPath } from "../../shared/links.ts";
-import type { Chapter, ChapterRef } from "../../server/library/reading";
-import { formatDate } from "../../shared/format.ts";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { NotFound } from "#app/components/not-found.tsx";
+import { ReaderBookHeader } from "#app/components/reader-book-header.tsx";
+import { ReaderRefusal } from "#app/components/reader-refusal.tsx";
+import { ReaderSupplementary } from "#app/components/reader-supplementary.tsx";
+import { servicesContext } from "#shared/context.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { refuse } from "#app/lib/form-reply.server.ts";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { readerPath } from "#shared/links.ts";
+import type { Chapter, ChapterRef } from "#server/library/reading.ts";
+import { formatDate } from "#shared/format.ts";
 
 /** A chapter number as the address or the form gives it; anything else matches no chapter. */
 function parsePosition(value: FormDataEntryValue | null): number | undefined {
@@ -60,7 +60,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Reader({ loaderData, actionData }: Route.ComponentProps) {
   if (!loaderData.ok) return <ReaderSupplementary {...loaderData} />;

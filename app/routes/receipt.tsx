@@ -4,22 +4,22 @@
 // (to /my-products/ when it was opened directly); without, it is a print-ready page. Only the
 // order's owner sees it: anyone else, and any unknown order or payment, goes to the home page.
 import { useEffect } from "react";
-import { HOME_PATH, MY_PRODUCTS_PATH } from "../../shared/links.ts";
-import type { ChromeHandle } from "../lib/page-chrome";
+import { HOME_PATH, MY_PRODUCTS_PATH } from "#shared/links.ts";
+import type { ChromeHandle } from "#app/lib/page-chrome.ts";
 import { Link, redirect, useLocation, useNavigate } from "react-router";
 import type { Route } from "./+types/receipt";
-import type { Receipt, ReceiptLine, ReceiptPayment } from "../../server/commerce/purchases";
-import type { PostalAddress } from "../../server/db/schema";
-import { formatVatRate } from "../../shared/commerce-constants.ts";
-import { servicesContext } from "../../shared/context.ts";
-import { formatDate, formatEuro } from "../../shared/format.ts";
-import { EmailAddress } from "../components/email-address";
-import { Logo } from "../components/logo";
-import { PaymentMethod } from "../components/payment-method";
-import { PaymentRefunds } from "../components/payment-refunds";
-import { customerOf } from "../lib/customer.server";
-import { creditNoteNamed, invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
-import { useHydrated } from "../lib/use-hydrated";
+import type { Receipt, ReceiptLine, ReceiptPayment } from "#server/commerce/purchases.ts";
+import type { PostalAddress } from "#server/db/schema/index.ts";
+import { formatVatRate } from "#shared/commerce-constants.ts";
+import { servicesContext } from "#shared/context.ts";
+import { formatDate, formatEuro } from "#shared/format.ts";
+import { EmailAddress } from "#app/components/email-address.tsx";
+import { Logo } from "#app/components/logo.tsx";
+import { PaymentMethod } from "#app/components/payment-method.tsx";
+import { PaymentRefunds } from "#app/components/payment-refunds.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { creditNoteNamed, invoiceNamed, PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
 
 // Made to be printed: no header and no footer.
 export const handle: ChromeHandle = { chrome: { header: "none" } };

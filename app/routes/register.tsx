@@ -1,21 +1,21 @@
 // /register/ — 'Crea il tuo account' (spec §2 registration, §5 rules, §8 'Email già registrata').
 import { useState } from "react";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
 import { Form, redirect, useLocation } from "react-router";
 import { z } from "zod";
-import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
-import { accountFields } from "../../shared/account-rules.server.ts";
-import { safeRedirectTarget, withRedirect } from "../lib/redirects";
+import { requestContext, servicesContext, settingsContext } from "#shared/context.ts";
+import { accountFields } from "#shared/account-rules.server.ts";
+import { safeRedirectTarget, withRedirect } from "#app/lib/redirects.ts";
 import type { Route } from "./+types/register";
-import { AlertBox, FieldError, TextField } from "../components/form-fields";
-import { PasswordHints } from "../components/password-fields";
-import { requireSignedOut } from "../lib/auth.server";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse, secret } from "../lib/form-reply.server";
-import { MESSAGES } from "../../shared/messages.ts";
-import { useHydrated } from "../lib/use-hydrated";
-import { HOME_PATH, LOGIN_PATH } from "../../shared/links.ts";
-import { PageHeading } from "../components/page-heading";
+import { AlertBox, FieldError, TextField } from "#app/components/form-fields.tsx";
+import { PasswordHints } from "#app/components/password-fields.tsx";
+import { requireSignedOut } from "#app/lib/auth.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse, secret } from "#app/lib/form-reply.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { HOME_PATH, LOGIN_PATH } from "#shared/links.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export const handle = MINIMAL_CHROME;
 
@@ -72,7 +72,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirect(`${LOGIN_PATH}?${new URLSearchParams({ redirect: returnTo })}`);
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Register({ loaderData, actionData }: Route.ComponentProps) {
   const { search } = useLocation();

@@ -4,12 +4,12 @@
 // visitors are sent away. On success every session of the account ends, the portal's and the
 // identity provider's, and the browser goes to /forgot-password/password-updated.
 import type { Route } from "./+types/reset-password";
-import { MINIMAL_CHROME } from "../lib/page-chrome";
-import { ResetPasswordView, type ResetPageText } from "../components/password-fields";
-import { readReply } from "../lib/form-reply";
-import { requireSignedOut } from "../lib/auth.server";
-import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "../lib/password-form.server";
-import { FORGOT_PASSWORD_PATH, PASSWORD_UPDATED_PATH } from "../../shared/links.ts";
+import { MINIMAL_CHROME } from "#app/lib/page-chrome.ts";
+import { ResetPasswordView, type ResetPageText } from "#app/components/password-fields.tsx";
+import { readReply } from "#app/lib/form-reply.ts";
+import { requireSignedOut } from "#app/lib/auth.server.ts";
+import { isResetLinkUsable, resetPageHeaders, submitResetLink } from "#app/lib/password-form.server.ts";
+import { FORGOT_PASSWORD_PATH, PASSWORD_UPDATED_PATH } from "#shared/links.ts";
 
 export const handle = MINIMAL_CHROME;
 
@@ -34,7 +34,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   return submitResetLink({ request, context }, params.token, "reset", PASSWORD_UPDATED_PATH);
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function ResetPassword({ loaderData, actionData }: Route.ComponentProps) {
   return <ResetPasswordView usable={loaderData.usable} reply={readReply(actionData)} text={TEXT} />;

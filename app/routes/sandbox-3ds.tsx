@@ -4,10 +4,10 @@
 // customer returns where the card step started with the same parameters as from Stripe.
 import { redirect } from "react-router";
 import type { Route } from "./+types/sandbox-3ds";
-import { servicesContext } from "../../shared/context.ts";
-import { cardStepReturnPath, checkoutOrderPath, HOME_PATH, SUBSCRIPTION_CARD_PATH } from "../../shared/links.ts";
-import { SandboxAuthentication } from "../components/sandbox-authentication";
-import { customerOf } from "../lib/customer.server";
+import { servicesContext } from "#shared/context.ts";
+import { cardStepReturnPath, checkoutOrderPath, HOME_PATH, SUBSCRIPTION_CARD_PATH } from "#shared/links.ts";
+import { SandboxAuthentication } from "#app/components/sandbox-authentication.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
 
 /** The page whose card step waits on this setup (a checkout's or a card update's), or a redirect away. */
 async function pendingStep(context: Route.LoaderArgs["context"], setupId: string) {

@@ -4,10 +4,10 @@
 // Stripe's page of a PaymentIntent sends them back.
 import { redirect } from "react-router";
 import type { Route } from "./+types/sandbox-charge-3ds";
-import { servicesContext } from "../../shared/context.ts";
-import { HOME_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { SandboxAuthentication } from "../components/sandbox-authentication";
-import { customerOf } from "../lib/customer.server";
+import { servicesContext } from "#shared/context.ts";
+import { HOME_PATH, SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { SandboxAuthentication } from "#app/components/sandbox-authentication.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
 
 async function pendingCharge(request: Request, context: Route.LoaderArgs["context"], chargeId: string) {
   const { user } = customerOf(context);

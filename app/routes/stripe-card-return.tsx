@@ -11,9 +11,9 @@
 // does; repeating it changes nothing, and no money moves here.
 import { redirect } from "react-router";
 import type { Route } from "./+types/stripe-card-return";
-import { servicesContext } from "../../shared/context.ts";
-import { cardStepReturnPath, checkoutOrderPath, HOME_PATH } from "../../shared/links.ts";
-import { customerOf } from "../lib/customer.server";
+import { servicesContext } from "#shared/context.ts";
+import { cardStepReturnPath, checkoutOrderPath, HOME_PATH } from "#shared/links.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);

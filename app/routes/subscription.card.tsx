@@ -7,22 +7,22 @@
 // is read at the provider, never taken from the address.
 import { Form, Link, redirect, useNavigation } from "react-router";
 import type { Route } from "./+types/subscription.card";
-import { servicesContext } from "../../shared/context.ts";
-import { cardBrandLabel } from "../../shared/commerce-constants.ts";
-import { SUBSCRIPTION_CARD_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { CardStepFields } from "../components/card-step";
-import { SandboxNotice } from "../components/sandbox-notice";
-import { AlertBox } from "../components/form-fields";
-import { cardSchema, readCardStepForm } from "../lib/card-step.server";
-import { customerOf } from "../lib/customer.server";
-import { readReply, type FormReply } from "../lib/form-reply";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
-import { paymentToast } from "../lib/subscription-toasts.server";
-import { redirectWithToast } from "../lib/toast.server";
-import { cardStepOf, shouldRevalidateCardStep, useCardStep } from "../lib/use-card-step";
-import { useHydrated } from "../lib/use-hydrated";
-import { PageHeading } from "../components/page-heading";
+import { servicesContext } from "#shared/context.ts";
+import { cardBrandLabel } from "#shared/commerce-constants.ts";
+import { SUBSCRIPTION_CARD_PATH, SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { CardStepFields } from "#app/components/card-step.tsx";
+import { SandboxNotice } from "#app/components/sandbox-notice.tsx";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { cardSchema, readCardStepForm } from "#app/lib/card-step.server.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply, type FormReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { SUBSCRIPTION_MESSAGES as M } from "#shared/subscription-messages.ts";
+import { paymentToast } from "#app/lib/subscription-toasts.server.ts";
+import { redirectWithToast } from "#app/lib/toast.server.ts";
+import { cardStepOf, shouldRevalidateCardStep, useCardStep } from "#app/lib/use-card-step.ts";
+import { useHydrated } from "#app/lib/use-hydrated.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = customerOf(context);
@@ -96,7 +96,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export { clientAction } from "../lib/form-route";
+export { clientAction } from "#app/lib/form-route.ts";
 export const shouldRevalidate = shouldRevalidateCardStep;
 
 export default function SubscriptionCard({ loaderData, actionData }: Route.ComponentProps) {

@@ -7,22 +7,22 @@
 import { Form, Link, redirect, useNavigation } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/subscription";
-import type { SubscriptionView } from "../../server/commerce/subscriptions";
-import { servicesContext, settingsContext } from "../../shared/context.ts";
-import { formatDate, formatEuro, withArticle } from "../../shared/format.ts";
-import { EDU_PATH, MY_PRODUCTS_PATH, SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { cardBrandLabel } from "../../shared/commerce-constants.ts";
-import { AlertBox } from "../components/form-fields";
-import { customerOf } from "../lib/customer.server";
-import { readReply } from "../lib/form-reply";
-import { parseForm, refuse } from "../lib/form-reply.server";
-import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "../../shared/subscription-messages.ts";
-import { paymentToast } from "../lib/subscription-toasts.server";
-import { ModalDialog } from "../components/modal-dialog";
-import { PaymentRefunds } from "../components/payment-refunds";
-import { SandboxNotice } from "../components/sandbox-notice";
-import { redirectWithToast, type Toast } from "../lib/toast.server";
-import { PageHeading } from "../components/page-heading";
+import type { SubscriptionView } from "#server/commerce/subscriptions.ts";
+import { servicesContext, settingsContext } from "#shared/context.ts";
+import { formatDate, formatEuro, withArticle } from "#shared/format.ts";
+import { EDU_PATH, MY_PRODUCTS_PATH, SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { cardBrandLabel } from "#shared/commerce-constants.ts";
+import { AlertBox } from "#app/components/form-fields.tsx";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { readReply } from "#app/lib/form-reply.ts";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { SUBSCRIPTION_MESSAGES as M, SUBSCRIPTION_STATUS_LABELS } from "#shared/subscription-messages.ts";
+import { paymentToast } from "#app/lib/subscription-toasts.server.ts";
+import { ModalDialog } from "#app/components/modal-dialog.tsx";
+import { PaymentRefunds } from "#app/components/payment-refunds.tsx";
+import { SandboxNotice } from "#app/components/sandbox-notice.tsx";
+import { redirectWithToast, type Toast } from "#app/lib/toast.server.ts";
+import { PageHeading } from "#app/components/page-heading.tsx";
 
 const CANCEL_CONFIRMATION = `${SUBSCRIPTION_PATH}?disdici#disdetta`;
 
@@ -73,7 +73,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export { clientAction, shouldRevalidate } from "../lib/form-route";
+export { clientAction, shouldRevalidate } from "#app/lib/form-route.ts";
 
 export default function Subscription({ loaderData, actionData }: Route.ComponentProps) {
   const { subscription, confirmingCancel, sandbox } = loaderData;

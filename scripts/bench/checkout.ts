@@ -5,8 +5,8 @@
 // the EDU subscription, for its page. Requests go through `http` (the global fetch by default; the
 // load-and-faults script passes its virtual customers' client).
 import { performance } from "node:perf_hooks";
-import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { novalexIsbn } from "#server/db/seed/identifiers.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { percentiles } from "./figures.ts";
 import type { Fetch } from "./sign-in.ts";
 

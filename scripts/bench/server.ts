@@ -4,9 +4,9 @@
 // the report.
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../../server/config.ts";
-import { openDatabase } from "../../server/db/client.ts";
-import { seedDatabase } from "../../server/db/seed/index.ts";
+import { loadConfig } from "#server/config.ts";
+import { openDatabase } from "#server/db/client.ts";
+import { seedDatabase } from "#server/db/seed/index.ts";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 

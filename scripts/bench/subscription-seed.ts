@@ -5,8 +5,8 @@
 // `tag` (lower-case letters and digits) keeps the rows of several batches apart: e-mails
 // abbonato<i>@<tag>.example, orders NX<TAG>-<i>, payments PX<TAG>-<i>, sandbox ids *_<tag><i>.
 import { sql } from "drizzle-orm";
-import type { Database } from "../../server/db/client.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import type { Database } from "#server/db/client.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 
 export async function seedSubscriptions(
   db: Database,

@@ -6,8 +6,8 @@
 // 400 kbit/s plus one round trip for each exchange the step must wait for in turn (each document
 // and redirect, each data request, one for the stylesheet and scripts fetched in parallel).
 import { chromium, type CDPSession, type Locator, type Page } from "playwright-core";
-import { futureExpiry } from "../../tests/support/cards.ts";
-import { CHROMIUM_ARGS, ensureChromium } from "../chromium.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
+import { CHROMIUM_ARGS, ensureChromium } from "#scripts/chromium.ts";
 
 /** DevTools' Slow 3G. */
 const RTT_MS = 400;

@@ -3,7 +3,7 @@
 // X-Forwarded-For, so the portal's per-address rate limits see many customers, as they would), and
 // every request timed and recorded under its route (ids taken out of the path).
 import http from "node:http";
-import type { Fetch } from "../bench/sign-in.ts";
+import type { Fetch } from "#scripts/bench/sign-in.ts";
 
 export type Sample = {
   /** "GET /dashboard/", "POST /checkout/:order/", … */

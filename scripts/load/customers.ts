@@ -4,10 +4,10 @@
 // sandbox's good card (docs/payments.md, "Payments"). Each customer is one browser: one visit at a
 // time, a cookie jar, connections and an address of its own. What each visit saw is kept in the
 // ledger, which the run compares with the database afterwards ("nothing lost").
-import { FORM_WITHOUT_SHIPPING, confirmed, openCheckout, paidReturn, subscribeToEdu } from "../bench/checkout.ts";
-import { cookieHeader, signIn, signedInProfessional, type Fetch } from "../bench/sign-in.ts";
+import { FORM_WITHOUT_SHIPPING, confirmed, openCheckout, paidReturn, subscribeToEdu } from "#scripts/bench/checkout.ts";
+import { cookieHeader, signIn, signedInProfessional, type Fetch } from "#scripts/bench/sign-in.ts";
 import { customerFetch, type Recorder, type Sample } from "./client.ts";
-import { ACTIVATION_REFUSALS } from "../../shared/activation-refusals.ts";
+import { ACTIVATION_REFUSALS } from "#shared/activation-refusals.ts";
 
 export const VISIT_KINDS = ["dashboard", "sign-in", "activation", "checkout", "edu"] as const;
 export type VisitKind = (typeof VISIT_KINDS)[number];

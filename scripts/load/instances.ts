@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ServerLog, waitUntilReady } from "../bench/server.ts";
+import { ServerLog, waitUntilReady } from "#scripts/bench/server.ts";
 
 /** SIGKILL when SIGTERM has not stopped an instance after this long (its own hard limit: SHUTDOWN_TIMEOUT_MS, 20 s). */
 const KILL_AFTER_MS = 30_000;

@@ -3,8 +3,8 @@
 // access, every subscription month due paid once, no activation code used beyond its uses, and
 // nothing a customer was told is done missing from the database.
 import { sql, type SQL } from "drizzle-orm";
-import type { Database } from "../../server/db/client.ts";
-import { hashCode, normalizeCode } from "../../server/library/codes.ts";
+import type { Database } from "#server/db/client.ts";
+import { hashCode, normalizeCode } from "#server/library/codes.ts";
 import type { Ledger } from "./customers.ts";
 
 /**

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import lighthouse from "lighthouse";
-import { CHROMIUM_ARGS, ensureChromium } from "../chromium.ts";
-import { freePort } from "../bench/server.ts";
+import { CHROMIUM_ARGS, ensureChromium } from "#scripts/chromium.ts";
+import { freePort } from "#scripts/bench/server.ts";
 
 export type PageFigures = {
   page: string;

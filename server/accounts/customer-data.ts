@@ -4,7 +4,7 @@
 // body ever leaves the database through here.
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { Queryable } from "../db/client.ts";
+import type { Queryable } from "#server/db/client.ts";
 import {
   activationCodeBatches,
   activationCodes,
@@ -37,8 +37,8 @@ import {
   universities,
   userInterests,
   users,
-} from "../db/schema/index.ts";
-import { refundsOfPayments } from "../payments/refunds.ts";
+} from "#server/db/schema/index.ts";
+import { refundsOfPayments } from "#server/payments/refunds.ts";
 
 /** Identifies the export's layout for whoever reads it later. */
 const EXPORT_FORMAT = "novalex-portal-customer-export/1";

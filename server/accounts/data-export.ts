@@ -2,12 +2,12 @@
 // them (GDPR art. 15 and 20): the same export the operators' `customer:export` gives. Throttled
 // per account, since each download reads the whole account; every download is in the audit log.
 import { eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { users } from "../db/schema/index.ts";
-import type { AuditLog } from "../audit/service.ts";
-import type { Clock } from "../lib/clock.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { romeDay } from "../../shared/subscription.ts";
+import type { Database } from "#server/db/client.ts";
+import { users } from "#server/db/schema/index.ts";
+import type { AuditLog } from "#server/audit/service.ts";
+import type { Clock } from "#server/lib/clock.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import { romeDay } from "#shared/subscription.ts";
 import { customerData } from "./customer-data.ts";
 
 export type DataExportResult =

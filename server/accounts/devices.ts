@@ -8,12 +8,12 @@
 // ended with its tokens. 'Esci da tutti gli altri' ends them too, as a password change does: a
 // customer who lost a phone is then signed out of its app as well.
 import { and, desc, eq, inArray } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { auditLog } from "../db/schema/index.ts";
-import type { AuditLog } from "../audit/service.ts";
+import type { Database } from "#server/db/client.ts";
+import { auditLog } from "#server/db/schema/index.ts";
+import type { AuditLog } from "#server/audit/service.ts";
 import { endGrant, endOtherProviderSessions, grantOfSession, listGrants } from "./provider-grants.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { isUuid } from "../lib/uuid.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { isUuid } from "#server/lib/uuid.ts";
 import type { SessionStore } from "./sessions.ts";
 import { approximatePlace, describeDevice } from "./session-devices.ts";
 

@@ -11,18 +11,18 @@
 // Links are 256 random bits, stored only as their SHA-256, valid 24 hours, usable once.
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, ne } from "drizzle-orm";
-import { createAuditLog, type AuditLog } from "../audit/service.ts";
-import type { Database } from "../db/client.ts";
-import { isUniqueViolation } from "../db/errors.ts";
-import { emailChangeRequests, users } from "../db/schema/index.ts";
-import type { Logger } from "../logger.ts";
-import { emailChangeConfirmationMail, emailChangeNoticeMail, emailChangeTakenMail } from "../mail/templates.ts";
-import type { MailService } from "../mail/service.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { isUuid } from "../lib/uuid.ts";
+import { createAuditLog, type AuditLog } from "#server/audit/service.ts";
+import type { Database } from "#server/db/client.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
+import { emailChangeRequests, users } from "#server/db/schema/index.ts";
+import type { Logger } from "#server/logger.ts";
+import { emailChangeConfirmationMail, emailChangeNoticeMail, emailChangeTakenMail } from "#server/mail/templates.ts";
+import type { MailService } from "#server/mail/service.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import { isUuid } from "#server/lib/uuid.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 import { normalizeEmail } from "./service.ts";
-import { emailConfirmationPath } from "../../shared/links.ts";
+import { emailConfirmationPath } from "#shared/links.ts";
 
 const EMAIL_CHANGE_TTL_MS = 24 * 60 * 60 * 1000;
 

@@ -5,14 +5,14 @@
 // written again the same request works, mail included.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { withOutboxRefused } from "../../tests/support/refuse-outbox.ts";
-import { createTestServices } from "../../tests/support/services.ts";
-import { testConfig } from "../../tests/support/config.ts";
-import { afterStart, MINUTE, START } from "../../tests/support/clock.ts";
-import { startSmtpServer } from "../../tests/support/smtp.ts";
-import { emailChangeRequests, mailOutbox, passwordResetTokens, users } from "../db/schema/index.ts";
-import type { Services } from "../services.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { withOutboxRefused } from "#tests/support/refuse-outbox.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { afterStart, MINUTE, START } from "#tests/support/clock.ts";
+import { startSmtpServer } from "#tests/support/smtp.ts";
+import { emailChangeRequests, mailOutbox, passwordResetTokens, users } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
 
 describe("rows and the mails they owe", () => {
   let database: TestDatabase;

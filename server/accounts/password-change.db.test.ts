@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { createCookieJar } from "../../tests/support/cookie-jar.ts";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { startIdentityProvider } from "../../tests/support/identity.ts";
-import { users } from "../db/schema/index.ts";
+import type { createCookieJar } from "#tests/support/cookie-jar.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startIdentityProvider } from "#tests/support/identity.ts";
+import { users } from "#server/db/schema/index.ts";
 import { changePassword, createPasswordChanges } from "./password-change.ts";
 import { createAccountsService } from "./service.ts";
 import { createSessionStore } from "./sessions.ts";

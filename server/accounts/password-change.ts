@@ -8,13 +8,13 @@
 // portal session was ended would be signed straight back in by the provider's own session
 // cookie (30 days) at its next visit to /login/, without a password.
 import { and, eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import type { AuditLog } from "../audit/service.ts";
-import { users } from "../db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import type { AuditLog } from "#server/audit/service.ts";
+import { users } from "#server/db/schema/index.ts";
 import { endOtherProviderSessions, grantOfSession } from "./provider-grants.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { isValidPassword } from "../../shared/password-rule.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import { isValidPassword } from "#shared/password-rule.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 type PasswordChangeFailure =

@@ -2,14 +2,14 @@
 // account's owner a link, and the link sets a new password. Each step checks its rate limit,
 // sends its mail and writes its audit entry here, so a route only calls one method.
 import { createCookie } from "react-router";
-import type { AuditLog } from "../audit/service.ts";
-import type { Logger } from "../logger.ts";
-import type { MailService } from "../mail/service.ts";
-import { passwordResetMail } from "../mail/templates.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
+import type { AuditLog } from "#server/audit/service.ts";
+import type { Logger } from "#server/logger.ts";
+import type { MailService } from "#server/mail/service.ts";
+import { passwordResetMail } from "#server/mail/templates.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
 import { RESET_TOKEN_TTL_MS, type PasswordResets, type ResetPurpose } from "./password-resets.ts";
 import type { AccountsService } from "./service.ts";
-import { passwordResetPath } from "../../shared/links.ts";
+import { passwordResetPath } from "#shared/links.ts";
 
 export type ResetRequestResult =
   | { ok: true }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { passwordResetTokens, users } from "../db/schema/index.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { passwordResetTokens, users } from "#server/db/schema/index.ts";
 import { createPasswordResets, RESET_TOKEN_TTL_MS } from "./password-resets.ts";
 import { createAccountsService } from "./service.ts";
 

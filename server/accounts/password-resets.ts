@@ -2,9 +2,9 @@
 // A token is 256 random bits, stored only as its SHA-256, valid one hour, usable once.
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Database, Queryable, Transaction } from "../db/client.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { passwordResetTokens, users } from "../db/schema/index.ts";
+import type { Database, Queryable, Transaction } from "#server/db/client.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { passwordResetTokens, users } from "#server/db/schema/index.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;

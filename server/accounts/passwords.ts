@@ -2,7 +2,7 @@
 // Tests may hash at argon2's least cost (PASSWORD_HASH_COST=minimal, refused in production); a
 // hash records its own parameters, so it verifies whatever the cost of the hasher checking it.
 import { hash, verify, type Algorithm, type Options } from "@node-rs/argon2";
-import type { Config } from "../config.ts";
+import type { Config } from "#server/config.ts";
 
 /** The package declares Algorithm as a const enum with no runtime value; 2 is Argon2id. */
 const ARGON2ID = 2 as Algorithm;

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seededReferenceIds, type ReferenceIds } from "../../tests/support/reference-ids.ts";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { createAuditLog } from "../audit/service.ts";
-import { passwordResetTokens, sessions, userInterests, users } from "../db/schema/index.ts";
+import { seededReferenceIds, type ReferenceIds } from "#tests/support/reference-ids.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { createAuditLog } from "#server/audit/service.ts";
+import { passwordResetTokens, sessions, userInterests, users } from "#server/db/schema/index.ts";
 import { createPasswordResets } from "./password-resets.ts";
 import { createProfiles } from "./profile.ts";
 import { createAccountsService } from "./service.ts";

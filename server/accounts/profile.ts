@@ -3,11 +3,11 @@
 // form sent: ids must exist, a degree course must belong to the chosen university, the branch of
 // the profession decides which fields are required, and the profession is set once.
 import { and, eq, inArray, isNull, or, sql } from "drizzle-orm";
-import { createAuditLog } from "../audit/service.ts";
-import { isProfessionCode, OTHER_INTEREST_CODE, type ProfessionCode } from "../catalog/reference.ts";
-import { isUuid } from "../lib/uuid.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import type { Database } from "../db/client.ts";
+import { createAuditLog } from "#server/audit/service.ts";
+import { isProfessionCode, OTHER_INTEREST_CODE, type ProfessionCode } from "#server/catalog/reference.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import type { Database } from "#server/db/client.ts";
 import {
   auditLog,
   degreeCourses,
@@ -25,12 +25,12 @@ import {
   users,
   orders,
   savedCheckoutDetails,
-} from "../db/schema/index.ts";
-import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
-import { isEmail, isMobile, normalizeMobile } from "../../shared/contact-rules.ts";
-import { personalKeys } from "../security/rate-limits.ts";
-import { endSubscriptionsOfDeletedAccount } from "../commerce/subscription-records.ts";
-import { enqueueCustomerErasure } from "../payments/customer-erasure.ts";
+} from "#server/db/schema/index.ts";
+import { PROFILE_LIMITS } from "#shared/profile-limits.ts";
+import { isEmail, isMobile, normalizeMobile } from "#shared/contact-rules.ts";
+import { personalKeys } from "#server/security/rate-limits.ts";
+import { endSubscriptionsOfDeletedAccount } from "#server/commerce/subscription-records.ts";
+import { enqueueCustomerErasure } from "#server/payments/customer-erasure.ts";
 import { normalizeEmail, sessionUserColumns } from "./service.ts";
 
 export type ProfileField =

@@ -5,8 +5,8 @@
 // (server/identity/access-tokens.ts).
 import { createHash } from "node:crypto";
 import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
-import type { Database, Queryable } from "../db/client.ts";
-import { appSignIns, oidcPayloads, sessions } from "../db/schema/index.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { appSignIns, oidcPayloads, sessions } from "#server/db/schema/index.ts";
 
 /** Same digest as server/accounts/sessions.ts: the table keeps only the id's SHA-256. */
 const sessionIdHash = (rawId: string) => createHash("sha256").update(rawId).digest("base64url");

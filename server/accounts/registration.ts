@@ -1,9 +1,9 @@
 // Registration (spec §2 /register/, §5, §8): a new account, its welcome mail and its audit entry,
 // after the per-address limit on sign-ups.
-import type { AuditLog } from "../audit/service.ts";
-import type { MailService } from "../mail/service.ts";
-import { welcomeMail } from "../mail/templates.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
+import type { AuditLog } from "#server/audit/service.ts";
+import type { MailService } from "#server/mail/service.ts";
+import { welcomeMail } from "#server/mail/templates.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
 import type { AccountsService, RegistrationInput, User } from "./service.ts";
 
 export type RegistrationResult =

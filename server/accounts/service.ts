@@ -1,10 +1,10 @@
 // Customer accounts: registration, credentials, lookups.
 import { and, eq } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { Database, Transaction } from "../db/client.ts";
-import { isUniqueViolation } from "../db/errors.ts";
-import { users } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
+import type { Database, Transaction } from "#server/db/client.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
+import { users } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { standardPasswords, type PasswordHasher } from "./passwords.ts";
 
 export type User = typeof users.$inferSelect;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
 import { createAccountsService } from "./service.ts";
 import { createSessionStore, SESSION_ABSOLUTE_TIMEOUT_MS, SESSION_IDLE_TIMEOUT_MS, type ProviderTokens } from "./sessions.ts";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { sessions } from "../db/schema/index.ts";
+import { sessions } from "#server/db/schema/index.ts";
 
 let database: TestDatabase;
 let userId: string;

@@ -2,10 +2,10 @@
 // the table keeps only its SHA-256, so a leaked table does not hand out sessions.
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, desc, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { idempotent } from "../db/reconnecting-pool.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { sessions, users } from "../db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { idempotent } from "#server/db/reconnecting-pool.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { sessions, users } from "#server/db/schema/index.ts";
 import { sessionUserColumns, type SessionUser } from "./service.ts";
 
 /** A session unused this long ends (a week without visits). */

@@ -7,14 +7,14 @@
 // so nobody can learn from it which addresses are registered or migrated (see the route). Its
 // timing differs only for the one attempt per window that puts a link in the outbox (an INSERT,
 // or an SMTP hand-off), and the password is verified on every path, as for any address.
-import type { AuditLog } from "../audit/service.ts";
-import type { Logger } from "../logger.ts";
-import { migratedAccountMail } from "../mail/templates.ts";
-import type { MailService } from "../mail/service.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
+import type { AuditLog } from "#server/audit/service.ts";
+import type { Logger } from "#server/logger.ts";
+import { migratedAccountMail } from "#server/mail/templates.ts";
+import type { MailService } from "#server/mail/service.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
 import type { PasswordResets } from "./password-resets.ts";
 import type { AccountsService, User } from "./service.ts";
-import { migratedAccountResetPath } from "../../shared/links.ts";
+import { migratedAccountResetPath } from "#shared/links.ts";
 
 export type SignInAttempt = { email: string; password: string; ip: string | undefined };
 export type SignInResult = { ok: true; user: User } | { ok: false };

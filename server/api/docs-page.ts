@@ -1,6 +1,6 @@
 // A readable page of the JSON API (/api/docs/): each operation, its method, address and who may
 // call it, with a link to the OpenAPI document that tells the rest.
-import { escapeMarkup } from "../lib/escape.ts";
+import { escapeMarkup } from "#server/lib/escape.ts";
 import { API_MESSAGES } from "./errors.ts";
 import { URL_RULE } from "./manifest.ts";
 import { routeOf, type Operation } from "./operation.ts";

@@ -2,8 +2,8 @@
 // description is the same Italian message the pages show for the same refusal; the code is for
 // programs, which must not parse Italian; the field names the input at fault, when one is.
 import type { z } from "zod";
-import { fieldName, pathOf, WHOLE_INPUT_MESSAGES } from "../lib/italian-issues.ts";
-import type { Refusal } from "../../shared/refusals.ts";
+import { fieldName, pathOf, WHOLE_INPUT_MESSAGES } from "#server/lib/italian-issues.ts";
+import type { Refusal } from "#shared/refusals.ts";
 
 export type ApiErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 503;
 

@@ -3,10 +3,10 @@
 // all built from the same list of operations (server/api/operations/index.ts), so they cannot
 // disagree.
 import { z } from "zod";
-import type { Config } from "../config.ts";
-import type { ApiCaller } from "../identity/access-tokens.ts";
-import type { Logger } from "../logger.ts";
-import type { Services } from "../services.ts";
+import type { Config } from "#server/config.ts";
+import type { ApiCaller } from "#server/identity/access-tokens.ts";
+import type { Logger } from "#server/logger.ts";
+import type { Services } from "#server/services.ts";
 
 /** The modules of §7. `direct` holds the calls a client makes without the manifest (§7, "Direct calls"). */
 export type ApiModule = "aaa" | "pim" | "ecommerce" | "order" | "reader" | "media" | "direct";

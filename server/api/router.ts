@@ -3,15 +3,15 @@
 // only validates and calls its operation, which calls the same services the pages call.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import type { z } from "zod";
-import { MESSAGES } from "../../shared/messages.ts";
-import { isStorableText, unstorableTextPath } from "../../shared/stored-text.ts";
-import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
-import type { Services } from "../services.ts";
-import type { AccessTokens } from "../identity/access-tokens.ts";
-import { italianIssue } from "../lib/italian-issues.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { isStorableText, unstorableTextPath } from "#shared/stored-text.ts";
+import type { Config } from "#server/config.ts";
+import type { Logger } from "#server/logger.ts";
+import type { Services } from "#server/services.ts";
+import type { AccessTokens } from "#server/identity/access-tokens.ts";
+import { italianIssue } from "#server/lib/italian-issues.ts";
 import { API_MESSAGES, ApiError, invalidInput } from "./errors.ts";
-import { clientAddress } from "../security/client-address.ts";
+import { clientAddress } from "#server/security/client-address.ts";
 import { buildManifests } from "./manifest.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { auditLog, users } from "../db/schema/index.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { auditLog, users } from "#server/db/schema/index.ts";
 import { createAuditLog, type AuditLog } from "./service.ts";
 
 let database: TestDatabase;

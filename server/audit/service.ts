@@ -3,9 +3,9 @@
 // for a password or a token, so none can be stored by mistake; an operator's `details` are the
 // command's own summary (a batch, a product, an amount), never a code in clear.
 import { desc, eq } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
-import { AUDIT_EVENTS, auditLog, type AuditEvent } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
+import type { Queryable } from "#server/db/client.ts";
+import { AUDIT_EVENTS, auditLog, type AuditEvent } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
 
 export type AuditDetails = {
   /** The account concerned, when there is one (it must exist: the column references users). */

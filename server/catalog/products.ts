@@ -2,9 +2,9 @@
 // and product type load, ecommerce book/journal/course lists, product page, ISBN search, discover
 // boxes). Public data: the products themselves, never anything of a customer.
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { discoverBoxes, productTypes, products } from "../db/schema/index.ts";
-import { createTtlCache } from "../lib/ttl-cache.ts";
+import type { Database } from "#server/db/client.ts";
+import { discoverBoxes, productTypes, products } from "#server/db/schema/index.ts";
+import { createTtlCache } from "#server/lib/ttl-cache.ts";
 
 /** Book suggestions: student=1 for students and professors, legal_professions=1 for the others (spec §6). */
 export type SuggestionAudience = "students" | "professionals";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { degreeCourses, universities } from "../db/schema/index.ts";
-import { INTERESTS, SUBJECTS, UNIVERSITIES } from "../db/seed/reference.ts";
-import { isUuid } from "../lib/uuid.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { degreeCourses, universities } from "#server/db/schema/index.ts";
+import { INTERESTS, SUBJECTS, UNIVERSITIES } from "#server/db/seed/reference.ts";
+import { isUuid } from "#server/lib/uuid.ts";
 import { createReferenceData } from "./reference.ts";
 
 let database: TestDatabase;

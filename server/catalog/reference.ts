@@ -3,10 +3,10 @@
 // the lists are cached for a minute; validation of a submitted choice reads the database afresh
 // (server/accounts/profile.ts), so a cached list can only lag in what is shown.
 import { asc, eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { degreeCourses, interests, professions, subjects, universities } from "../db/schema/index.ts";
-import { createTtlCache } from "../lib/ttl-cache.ts";
-import { isUuid } from "../lib/uuid.ts";
+import type { Database } from "#server/db/client.ts";
+import { degreeCourses, interests, professions, subjects, universities } from "#server/db/schema/index.ts";
+import { createTtlCache } from "#server/lib/ttl-cache.ts";
+import { isUuid } from "#server/lib/uuid.ts";
 
 /** The professions that shape the profile: each has its own first-access branch (spec §2). */
 const PROFESSION_CODES = ["student", "professor", "other"] as const;

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { productTypes, products } from "../db/schema/index.ts";
-import { createTtlCache } from "../lib/ttl-cache.ts";
-import { etagOf, renderCoverSvg, type CoverInfo } from "../media/cover-svg.ts";
+import type { Database } from "#server/db/client.ts";
+import { productTypes, products } from "#server/db/schema/index.ts";
+import { createTtlCache } from "#server/lib/ttl-cache.ts";
+import { etagOf, renderCoverSvg, type CoverInfo } from "#server/media/cover-svg.ts";
 
 export type OfferProduct = {
   code: string;

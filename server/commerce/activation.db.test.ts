@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { asc, count, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
 import {
   activationCodeBatches,
   activationCodes,
@@ -15,12 +15,12 @@ import {
   rateLimits,
   users,
   type ActivationCodeKind,
-} from "../db/schema/index.ts";
-import { createRateLimits, RATE_LIMIT_POLICIES, type RateLimits } from "../security/rate-limits.ts";
+} from "#server/db/schema/index.ts";
+import { createRateLimits, RATE_LIMIT_POLICIES, type RateLimits } from "#server/security/rate-limits.ts";
 import { createActivation, type Activation } from "./activation.ts";
-import { formatCode, generateCode, hashCode, normalizeCode } from "../library/codes.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { eduActiveUntil } from "../library/entitlements.ts";
+import { formatCode, generateCode, hashCode, normalizeCode } from "#server/library/codes.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { eduActiveUntil } from "#server/library/entitlements.ts";
 
 const KEY = "test-activation-code-key-long-enough-0123456789";
 const IP = "203.0.113.7";

@@ -5,7 +5,7 @@
 // without being looked up, so guessing cannot tell a lock from a wrong code.
 import { and, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { insertCompletedOrder } from "./orders.ts";
-import type { Database, Queryable } from "../db/client.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
 import {
   ACTIVATION_CODE_KINDS,
   activationCodeBatches,
@@ -13,14 +13,14 @@ import {
   activationRedemptions,
   products,
   type ActivationCodeKind,
-} from "../db/schema/index.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { formatCode, generateCode, hashCode, normalizeCode } from "../library/codes.ts";
-import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "../../shared/library-constants.ts";
-import { grantEntitlement } from "../library/entitlements.ts";
-import { lockCustomer } from "../db/customer-lock.ts";
+} from "#server/db/schema/index.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import { formatCode, generateCode, hashCode, normalizeCode } from "#server/library/codes.ts";
+import { ACTIVATION_ACCESS_MONTHS, addMonths, EDU_MONTHS } from "#shared/library-constants.ts";
+import { grantEntitlement } from "#server/library/entitlements.ts";
+import { lockCustomer } from "#server/db/customer-lock.ts";
 import { giveFreeEduMonths } from "./subscription-records.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
 
 export type ActivationOptions = { db: Database; codeKey: string; rateLimits: RateLimits; now?: Clock };
 

@@ -2,8 +2,8 @@
 // page, and its discount code. What the customer types is validated by the page's form schema;
 // this service re-checks status and ownership, and computes every amount itself.
 import { and, count, desc, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
-import type { Database, Queryable } from "../db/client.ts";
-import { isUniqueViolation } from "../db/errors.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
 import {
   couponRedemptions,
   coupons,
@@ -20,14 +20,14 @@ import {
   type PaymentAttemptStatus,
   type PaymentHub,
   type PostalAddress,
-} from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { isProductCode } from "../lib/ids.ts";
-import { isUuid } from "../lib/uuid.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
+} from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { isProductCode } from "#server/lib/ids.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
 import { activeEduClosure, purchaseBlockedBySubscription } from "./edu-sold-once.ts";
-import { newOrderCode } from "../lib/order-codes.ts";
-import { couponFits, totalsOf, type CouponTerms, type Line } from "../../shared/order-totals.ts";
+import { newOrderCode } from "#server/lib/order-codes.ts";
+import { couponFits, totalsOf, type CouponTerms, type Line } from "#shared/order-totals.ts";
 
 /** Product types that travel by courier: an order holding one needs a shipping address. */
 const PAPER_TYPE_CODES = ["paper_flex", "paper_hard"];

@@ -2,8 +2,8 @@
 // under the code's caps), given back when that payment ends without the money being kept
 // (settlement.ts), and when an operator refunds the order (order-refunds.ts).
 import { and, count, eq, isNull, sql } from "drizzle-orm";
-import type { Queryable, Transaction } from "../db/client.ts";
-import { couponRedemptions, coupons } from "../db/schema/index.ts";
+import type { Queryable, Transaction } from "#server/db/client.ts";
+import { couponRedemptions, coupons } from "#server/db/schema/index.ts";
 
 /** Thrown by reserveCoupon, to undo the transaction it runs in: the code's caps were reached meanwhile. */
 export class CouponExhausted extends Error {}

@@ -2,11 +2,11 @@
 // printed books only, by code; order lines and payments only of the customer's own orders.
 // The listing reads no clock: the orders' times, relative to the tests' start, only order them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { productOfType } from "../../tests/support/catalog.ts";
-import { afterStart, MINUTE } from "../../tests/support/clock.ts";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { insertOrder, type InsertedOrder } from "../../tests/support/orders.ts";
-import { createAccountsService } from "../accounts/service.ts";
+import { productOfType } from "#tests/support/catalog.ts";
+import { afterStart, MINUTE } from "#tests/support/clock.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { insertOrder, type InsertedOrder } from "#tests/support/orders.ts";
+import { createAccountsService } from "#server/accounts/service.ts";
 import { createCustomerOrders } from "./customer-orders.ts";
 
 let database: TestDatabase;

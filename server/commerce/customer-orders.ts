@@ -2,9 +2,9 @@
 // mypayments, order load, orderpayment load): always filtered by the customer, so an id of
 // someone else's order or payment finds nothing.
 import { and, count, desc, eq, exists, inArray, notInArray, sql, type SQL } from "drizzle-orm";
-import { PAPER_TYPE_CODES } from "../../shared/commerce-constants.ts";
-import type { Database, Queryable } from "../db/client.ts";
-import { orderItems, orderStatuses, orders, payments } from "../db/schema/index.ts";
+import { PAPER_TYPE_CODES } from "#shared/commerce-constants.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { orderItems, orderStatuses, orders, payments } from "#server/db/schema/index.ts";
 
 /**
  * Orders newest first by when they were paid (committed), those never paid by when they were made;

@@ -8,16 +8,16 @@
 // discount code's use is given back, and a mail tells the customer; the checkout page says the
 // same.
 import { and, eq, ne } from "drizzle-orm";
-import type { Database, Queryable } from "../db/client.ts";
-import { orderItems, orders, payments, products, subscriptions, users } from "../db/schema/index.ts";
-import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
-import { eduActiveUntil } from "../library/entitlements.ts";
-import type { Logger } from "../logger.ts";
-import type { MailService } from "../mail/service.ts";
-import { orderRefusedForActiveEduMail } from "../mail/templates.ts";
-import { formatDate, formatEuro } from "../../shared/format.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { checkoutOrderPath } from "../../shared/links.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { orderItems, orders, payments, products, subscriptions, users } from "#server/db/schema/index.ts";
+import { enqueueJob, type JobRunner } from "#server/jobs/runner.ts";
+import { eduActiveUntil } from "#server/library/entitlements.ts";
+import type { Logger } from "#server/logger.ts";
+import type { MailService } from "#server/mail/service.ts";
+import { orderRefusedForActiveEduMail } from "#server/mail/templates.ts";
+import { formatDate, formatEuro } from "#shared/format.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { checkoutOrderPath } from "#shared/links.ts";
 import { releaseCoupon } from "./coupon-uses.ts";
 
 const MAIL_QUEUE = "order-mails.edu-already-active";

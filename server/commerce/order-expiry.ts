@@ -5,8 +5,8 @@
 // once: the UPDATE moves only rows still `new`, and a submit racing it (new → waitforpayment,
 // also conditional) wins or finds the order closed, never both.
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { orders } from "../db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { orders } from "#server/db/schema/index.ts";
 
 /** Days an unsubmitted order stays open after its last change. */
 export const ABANDONED_ORDER_DAYS = 7;

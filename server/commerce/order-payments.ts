@@ -4,18 +4,18 @@
 // side of 'Completa l'acquisto': the order's details written, its discount code's use counted,
 // and only then an attempt opened at the payments engine.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { lockCustomer } from "../db/customer-lock.ts";
-import { coupons, orderItems, orders } from "../db/schema/index.ts";
-import type { JobRunner } from "../jobs/runner.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { isUuid } from "../lib/uuid.ts";
-import type { Logger } from "../logger.ts";
-import type { MailService } from "../mail/service.ts";
-import type { PaymentGateway } from "../payments/gateway.ts";
-import { createPayments, type AttemptRow } from "../payments/service.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { totalsOf } from "../../shared/order-totals.ts";
+import type { Database } from "#server/db/client.ts";
+import { lockCustomer } from "#server/db/customer-lock.ts";
+import { coupons, orderItems, orders } from "#server/db/schema/index.ts";
+import type { JobRunner } from "#server/jobs/runner.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import type { Logger } from "#server/logger.ts";
+import type { MailService } from "#server/mail/service.ts";
+import type { PaymentGateway } from "#server/payments/gateway.ts";
+import { createPayments, type AttemptRow } from "#server/payments/service.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import { totalsOf } from "#shared/order-totals.ts";
 import { couponUsable, type CheckoutDetails } from "./checkout.ts";
 import { CouponExhausted, reserveCoupon } from "./coupon-uses.ts";
 import { eduForbidsPaying } from "./edu-sold-once.ts";

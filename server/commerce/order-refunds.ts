@@ -11,14 +11,22 @@
 //   an amount   — a sum from one payment (a goodwill gesture): nothing else changes.
 // EDU granted to start after access that a refund cut short moves back to where access now ends.
 import { and, asc, eq, or, type SQL } from "drizzle-orm";
-import type { Transaction } from "../db/client.ts";
-import { entitlements, orderItems, orders, payments, products, subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
-import { closeEduGap, endEntitlements } from "../library/entitlements.ts";
-import { lockCustomer } from "../db/customer-lock.ts";
+import type { Transaction } from "#server/db/client.ts";
+import {
+  entitlements,
+  orderItems,
+  orders,
+  payments,
+  products,
+  subscriptionPeriods,
+  subscriptions,
+} from "#server/db/schema/index.ts";
+import { closeEduGap, endEntitlements } from "#server/library/entitlements.ts";
+import { lockCustomer } from "#server/db/customer-lock.ts";
 import { releaseCoupon } from "./coupon-uses.ts";
-import { keptParts, RefundNotPossible, requestRefund, type RefundCover, type RefundRecord } from "../payments/refunds.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { keptParts, RefundNotPossible, requestRefund, type RefundCover, type RefundRecord } from "#server/payments/refunds.ts";
+import { formatEuro } from "#shared/format.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { endSubscriptionsNow, followMovedFreeMonths } from "./subscription-records.ts";
 
 /** What of an order an operator gives back. */

@@ -1,9 +1,9 @@
 // Orders. This issue creates only completed free orders (activations); the commerce issue adds
 // carts, checkout and payment on the same tables.
 import { eq, inArray } from "drizzle-orm";
-import type { Transaction } from "../db/client.ts";
-import { orderItems, orders, products, productTypes } from "../db/schema/index.ts";
-import { newOrderCode } from "../lib/order-codes.ts";
+import type { Transaction } from "#server/db/client.ts";
+import { orderItems, orders, products, productTypes } from "#server/db/schema/index.ts";
+import { newOrderCode } from "#server/lib/order-codes.ts";
 
 export type OrderLine = { productId: string; description: string; totalCents: number; monthlyPriceCents?: number | null };
 

@@ -3,17 +3,17 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { productOfType, productsOfTypes } from "../../tests/support/catalog.ts";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { insertOrder } from "../../tests/support/orders.ts";
-import { testConfig } from "../../tests/support/config.ts";
-import { createAccountsService } from "../accounts/service.ts";
-import { products } from "../db/schema/index.ts";
+import { productOfType, productsOfTypes } from "#tests/support/catalog.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { insertOrder } from "#tests/support/orders.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createAccountsService } from "#server/accounts/service.ts";
+import { products } from "#server/db/schema/index.ts";
 import { insertCompletedOrder } from "./orders.ts";
 import { createPurchases, type Purchases } from "./purchases.ts";
-import { PURCHASE_HISTORY_PAGE_SIZE } from "../../shared/commerce-constants.ts";
-import { checkoutPath } from "../../shared/links.ts";
-import { isPartitaIva } from "../../shared/italian-ids.ts";
+import { PURCHASE_HISTORY_PAGE_SIZE } from "#shared/commerce-constants.ts";
+import { checkoutPath } from "#shared/links.ts";
+import { isPartitaIva } from "#shared/italian-ids.ts";
 
 let database: TestDatabase;
 let purchases: Purchases;

@@ -4,8 +4,8 @@
 // customer's order or payment is simply not found.
 import { and, asc, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/client.ts";
+import type { Config } from "#server/config.ts";
+import type { Database } from "#server/db/client.ts";
 import {
   invoices,
   invoiceTransmissions,
@@ -21,19 +21,19 @@ import {
   type BillingDetails,
   type OrderStatusCode,
   type PostalAddress,
-} from "../db/schema/index.ts";
+} from "#server/db/schema/index.ts";
 import {
   OPEN_ORDER_STATUSES,
   ORDER_STATUS_BADGES,
   PAPER_TYPE_CODES,
   PAYMENT_METHOD_LABELS,
   PURCHASE_HISTORY_PAGE_SIZE,
-} from "../../shared/commerce-constants.ts";
-import { isOrderCode } from "../lib/ids.ts";
-import { checkoutPath, creditNotePath, invoicePath, receiptPath } from "../../shared/links.ts";
-import { billingAddress } from "../invoices/billing-address.ts";
-import { orderParts, sharesOf, vatIncluded, vatOf } from "../../shared/order-totals.ts";
-import { customerRefundColumns, customerRefundsOf, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
+} from "#shared/commerce-constants.ts";
+import { isOrderCode } from "#server/lib/ids.ts";
+import { checkoutPath, creditNotePath, invoicePath, receiptPath } from "#shared/links.ts";
+import { billingAddress } from "#server/invoices/billing-address.ts";
+import { orderParts, sharesOf, vatIncluded, vatOf } from "#shared/order-totals.ts";
+import { customerRefundColumns, customerRefundsOf, refundsOfPayments, type CustomerRefund } from "#server/payments/refunds.ts";
 
 type RefundRow = Awaited<ReturnType<typeof refundsOfPayments>>[number];
 

@@ -13,17 +13,17 @@
 // The money going back the other way (an operator's refund) is order-refunds.ts; a subscription's
 // months are subscription-charging.ts.
 import { and, eq } from "drizzle-orm";
-import type { Database, Transaction } from "../db/client.ts";
-import { orderItems, orders, products, users } from "../db/schema/index.ts";
-import type { JobRunner } from "../jobs/runner.ts";
-import { grantEntitlement } from "../library/entitlements.ts";
-import type { Logger } from "../logger.ts";
-import type { MailService } from "../mail/service.ts";
-import { orderConfirmationMail } from "../mail/templates.ts";
-import type { OrderSettlement, PaidOrder } from "../payments/order-settlement.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { addMonths } from "../../shared/library-constants.ts";
-import { receiptPath } from "../../shared/links.ts";
+import type { Database, Transaction } from "#server/db/client.ts";
+import { orderItems, orders, products, users } from "#server/db/schema/index.ts";
+import type { JobRunner } from "#server/jobs/runner.ts";
+import { grantEntitlement } from "#server/library/entitlements.ts";
+import type { Logger } from "#server/logger.ts";
+import type { MailService } from "#server/mail/service.ts";
+import { orderConfirmationMail } from "#server/mail/templates.ts";
+import type { OrderSettlement, PaidOrder } from "#server/payments/order-settlement.ts";
+import { formatEuro } from "#shared/format.ts";
+import { addMonths } from "#shared/library-constants.ts";
+import { receiptPath } from "#shared/links.ts";
 import { saveDetailsForNextTime } from "./checkout.ts";
 import { releaseCoupon } from "./coupon-uses.ts";
 import { closeOrderForActiveEdu, eduForbidsPaying, handleActiveEduMails } from "./edu-sold-once.ts";

@@ -3,9 +3,9 @@
 // the customer's data (spec §3's fields) with the checkout's rules (spec §5), and starts the
 // card payment. The doors show its refusals from one table, START_PAYMENT_REFUSALS
 // (shared/checkout-messages.ts), so both say the same thing with the same status.
-import { checkoutDetails, customerSchema, type CustomerValues } from "../../shared/checkout-rules.server.ts";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { italianIssue } from "../lib/italian-issues.ts";
+import { checkoutDetails, customerSchema, type CustomerValues } from "#shared/checkout-rules.server.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { italianIssue } from "#server/lib/italian-issues.ts";
 import type { CheckoutView } from "./checkout.ts";
 import type { createOrderPayments } from "./order-payments.ts";
 

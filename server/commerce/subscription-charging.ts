@@ -18,16 +18,16 @@
 //     transaction that marks the month paid, with the access it grants and the next month.
 // No transaction is held open across a call to the gateway.
 import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
-import { enqueueJob } from "../jobs/runner.ts";
-import { lockCustomer } from "../db/customer-lock.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { forEachConcurrently } from "../lib/concurrently.ts";
-import type { Logger } from "../logger.ts";
-import type { Charge, PaymentGateway } from "../payments/gateway.ts";
-import { insertPayment } from "../payments/payment-rows.ts";
-import { DAY_MS, INSTALMENTS_PER_TERM, instalmentOf, nextRetryAt } from "../../shared/subscription.ts";
+import type { Database } from "#server/db/client.ts";
+import { subscriptionPeriods, subscriptions } from "#server/db/schema/index.ts";
+import { enqueueJob } from "#server/jobs/runner.ts";
+import { lockCustomer } from "#server/db/customer-lock.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { forEachConcurrently } from "#server/lib/concurrently.ts";
+import type { Logger } from "#server/logger.ts";
+import type { Charge, PaymentGateway } from "#server/payments/gateway.ts";
+import { insertPayment } from "#server/payments/payment-rows.ts";
+import { DAY_MS, INSTALMENTS_PER_TERM, instalmentOf, nextRetryAt } from "#shared/subscription.ts";
 import { grantMonth, mailJob, scheduleMonth, type PeriodRow, type SubscriptionRow } from "./subscription-records.ts";
 
 /** How long a claimed month belongs to the instance charging it. */

@@ -2,10 +2,10 @@
 // the change it tells of, and composed here when it is sent, from what the database holds then: a
 // mail no longer true (a renewal notice after 'Disdici', a failed charge paid since) is not sent.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { orders, payments, products, subscriptionPeriods, subscriptions, users } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import type { MailService } from "../mail/service.ts";
+import type { Database } from "#server/db/client.ts";
+import { orders, payments, products, subscriptionPeriods, subscriptions, users } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import type { MailService } from "#server/mail/service.ts";
 import {
   subscriptionCancelledMail,
   subscriptionChargeFailedMail,
@@ -14,10 +14,10 @@ import {
   subscriptionPostponedMail,
   subscriptionRenewalNoticeMail,
   subscriptionStartedMail,
-} from "../mail/templates.ts";
-import { formatDate, formatEuro } from "../../shared/format.ts";
-import { EDU_PATH, receiptPath, SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { INSTALMENTS_PER_TERM, instalmentOf } from "../../shared/subscription.ts";
+} from "#server/mail/templates.ts";
+import { formatDate, formatEuro } from "#shared/format.ts";
+import { EDU_PATH, receiptPath, SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { INSTALMENTS_PER_TERM, instalmentOf } from "#shared/subscription.ts";
 import { type MailJob, type PeriodRow } from "./subscription-records.ts";
 
 export function createSubscriptionMails({

@@ -3,7 +3,7 @@
 // month scheduled, the access a paid month gives, a mail's job), and what the dashboard reads of
 // it. docs/payments.md, "EDU subscription".
 import { and, asc, desc, eq, inArray, ne, type SQL } from "drizzle-orm";
-import type { Queryable, Transaction } from "../db/client.ts";
+import type { Queryable, Transaction } from "#server/db/client.ts";
 import {
   jobs,
   payments,
@@ -11,17 +11,10 @@ import {
   subscriptionPeriods,
   subscriptions,
   type PaymentGatewayName,
-} from "../db/schema/index.ts";
-import { enqueueJob } from "../jobs/runner.ts";
-import { extendEdu, grantEntitlement, type MovedGrant } from "../library/entitlements.ts";
-import {
-  DAY_MS,
-  instalmentOf,
-  periodStart,
-  RENEWAL_NOTICE_DAYS,
-  termOf,
-  type SubscriptionNotice,
-} from "../../shared/subscription.ts";
+} from "#server/db/schema/index.ts";
+import { enqueueJob } from "#server/jobs/runner.ts";
+import { extendEdu, grantEntitlement, type MovedGrant } from "#server/library/entitlements.ts";
+import { DAY_MS, instalmentOf, periodStart, RENEWAL_NOTICE_DAYS, termOf, type SubscriptionNotice } from "#shared/subscription.ts";
 
 export const MAIL_QUEUE = "subscription-mail";
 

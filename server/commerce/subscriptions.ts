@@ -5,19 +5,26 @@
 // and the operators call; the months' charging is subscription-charging.ts, the mails
 // subscription-mails.ts, the rows other services write subscription-records.ts.
 import { and, asc, desc, eq, inArray, lte, ne, or, sql, type SQL } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { orders, payments, products, subscriptionCardUpdates, subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
-import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { isGatewayRef } from "../lib/ids.ts";
-import { isUuid } from "../lib/uuid.ts";
-import type { Logger } from "../logger.ts";
-import type { MailService } from "../mail/service.ts";
-import type { RateLimits } from "../security/rate-limits.ts";
-import type { PaymentGateway } from "../payments/gateway.ts";
-import { customerRefundsOf, enqueueRefund, refundsOfPayments, type CustomerRefund } from "../payments/refunds.ts";
-import { receiptPath } from "../../shared/links.ts";
-import { INSTALMENTS_PER_TERM, instalmentOf, type SubscriptionStatus } from "../../shared/subscription.ts";
+import type { Database } from "#server/db/client.ts";
+import {
+  orders,
+  payments,
+  products,
+  subscriptionCardUpdates,
+  subscriptionPeriods,
+  subscriptions,
+} from "#server/db/schema/index.ts";
+import { enqueueJob, type JobRunner } from "#server/jobs/runner.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { isGatewayRef } from "#server/lib/ids.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import type { Logger } from "#server/logger.ts";
+import type { MailService } from "#server/mail/service.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import type { PaymentGateway } from "#server/payments/gateway.ts";
+import { customerRefundsOf, enqueueRefund, refundsOfPayments, type CustomerRefund } from "#server/payments/refunds.ts";
+import { receiptPath } from "#shared/links.ts";
+import { INSTALMENTS_PER_TERM, instalmentOf, type SubscriptionStatus } from "#shared/subscription.ts";
 import { createMonthCharging, ON_SESSION_LEASE_MS, type MonthOutcome } from "./subscription-charging.ts";
 import { createSubscriptionMails } from "./subscription-mails.ts";
 import { MAIL_QUEUE, mailJob, type PeriodRow, type SubscriptionRow } from "./subscription-records.ts";

@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
+import type { Database } from "#server/db/client.ts";
 import {
   faqEntries,
   landingCards,
@@ -8,8 +8,8 @@ import {
   products,
   type FaqPage,
   type LandingCardKind,
-} from "../db/schema/index.ts";
-import { createTtlCache } from "../lib/ttl-cache.ts";
+} from "#server/db/schema/index.ts";
+import { createTtlCache } from "#server/lib/ttl-cache.ts";
 
 export type LandingCard = {
   id: string;

@@ -5,9 +5,9 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { startPostgresRelay, type PostgresRelay } from "../../tests/support/postgres-relay.ts";
-import { timed } from "../../tests/support/timed.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPostgresRelay, type PostgresRelay } from "#tests/support/postgres-relay.ts";
+import { timed } from "#tests/support/timed.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
 import { idempotent, withinOutageBudget } from "./reconnecting-pool.ts";
 

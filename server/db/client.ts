@@ -2,7 +2,7 @@
 // Both speak the same SQL and expose the same Drizzle API, so nothing above this file knows
 // which one it is talking to.
 import { PGlite } from "@electric-sql/pglite";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "#server/config.ts";
 import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import path from "node:path";
-import { makePrivateDir } from "../lib/private-files.ts";
+import { makePrivateDir } from "#server/lib/private-files.ts";
 
 /** A database page: what a write that grows a table needs at least. */
 const PROBE_BYTES = 8192;

@@ -3,8 +3,8 @@
 // test's own (tests/support/own-postgres.ts), not the server the run shares.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from "../../tests/support/own-postgres.ts";
-import { timed } from "../../tests/support/timed.ts";
+import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from "#tests/support/own-postgres.ts";
+import { timed } from "#tests/support/timed.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
 import { withinOutageBudget } from "./reconnecting-pool.ts";
 

@@ -1,11 +1,11 @@
 import { count, isNotNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { testConfig } from "../../tests/support/config.ts";
-import { createAccountsService } from "../accounts/service.ts";
-import { ConfigError } from "../config.ts";
-import { createLogger } from "../logger.ts";
-import { fingerprintOf } from "../security/key-fingerprints.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createAccountsService } from "#server/accounts/service.ts";
+import { ConfigError } from "#server/config.ts";
+import { createLogger } from "#server/logger.ts";
+import { fingerprintOf } from "#server/security/key-fingerprints.ts";
 import { openDatabase } from "./client.ts";
 import { unknownMigrations } from "./schema-version.ts";
 import { prepareDatabase } from "./prepare.ts";

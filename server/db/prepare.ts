@@ -1,7 +1,7 @@
-import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
-import { ensureSigningKey } from "../identity/keys.ts";
-import { checkKeyFingerprints, dataKeys } from "../security/key-fingerprints.ts";
+import type { Config } from "#server/config.ts";
+import type { Logger } from "#server/logger.ts";
+import { ensureSigningKey } from "#server/identity/keys.ts";
+import { checkKeyFingerprints, dataKeys } from "#server/security/key-fingerprints.ts";
 import type { DatabaseHandle } from "./client.ts";
 import { DEMO_CUSTOMER, seedDemoAccounts } from "./seed/accounts.ts";
 import { seedAndLogDemoCodes } from "./seed/activation-codes.ts";

@@ -4,7 +4,7 @@
 // queue, a new column's meaning). The migrator itself is silent then, as it finds nothing to apply.
 import { sql } from "drizzle-orm";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "#server/logger.ts";
 import type { Database } from "./client.ts";
 
 export const MIGRATIONS_FOLDER = new URL("./migrations", import.meta.url).pathname;

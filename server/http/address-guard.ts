@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { API_MESSAGES, ApiError } from "../api/errors.ts";
+import { API_MESSAGES, ApiError } from "#server/api/errors.ts";
 import { renderErrorPage } from "./error-page.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Request, RequestHandler, Response } from "express";
-import { API_MESSAGES, ApiError } from "../api/errors.ts";
+import { API_MESSAGES, ApiError } from "#server/api/errors.ts";
 import { renderErrorPage } from "./error-page.ts";
 
 /**

@@ -1,6 +1,6 @@
 // Last-resort page for errors outside React Router (its own error boundary handles the rest).
 // Self-contained: it must render even when the app build is broken.
-import { HOME_PATH } from "../../shared/links.ts";
+import { HOME_PATH } from "#shared/links.ts";
 
 const TEXTS = {
   badRequest: {

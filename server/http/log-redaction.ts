@@ -5,7 +5,7 @@
 // the SetupIntent's client secret in the address (setup_intent_client_secret): its value never
 // reaches a log line either, in the request's address or in a later request's Referer.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
-import { logSerializers } from "../logger.ts";
+import { logSerializers } from "#server/logger.ts";
 
 const IDENTITY_ROUTE = /^\/(?:oidc|oauthcb|accedi)(?:[/._-]|$)/;
 /** Stripe.js's return parameters that hold an intent's client secret. */

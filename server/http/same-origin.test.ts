@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "#server/logger.ts";
 import { sameOriginPosts } from "./same-origin.ts";
 
 let base: string;

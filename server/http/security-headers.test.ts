@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { testConfig } from "../../tests/support/config.ts";
+import { testConfig } from "#tests/support/config.ts";
 import { securityHeaders, STRIPE_CSP } from "./security-headers.ts";
 
 const STRIPE_KEYS = {

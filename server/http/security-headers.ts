@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import helmet from "helmet";
-import type { Config } from "../config.ts";
+import type { Config } from "#server/config.ts";
 
 type Res = ServerResponse & { locals: { cspNonce: string } };
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;

@@ -3,8 +3,8 @@ import type { AddressInfo, Socket } from "node:net";
 import { Writable } from "node:stream";
 import express from "express";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLogger } from "../logger.ts";
-import { ConfigError } from "../config.ts";
+import { createLogger } from "#server/logger.ts";
+import { ConfigError } from "#server/config.ts";
 import {
   closeGracefully,
   listenWithGracefulShutdown,

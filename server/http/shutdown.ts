@@ -20,8 +20,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express, RequestHandler } from "express";
-import type { Logger } from "../logger.ts";
-import { listenOrExplain } from "../preflight.ts";
+import type { Logger } from "#server/logger.ts";
+import { listenOrExplain } from "#server/preflight.ts";
 
 /** Of the stop's hard limit, what is kept after the requests in flight for closing the pool and the log. */
 const CLOSE_RESERVE_MS = 2_000;

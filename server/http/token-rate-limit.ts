@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { RequestHandler } from "express";
-import type { RateLimits } from "../security/rate-limits.ts";
-import { clientAddress } from "../security/client-address.ts";
+import type { RateLimits } from "#server/security/rate-limits.ts";
+import { clientAddress } from "#server/security/client-address.ts";
 
 /**
  * Rate limit of the identity provider's token endpoint, per client address. The portal's own

@@ -4,7 +4,7 @@
 // against the account, which must still be active.
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import type Provider from "oidc-provider";
-import type { AccountsService } from "../accounts/service.ts";
+import type { AccountsService } from "#server/accounts/service.ts";
 
 /** The caller proved by a bearer token: the customer, and the grant the token belongs to. */
 export type ApiCaller = { userId: string; grantId: string; clientId: string };

@@ -1,6 +1,6 @@
 import { errors } from "oidc-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
 import { createAdapterClass } from "./adapter.ts";
 
 let database: TestDatabase;

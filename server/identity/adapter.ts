@@ -4,10 +4,10 @@
 // would refuse it).
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
-import type { Database } from "../db/client.ts";
-import { idempotent } from "../db/reconnecting-pool.ts";
-import { oidcPayloads } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
+import type { Database } from "#server/db/client.ts";
+import { idempotent } from "#server/db/reconnecting-pool.ts";
+import { oidcPayloads } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
 
 export function createAdapterClass(db: Database, now: Clock = systemClock) {
   const notExpired = () => or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, now()));

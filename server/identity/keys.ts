@@ -4,8 +4,8 @@ import { randomUUID } from "node:crypto";
 import { desc, isNull } from "drizzle-orm";
 import { exportJWK, generateKeyPair } from "jose";
 import type { JWK } from "jose";
-import type { Database } from "../db/client.ts";
-import { oidcSigningKeys } from "../db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { oidcSigningKeys } from "#server/db/schema/index.ts";
 
 const ALGORITHM = "RS256";
 

@@ -2,7 +2,7 @@
 // does: through PUBLIC_ORIGIN (discovery, token and keys). An instance without a route back to its
 // public address, or behind TLS with a certificate it does not trust, would fail every sign-in while
 // serving every other page: this check says so at start and in readiness.
-import type { Clock } from "../lib/clock.ts";
+import type { Clock } from "#server/lib/clock.ts";
 
 export type OwnProviderReach = { ok: true } | { ok: false; reason: string };
 /** `passing`: the proxy answered in the provider's stead, a success that is not kept. */

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { startIdentityProvider } from "../../tests/support/identity.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startIdentityProvider } from "#tests/support/identity.ts";
 
 let database: TestDatabase;
 let op: Awaited<ReturnType<typeof startIdentityProvider>>;

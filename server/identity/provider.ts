@@ -3,17 +3,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { JWK } from "jose";
-import type { AccountsService } from "../accounts/service.ts";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/client.ts";
-import type { Logger } from "../logger.ts";
-import { escapeMarkup } from "../lib/escape.ts";
-import { keptUserAgent, networkPrefix } from "../accounts/session-devices.ts";
+import type { AccountsService } from "#server/accounts/service.ts";
+import type { Config } from "#server/config.ts";
+import type { Database } from "#server/db/client.ts";
+import type { Logger } from "#server/logger.ts";
+import { escapeMarkup } from "#server/lib/escape.ts";
+import { keptUserAgent, networkPrefix } from "#server/accounts/session-devices.ts";
 import { createAdapterClass } from "./adapter.ts";
-import { recordAppUse } from "../accounts/provider-grants.ts";
-import { readRequestsAsExpress } from "../security/client-address.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { LOGIN_PATH, loginInteractionPath, OAUTH_CALLBACK_PATH } from "../../shared/links.ts";
+import { recordAppUse } from "#server/accounts/provider-grants.ts";
+import { readRequestsAsExpress } from "#server/security/client-address.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { LOGIN_PATH, loginInteractionPath, OAUTH_CALLBACK_PATH } from "#shared/links.ts";
 
 /** Lifetimes in seconds. The portal refreshes access tokens; sessions outlive them. */
 const OIDC_TTL = {

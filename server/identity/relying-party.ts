@@ -6,17 +6,17 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { createCookie, redirect } from "react-router";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
-import type { SessionUser, User } from "../accounts/service.ts";
-import type { AccountsService } from "../accounts/service.ts";
-import type { ProviderTokens, SessionStore } from "../accounts/sessions.ts";
-import { SESSION_ABSOLUTE_TIMEOUT_MS } from "../accounts/sessions.ts";
-import { keptUserAgent, networkPrefix } from "../accounts/session-devices.ts";
-import type { Config } from "../config.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { safeRedirectTarget } from "../../shared/safe-redirect.ts";
+import type { SessionUser, User } from "#server/accounts/service.ts";
+import type { AccountsService } from "#server/accounts/service.ts";
+import type { ProviderTokens, SessionStore } from "#server/accounts/sessions.ts";
+import { SESSION_ABSOLUTE_TIMEOUT_MS } from "#server/accounts/sessions.ts";
+import { keptUserAgent, networkPrefix } from "#server/accounts/session-devices.ts";
+import type { Config } from "#server/config.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { safeRedirectTarget } from "#shared/safe-redirect.ts";
 import { formEncoded } from "./client-credentials.ts";
 import { PORTAL_SCOPES } from "./provider.ts";
-import { LOGIN_PATH, OAUTH_CALLBACK_PATH } from "../../shared/links.ts";
+import { LOGIN_PATH, OAUTH_CALLBACK_PATH } from "#shared/links.ts";
 
 type RpConfig = Pick<Config, "publicOrigin" | "isHttps" | "oidc" | "secrets">;
 

@@ -4,8 +4,8 @@ import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import type Provider from "oidc-provider";
-import type { Database } from "../db/client.ts";
-import { oidcPayloads } from "../db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { oidcPayloads } from "#server/db/schema/index.ts";
 
 /**
  * oidc-provider reads its interaction cookie from a Node request. Route actions have a Fetch

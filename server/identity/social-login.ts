@@ -4,9 +4,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { createCookie } from "react-router";
-import type { AccountsService } from "../accounts/service.ts";
-import type { Config } from "../config.ts";
-import { SOCIAL_LOGIN_CALLBACK_PATH } from "../../shared/links.ts";
+import type { AccountsService } from "#server/accounts/service.ts";
+import type { Config } from "#server/config.ts";
+import { SOCIAL_LOGIN_CALLBACK_PATH } from "#shared/links.ts";
 
 type Upstream = { authorization_endpoint: string; token_endpoint: string; jwks_uri: string; issuer: string };
 type PendingLogin = { uid: string; state: string; verifier: string; nonce: string };

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
-import { ADDRESS, ASSOCIATION, COMPANY, PERSON, SELLER } from "../../tests/support/invoice-parties.ts";
-import { sdiRefusals } from "../../tests/support/sdi-controls.ts";
+import { fatturaPaSchemaErrors } from "#tests/support/fatturapa-schema.ts";
+import { ADDRESS, ASSOCIATION, COMPANY, PERSON, SELLER } from "#tests/support/invoice-parties.ts";
+import { sdiRefusals } from "#tests/support/sdi-controls.ts";
 import {
   amount,
   fatturaPaXml,

@@ -9,10 +9,10 @@
 // a credit note (TD04) is the same writer with its TipoDocumento, the invoice it corrects in
 // DatiFattureCollegate and no payment section (its amounts are positive: the type says they
 // are taken back).
-import type { InvoiceSeller } from "../config.ts";
-import { vatByRate, vatIncluded } from "../../shared/order-totals.ts";
-import { escapeMarkup } from "../lib/escape.ts";
-import { FATTURAPA_LIMITS, plainTypography } from "../../shared/fatturapa-text.ts";
+import type { InvoiceSeller } from "#server/config.ts";
+import { vatByRate, vatIncluded } from "#shared/order-totals.ts";
+import { escapeMarkup } from "#server/lib/escape.ts";
+import { FATTURAPA_LIMITS, plainTypography } from "#shared/fatturapa-text.ts";
 
 const NAMESPACE = "http://ivaservizi.agenziaentrate.gov.it/docs/xsd/fatture/v1.2";
 /** Prices that include VAT paid at source by the publisher (art. 74 DPR 633/72): "non soggette, altri casi". */

@@ -6,11 +6,11 @@
 // and finds it applied. A file that is no notification, or one about no file of the portal's, is
 // set aside (rejected/, unknown/) and logged: never deleted.
 import { and, eq, isNull, or, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { invoiceTransmissions, sdiNotifications, type SdiNotificationType, type SdiOutcome } from "../db/schema/index.ts";
-import type { JobRunner } from "../jobs/runner.ts";
-import type { Clock } from "../lib/clock.ts";
-import type { Logger } from "../logger.ts";
+import type { Database } from "#server/db/client.ts";
+import { invoiceTransmissions, sdiNotifications, type SdiNotificationType, type SdiOutcome } from "#server/db/schema/index.ts";
+import type { JobRunner } from "#server/jobs/runner.ts";
+import type { Clock } from "#server/lib/clock.ts";
+import type { Logger } from "#server/logger.ts";
 import { readNotification, type SdiNotification } from "./sdi-messages.ts";
 import { markSent, transmissionOf } from "./transmissions.ts";
 import type { SdiInbox } from "./transmitter.ts";

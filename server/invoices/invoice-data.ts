@@ -3,7 +3,7 @@
 // discount) and its shipping; a month of the EDU subscription pays that month, at the line's VAT
 // rate, with the month's dates. The split is the receipt's (orderParts, sharesOf): one rule.
 import { asc, eq } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
+import type { Queryable } from "#server/db/client.ts";
 import {
   orderItems,
   orders,
@@ -12,12 +12,12 @@ import {
   subscriptionPeriods,
   type BillingDetails,
   type PostalAddress,
-} from "../db/schema/index.ts";
+} from "#server/db/schema/index.ts";
 import { billingAddress } from "./billing-address.ts";
-import { orderParts, sharesOf } from "../../shared/order-totals.ts";
-import { formatDate, withArticle } from "../../shared/format.ts";
-import { isBodyFiscalCode } from "../../shared/italian-ids.ts";
-import { DAY_MS, romeDay } from "../../shared/subscription.ts";
+import { orderParts, sharesOf } from "#shared/order-totals.ts";
+import { formatDate, withArticle } from "#shared/format.ts";
+import { isBodyFiscalCode } from "#shared/italian-ids.ts";
+import { DAY_MS, romeDay } from "#shared/subscription.ts";
 import type { InvoiceBuyer, InvoiceLine } from "./fatturapa.ts";
 
 export type InvoiceData = {

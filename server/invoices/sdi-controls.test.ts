@@ -4,9 +4,9 @@
 // the writer makes it names the invoice it corrects and passes the schema and every control.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { FATTURAPA_DATA, fatturaPaSchemaErrors } from "../../tests/support/fatturapa-schema.ts";
-import { ASSOCIATION, COMPANY, PERSON, SELLER } from "../../tests/support/invoice-parties.ts";
-import { SDI_CONTROLS, sdiControlErrors, sdiRefusals } from "../../tests/support/sdi-controls.ts";
+import { FATTURAPA_DATA, fatturaPaSchemaErrors } from "#tests/support/fatturapa-schema.ts";
+import { ASSOCIATION, COMPANY, PERSON, SELLER } from "#tests/support/invoice-parties.ts";
+import { SDI_CONTROLS, sdiControlErrors, sdiRefusals } from "#tests/support/sdi-controls.ts";
 import { fatturaPaXml, type InvoiceBuyer, type InvoiceDocument } from "./fatturapa.ts";
 
 const DAY = "2026-11-23";

@@ -3,14 +3,14 @@
 // or an entity, the file's size bounded; elements the portal does not need ignored, those it needs
 // required as SDI's message schema (MessaggiTypes 1.1) requires them.
 import { describe, expect, it } from "vitest";
-import { onAnotherDay } from "../../tests/support/clock.ts";
+import { onAnotherDay } from "#tests/support/clock.ts";
 import {
   BUYER_ERRORS,
   deliveryReceipt,
   nonDeliveryNotice,
   rejectionNotice,
   type NotificationFile,
-} from "../../tests/support/sdi-notifications.ts";
+} from "#tests/support/sdi-notifications.ts";
 import { MAX_NOTIFICATION_BYTES, readNotification, type ReadNotification } from "./sdi-messages.ts";
 
 const FILE = "IT06363391001_0000A.xml";

@@ -13,8 +13,8 @@
 // elements the portal needs checked against the types of SDI's schema (MessaggiTypes), the
 // others ignored, the signature neither required nor checked (decision 023).
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import type { SdiError, SdiNotificationType } from "../db/schema/index.ts";
-import { fromRomeWallClock } from "../../shared/subscription.ts";
+import type { SdiError, SdiNotificationType } from "#server/db/schema/index.ts";
+import { fromRomeWallClock } from "#shared/subscription.ts";
 
 /** Larger than any notification (an NS lists at most 200 errors): a bigger file is not one. */
 export const MAX_NOTIFICATION_BYTES = 1024 * 1024;

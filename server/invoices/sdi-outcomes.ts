@@ -8,8 +8,8 @@
 // (RC), `not_delivered` (MC: in the buyer's tax drawer) or `rejected` (NS, with its errors).
 import { and, asc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { Config } from "../config.ts";
-import type { Database, Queryable } from "../db/client.ts";
+import type { Config } from "#server/config.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
 import {
   invoices,
   invoiceTransmissions,
@@ -19,12 +19,12 @@ import {
   sdiNotifications,
   users,
   type BillingDetails,
-} from "../db/schema/index.ts";
-import { requeueJob } from "../jobs/runner.ts";
-import type { Clock } from "../lib/clock.ts";
-import { isEmail } from "../../shared/contact-rules.ts";
-import { isCodiceFiscale, isCodiceSdi, isPartitaIva, normalizeId } from "../../shared/italian-ids.ts";
-import { romeDay } from "../../shared/subscription.ts";
+} from "#server/db/schema/index.ts";
+import { requeueJob } from "#server/jobs/runner.ts";
+import type { Clock } from "#server/lib/clock.ts";
+import { isEmail } from "#shared/contact-rules.ts";
+import { isCodiceFiscale, isCodiceSdi, isPartitaIva, normalizeId } from "#shared/italian-ids.ts";
+import { romeDay } from "#shared/subscription.ts";
 import { creditNotesLast, documentAgain, InvoicingNotConfigured, transmitJob } from "./service.ts";
 
 export const INVOICE_STATES = ["unsent", "send_failed", "sent", "delivered", "not_delivered", "rejected"] as const;

@@ -15,8 +15,8 @@
 // yearly series or among the invoices (CREDIT_NOTE_SERIES, decision 025).
 import { and, asc, count, eq, gte, inArray, isNull, lt, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { Config, InvoiceSeller } from "../config.ts";
-import type { Database, Queryable, Transaction } from "../db/client.ts";
+import type { Config, InvoiceSeller } from "#server/config.ts";
+import type { Database, Queryable, Transaction } from "#server/db/client.ts";
 import {
   invoiceCounters,
   invoiceTransmissionSeq,
@@ -26,12 +26,12 @@ import {
   paymentRefunds,
   payments,
   type InvoiceNumbering,
-} from "../db/schema/index.ts";
-import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
-import type { Clock } from "../lib/clock.ts";
-import { isOrderCode } from "../lib/ids.ts";
-import type { Logger } from "../logger.ts";
-import { DAY_MS, fromRomeWallClock, romeDay } from "../../shared/subscription.ts";
+} from "#server/db/schema/index.ts";
+import { enqueueJob, type JobRunner } from "#server/jobs/runner.ts";
+import type { Clock } from "#server/lib/clock.ts";
+import { isOrderCode } from "#server/lib/ids.ts";
+import type { Logger } from "#server/logger.ts";
+import { DAY_MS, fromRomeWallClock, romeDay } from "#shared/subscription.ts";
 import { fatturaPaXml, stampDutyDue, type CorrectedInvoice } from "./fatturapa.ts";
 import { creditNoteDataOf, invoiceDataOf, type InvoiceData } from "./invoice-data.ts";
 import { markSent, transmissionOf } from "./transmissions.ts";

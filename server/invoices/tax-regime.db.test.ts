@@ -2,10 +2,10 @@
 // that charges no VAT (RF02 "minimi", RF19 "forfettario") stops the portal while products carry
 // VAT; the ordinary regime, or one of those over a catalogue sold only outside VAT, does not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { testConfig } from "../../tests/support/config.ts";
-import { ConfigError } from "../config.ts";
-import { products } from "../db/schema/index.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { ConfigError } from "#server/config.ts";
+import { products } from "#server/db/schema/index.ts";
 import { checkTaxRegime, taxRegimeConflict } from "./tax-regime.ts";
 
 let database: TestDatabase;

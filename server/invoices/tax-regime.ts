@@ -3,9 +3,9 @@
 // issue invoices with VAT lines, so the portal refuses to start with it while products carry a
 // VAT rate (docs/e-invoices.md). Checked at start-up, once the catalogue is there.
 import { and, eq, isNotNull } from "drizzle-orm";
-import { ConfigError, type InvoiceSeller } from "../config.ts";
-import type { Queryable } from "../db/client.ts";
-import { products } from "../db/schema/index.ts";
+import { ConfigError, type InvoiceSeller } from "#server/config.ts";
+import type { Queryable } from "#server/db/client.ts";
+import { products } from "#server/db/schema/index.ts";
 
 /** The regimes whose invoices carry no VAT (art. 1 c. 96-117 L. 244/2007; art. 1 c. 54-89 L. 190/2014). */
 const REGIMES_WITHOUT_VAT: Readonly<Record<string, string>> = {

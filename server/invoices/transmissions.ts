@@ -3,8 +3,8 @@
 // file sent before this table existed, when SDI's first notification about it is read), and is
 // where SDI's outcome is kept.
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
-import { invoices, invoiceTransmissions } from "../db/schema/index.ts";
+import type { Queryable } from "#server/db/client.ts";
+import { invoices, invoiceTransmissions } from "#server/db/schema/index.ts";
 
 /**
  * The row of the invoice's file called `fileName`, made from the invoice when it has none; null

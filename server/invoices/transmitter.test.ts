@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "#server/config.ts";
 import { inboxFolder, outboxTransmitter } from "./transmitter.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "portal-transmitter-"));

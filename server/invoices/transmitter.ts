@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile, rename, stat } from "node:fs/promises";
 import path from "node:path";
-import { makePrivateDir, writePrivateFile } from "../lib/private-files.ts";
+import { makePrivateDir, writePrivateFile } from "#server/lib/private-files.ts";
 
 type InvoiceFile = {
   /** IT<seller's Partita IVA>_<progressive>.xml: SDI's naming rule. */

@@ -1,9 +1,9 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { HOUR, START } from "../../tests/support/clock.ts";
-import { jobs } from "../db/schema/index.ts";
-import { createLogger } from "../logger.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { HOUR, START } from "#tests/support/clock.ts";
+import { jobs } from "#server/db/schema/index.ts";
+import { createLogger } from "#server/logger.ts";
 import { createJobRunner } from "./runner.ts";
 
 describe("the job runner", () => {

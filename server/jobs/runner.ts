@@ -14,11 +14,11 @@
 // The runner de-duplicates by key, but it is not what makes work happen once: whatever a job
 // or a sweep changes must be safe to run twice (a charge has its own claim and idempotency keys).
 import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
-import type { Database, Queryable } from "../db/client.ts";
-import { jobs } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { forEachConcurrently } from "../lib/concurrently.ts";
-import type { Logger } from "../logger.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { jobs } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { forEachConcurrently } from "#server/lib/concurrently.ts";
+import type { Logger } from "#server/logger.ts";
 
 /** How long a claimed job belongs to the instance that claimed it. */
 const JOB_LEASE_MS = 5 * 60_000;

@@ -1,8 +1,8 @@
 // The dashboard's queries. What a customer owns costs one statement however many products they
 // have; suggestions and boxes are the same for everyone of a profession and are cached.
 import { and, asc, count, eq, inArray, lte, or, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/client.ts";
+import type { Config } from "#server/config.ts";
+import type { Database } from "#server/db/client.ts";
 import {
   contactBoxes,
   discoverBoxes,
@@ -14,16 +14,16 @@ import {
   promoBoxes,
   promoSmallBoxes,
   readingSessions,
-} from "../db/schema/index.ts";
-import { createTtlCache } from "../lib/ttl-cache.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "../../shared/library-constants.ts";
-import type { ReferenceData } from "../catalog/reference.ts";
+} from "#server/db/schema/index.ts";
+import { createTtlCache } from "#server/lib/ttl-cache.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { ACTIVE_ORDERS_LIMIT, EDU_PRODUCT_CODE, SUGGESTION_LIMIT } from "#shared/library-constants.ts";
+import type { ReferenceData } from "#server/catalog/reference.ts";
 import { eduActiveUntil } from "./entitlements.ts";
-import type { SubscriptionNotice } from "../../shared/subscription.ts";
+import type { SubscriptionNotice } from "#shared/subscription.ts";
 import { dashboardSectionsFor, promoAreasFor, suggestionAudienceFor } from "./promo-areas.ts";
-import { BOOK_TYPE_CODES, newestFirst, suggestedBook, type SuggestionAudience } from "../catalog/products.ts";
-import { checkoutPath, courseUrl } from "../../shared/links.ts";
+import { BOOK_TYPE_CODES, newestFirst, suggestedBook, type SuggestionAudience } from "#server/catalog/products.ts";
+import { checkoutPath, courseUrl } from "#shared/links.ts";
 import { firstChapterTitle, readingStatus } from "./reading.ts";
 import type { ContactBox, LibraryItem, LibraryTypeCode, PromoBox, Suggestion } from "./types.ts";
 

@@ -1,9 +1,9 @@
 // Entitlements: who may read or open which product, until when. EDU is the entitlement to the
 // abbonamentoedu product; `has_edu_upto` is its latest expiry.
 import { and, eq, gt, isNull, max, or, sql, type SQL } from "drizzle-orm";
-import type { Queryable, Transaction } from "../db/client.ts";
-import { entitlements, products, type EntitlementSource } from "../db/schema/index.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import type { Queryable, Transaction } from "#server/db/client.ts";
+import { entitlements, products, type EntitlementSource } from "#server/db/schema/index.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 
 export type Grant = {
   userId: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { START as NOW } from "../../tests/support/clock.ts";
+import { START as NOW } from "#tests/support/clock.ts";
 import { accessByProduct } from "./provenance.ts";
 
 // accessByProduct reads no clock: "now" is given, so a fixed start holds on any day.

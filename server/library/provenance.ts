@@ -4,10 +4,10 @@
 // gives access now, what comes after it, or what gave it last. 'I miei acquisti' shows it; the
 // dashboard's cards read the source from their own query (dashboard.ts) and cost nothing more.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { entitlements, orders, productTypes, products, subscriptionPeriods, subscriptions } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { instalmentOf } from "../../shared/subscription.ts";
+import type { Database } from "#server/db/client.ts";
+import { entitlements, orders, productTypes, products, subscriptionPeriods, subscriptions } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { instalmentOf } from "#shared/subscription.ts";
 import type { AccessGrant, ProductAccess } from "./types.ts";
 
 type GrantRow = AccessGrant & { productId: string; name: string; typeName: string };

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testConfig } from "../../tests/support/config.ts";
-import { productOfType } from "../../tests/support/catalog.ts";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { createAccountsService } from "../accounts/service.ts";
-import { ebookChapters, entitlements, productTypes, products, readingSessions } from "../db/schema/index.ts";
-import { seedDatabase } from "../db/seed/index.ts";
-import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { productOfType } from "#tests/support/catalog.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { createAccountsService } from "#server/accounts/service.ts";
+import { ebookChapters, entitlements, productTypes, products, readingSessions } from "#server/db/schema/index.ts";
+import { seedDatabase } from "#server/db/seed/index.ts";
+import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "#shared/library-constants.ts";
 import { createReading, externalReaderUrl, paragraphsOf, type Reading } from "./reading.ts";
 
 let database: TestDatabase;

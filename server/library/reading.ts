@@ -5,13 +5,13 @@
 // the customer is at, which becomes the session's status. Only a customer whose access is valid
 // now may open, read or move through a product; anything refused writes nothing.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { ebookChapters, productTypes, products, readingSessions } from "../db/schema/index.ts";
-import { isUuid } from "../lib/uuid.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "../../shared/library-constants.ts";
+import type { Database } from "#server/db/client.ts";
+import { ebookChapters, productTypes, products, readingSessions } from "#server/db/schema/index.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { NO_CHAPTER_STATUS, READABLE_TYPE_CODES } from "#shared/library-constants.ts";
 import { accessTo } from "./entitlements.ts";
-import { checkoutPath, readerPath } from "../../shared/links.ts";
+import { checkoutPath, readerPath } from "#shared/links.ts";
 
 export type ReadingOptions = { db: Database; readerUrlTemplate: string | null; now?: Clock };
 

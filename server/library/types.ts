@@ -1,5 +1,5 @@
 // Shapes the library hands to the pages. Pure types: routes and components import them.
-import type { EntitlementSource } from "../db/schema/index.ts";
+import type { EntitlementSource } from "#server/db/schema/index.ts";
 
 export type LibraryTypeCode = "ebook" | "paper_flex" | "paper_hard" | "corso" | "rivista";
 

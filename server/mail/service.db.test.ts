@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { MINUTE, START } from "../../tests/support/clock.ts";
-import { startSmtpServer, type TestSmtpServer } from "../../tests/support/smtp.ts";
-import { jobs, mailOutbox } from "../db/schema/index.ts";
-import { createJobRunner } from "../jobs/runner.ts";
-import { createLogger, type Logger } from "../logger.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { MINUTE, START } from "#tests/support/clock.ts";
+import { startSmtpServer, type TestSmtpServer } from "#tests/support/smtp.ts";
+import { jobs, mailOutbox } from "#server/db/schema/index.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger, type Logger } from "#server/logger.ts";
 import { createMailService } from "./service.ts";
 import { passwordResetMail } from "./templates.ts";
 

@@ -14,13 +14,13 @@
 // to whom, since an address in the log would outlive the erasure of its account.
 import { and, desc, eq, isNull } from "drizzle-orm";
 import nodemailer from "nodemailer";
-import type { Config } from "../config.ts";
-import type { Database, Queryable } from "../db/client.ts";
-import { mailOutbox } from "../db/schema/index.ts";
-import type { Logger } from "../logger.ts";
-import { isUuid } from "../lib/uuid.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import type { JobRunner } from "../jobs/runner.ts";
+import type { Config } from "#server/config.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { mailOutbox } from "#server/db/schema/index.ts";
+import type { Logger } from "#server/logger.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import type { JobRunner } from "#server/jobs/runner.ts";
 
 export type MailMessage = {
   to: string;

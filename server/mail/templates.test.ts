@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeMarkup as escapeHtml } from "../lib/escape.ts";
+import { escapeMarkup as escapeHtml } from "#server/lib/escape.ts";
 import {
   emailChangeConfirmationMail,
   emailChangeNoticeMail,

@@ -4,8 +4,8 @@
 //
 // The links' expiry is decided where the tokens are issued; these texts only announce it.
 
-import { escapeMarkup } from "../lib/escape.ts";
-import { withArticle } from "../../shared/format.ts";
+import { escapeMarkup } from "#server/lib/escape.ts";
+import { withArticle } from "#shared/format.ts";
 
 export type MailContent = { subject: string; text: string; html: string };
 

@@ -1,7 +1,7 @@
 // Generated product covers: the demo catalogue has no artwork, and remote images would break
 // the no-third-party rule of the content security policy.
 import { createHash } from "node:crypto";
-import { escapeMarkup } from "../lib/escape.ts";
+import { escapeMarkup } from "#server/lib/escape.ts";
 
 /** What a cover shows of its product. */
 export type CoverInfo = {

@@ -6,12 +6,12 @@
 // no, never deleted: orders point to them). --dry-run reports what would change and writes nothing.
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
-import { products, productTypes } from "../db/schema/index.ts";
-import { COMMERCE_TERMS } from "../db/seed/catalog.ts";
-import type { ProductTypeCode } from "../db/seed/types.ts";
-import { CsvError, parseCsv, type CsvRecord } from "../lib/csv.ts";
-import { isProductCode } from "../lib/ids.ts";
+import type { Queryable } from "#server/db/client.ts";
+import { products, productTypes } from "#server/db/schema/index.ts";
+import { COMMERCE_TERMS } from "#server/db/seed/catalog.ts";
+import type { ProductTypeCode } from "#server/db/seed/types.ts";
+import { CsvError, parseCsv, type CsvRecord } from "#server/lib/csv.ts";
+import { isProductCode } from "#server/lib/ids.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
 
 const REQUIRED = ["sku", "type", "name", "price_cents"] as const;

@@ -2,10 +2,10 @@
 // and every one activated, the batches' uses, and a withdrawn batch refused like an unknown code.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { dayFromStart, START } from "../../tests/support/clock.ts";
-import { operatorHarness } from "../../tests/support/operators.ts";
-import { activationCodes } from "../db/schema/index.ts";
-import { forEachConcurrently } from "../lib/concurrently.ts";
+import { dayFromStart, START } from "#tests/support/clock.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
+import { activationCodes } from "#server/db/schema/index.ts";
+import { forEachConcurrently } from "#server/lib/concurrently.ts";
 import { codesCsv, createCodes, disableBatch, listBatches } from "./codes.ts";
 import { OperatorError } from "./context.ts";
 

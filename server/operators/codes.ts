@@ -8,8 +8,8 @@ import {
   activationCodes,
   products,
   type ActivationCodeKind,
-} from "../db/schema/index.ts";
-import { isUuid } from "../lib/uuid.ts";
+} from "#server/db/schema/index.ts";
+import { isUuid } from "#server/lib/uuid.ts";
 import { checkInteger, OperatorError, productBySkuOrCode, recordOperation, validThrough, type Operator } from "./context.ts";
 
 /** The product types a kind of code may be printed for (a kind decides what an activation grants). */

@@ -3,12 +3,12 @@
 // audit entry the commands share. A command's module takes this and returns plain data; the script
 // prints it.
 import { eq, or } from "drizzle-orm";
-import { createAuditLog } from "../audit/service.ts";
-import type { Database, Queryable } from "../db/client.ts";
-import { products, productTypes, users, type AuditEvent } from "../db/schema/index.ts";
-import type { Services } from "../services.ts";
-import { isProductCode } from "../lib/ids.ts";
-import { fromRomeWallClock } from "../../shared/subscription.ts";
+import { createAuditLog } from "#server/audit/service.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { products, productTypes, users, type AuditEvent } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { isProductCode } from "#server/lib/ids.ts";
+import { fromRomeWallClock } from "#shared/subscription.ts";
 
 export type Operator = {
   db: Database;

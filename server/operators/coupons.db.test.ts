@@ -2,10 +2,10 @@
 // checkout; withdrawn, it is refused when applied and when a payment starts with it already applied.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { checkoutDetails } from "../../tests/support/checkout.ts";
-import { afterStart, dayFromStart, MINUTE, START } from "../../tests/support/clock.ts";
-import { operatorHarness } from "../../tests/support/operators.ts";
-import { coupons, orders } from "../db/schema/index.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { afterStart, dayFromStart, MINUTE, START } from "#tests/support/clock.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
+import { coupons, orders } from "#server/db/schema/index.ts";
 import { OperatorError } from "./context.ts";
 import { createCoupon, disableCoupon, listCoupons } from "./coupons.ts";
 

@@ -2,9 +2,9 @@
 // A withdrawn code applies to no order from then on, at the checkout and when a payment starts
 // (the one rule is `couponUsable` in server/commerce/checkout.ts).
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { coupons, products } from "../db/schema/index.ts";
-import { isUniqueViolation } from "../db/errors.ts";
-import { normalizeCouponCode } from "../commerce/checkout.ts";
+import { coupons, products } from "#server/db/schema/index.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
+import { normalizeCouponCode } from "#server/commerce/checkout.ts";
 import { checkInteger, OperatorError, productBySkuOrCode, recordOperation, validThrough, type Operator } from "./context.ts";
 
 /** What a customer can type, once upper-cased: letters, digits, - and _. */

@@ -3,8 +3,8 @@
 // what the audit log keeps, and that the export (GDPR art. 15/20) holds no secret.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { afterStart, DAY, START } from "../../tests/support/clock.ts";
-import { operatorHarness } from "../../tests/support/operators.ts";
+import { afterStart, DAY, START } from "#tests/support/clock.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
 import {
   entitlements,
   mailOutbox,
@@ -15,10 +15,10 @@ import {
   subscriptionPeriods,
   subscriptions,
   users,
-} from "../db/schema/index.ts";
-import { accessTo, eduActiveUntil } from "../library/entitlements.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { periodStart } from "../../shared/subscription.ts";
+} from "#server/db/schema/index.ts";
+import { accessTo, eduActiveUntil } from "#server/library/entitlements.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { periodStart } from "#shared/subscription.ts";
 import { OperatorError } from "./context.ts";
 import { exportCustomer, grantAccess, revokeAccess, showCustomer, signOutEverywhere } from "./customers.ts";
 

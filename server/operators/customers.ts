@@ -2,12 +2,12 @@
 // for a request under GDPR art. 15 and 20), access given or taken away by hand, and signing them
 // out everywhere. What is read about them is server/accounts/customer-data.ts's.
 import { and, eq, ne, sql } from "drizzle-orm";
-import { entitlements, oidcPayloads, orders, sessions, subscriptions } from "../db/schema/index.ts";
-import { customerData, customerSummary } from "../accounts/customer-data.ts";
-import { endEntitlements, grantEntitlement } from "../library/entitlements.ts";
-import { lockCustomer } from "../db/customer-lock.ts";
-import { giveFreeEduMonths } from "../commerce/subscription-records.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { entitlements, oidcPayloads, orders, sessions, subscriptions } from "#server/db/schema/index.ts";
+import { customerData, customerSummary } from "#server/accounts/customer-data.ts";
+import { endEntitlements, grantEntitlement } from "#server/library/entitlements.ts";
+import { lockCustomer } from "#server/db/customer-lock.ts";
+import { giveFreeEduMonths } from "#server/commerce/subscription-records.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { checkInteger, customerByEmail, OperatorError, productBySkuOrCode, recordOperation, type Operator } from "./context.ts";
 
 /** The longest access an operator grants in one go. */

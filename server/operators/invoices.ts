@@ -8,19 +8,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { formatDate } from "../../shared/format.ts";
-import { fromRomeWallClock, romeDay } from "../../shared/subscription.ts";
+import { formatDate } from "#shared/format.ts";
+import { fromRomeWallClock, romeDay } from "#shared/subscription.ts";
 import {
   INVOICE_STATES,
   RESEND_DAYS,
   type BuyerCorrection,
   type InvoiceState,
   type ResendResult,
-} from "../invoices/sdi-outcomes.ts";
-import { correctedInvoice, InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
-import { paymentRefunds, type InvoiceType } from "../db/schema/index.ts";
+} from "#server/invoices/sdi-outcomes.ts";
+import { correctedInvoice, InvoicingNotConfigured, LateInvoice } from "#server/invoices/service.ts";
+import { paymentRefunds, type InvoiceType } from "#server/db/schema/index.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
-import { makePrivateDirSync, writePrivateFileSync } from "../lib/private-files.ts";
+import { makePrivateDirSync, writePrivateFileSync } from "#server/lib/private-files.ts";
 
 /** `2026-11` → its year and month (0–11), or an OperatorError. */
 function parseMonth(month: string) {

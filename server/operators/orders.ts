@@ -18,12 +18,12 @@ import {
   subscriptions,
   users,
   type RefundState,
-} from "../db/schema/index.ts";
-import { decideOrderRefund, OrderRefundRefused, type OrderRefundRequest } from "../commerce/order-refunds.ts";
-import { isOrderCode } from "../lib/ids.ts";
-import { InvoicingNotConfigured, LateInvoice } from "../invoices/service.ts";
+} from "#server/db/schema/index.ts";
+import { decideOrderRefund, OrderRefundRefused, type OrderRefundRequest } from "#server/commerce/order-refunds.ts";
+import { isOrderCode } from "#server/lib/ids.ts";
+import { InvoicingNotConfigured, LateInvoice } from "#server/invoices/service.ts";
 import { OperatorError, recordOperation, type Operator } from "./context.ts";
-import type { Queryable } from "../db/client.ts";
+import type { Queryable } from "#server/db/client.ts";
 
 async function orderByCode(db: Queryable, orderCode: string) {
   const [order] = isOrderCode(orderCode.trim())

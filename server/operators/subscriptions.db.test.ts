@@ -2,11 +2,11 @@
 // and each command writes its audit entry as the operator.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { MINUTE, START } from "../../tests/support/clock.ts";
-import { operatorHarness } from "../../tests/support/operators.ts";
-import { subscriptions } from "../db/schema/index.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { periodStart } from "../../shared/subscription.ts";
+import { MINUTE, START } from "#tests/support/clock.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
+import { subscriptions } from "#server/db/schema/index.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { periodStart } from "#shared/subscription.ts";
 import { runDue, subscriptionsReport } from "./subscriptions.ts";
 
 const h = operatorHarness();

@@ -1,7 +1,7 @@
 // Operators' commands for the EDU subscription's charges: what is due, past due and failed, and
 // running what is due now. run-due is safe to repeat, and to run beside instances of the server
 // on PostgreSQL: every month and job is claimed, so each is handled once.
-import type { OperatorReport } from "../commerce/subscriptions.ts";
+import type { OperatorReport } from "#server/commerce/subscriptions.ts";
 import { recordOperation, type Operator } from "./context.ts";
 
 /** The months due now, the subscriptions past due and the months whose every try failed. */

@@ -4,8 +4,8 @@
 // the code and the order is new again. A card set up meanwhile is paid, never undone.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
-import { couponRedemptions, coupons, paymentAttempts } from "../db/schema/index.ts";
+import { CARDS, paymentHarness } from "#tests/support/payment-harness.ts";
+import { couponRedemptions, coupons, paymentAttempts } from "#server/db/schema/index.ts";
 import { ABANDONED_AFTER_MS } from "./service.ts";
 
 const h = paymentHarness();

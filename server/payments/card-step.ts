@@ -8,8 +8,8 @@
 //   - The sandbox (no keys): the card number posted with the form; a test card that asks for
 //     3-D Secure goes to the sandbox's authentication page, which returns as Stripe.js does.
 // `begin` answers what the page does next; `readReturn` tells what the page's address carries.
-import { cardStepReturnPath, sandboxSetupAuthenticationPath } from "../../shared/links.ts";
-import type { Logger } from "../logger.ts";
+import { cardStepReturnPath, sandboxSetupAuthenticationPath } from "#shared/links.ts";
+import type { Logger } from "#server/logger.ts";
 import type { createSandboxGateway } from "./sandbox-gateway.ts";
 import type { createStripeCardStep } from "./stripe-card-step.ts";
 

@@ -3,8 +3,8 @@
 // the cards saved for them (Stripe: the Customer; the sandbox: the cards of its setups). A job, not
 // a call, because the provider may be unreachable at that moment: the runner tries again until it
 // answers, and deleting twice is harmless.
-import type { Queryable } from "../db/client.ts";
-import { enqueueJob, type JobRunner } from "../jobs/runner.ts";
+import type { Queryable } from "#server/db/client.ts";
+import { enqueueJob, type JobRunner } from "#server/jobs/runner.ts";
 import type { PaymentGateway } from "./gateway.ts";
 
 const QUEUE = "payment-customer-erasure";

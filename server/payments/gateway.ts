@@ -3,7 +3,7 @@
 // receipts) is the same for both. The flow is Stripe's SetupIntent pattern (spec §4): the card is
 // set up for the customer first (3-D Secure happens there), then the server charges it for the
 // order, with the customer present; later charges (the subscription's) go off-session.
-import type { PaymentGatewayName } from "../db/schema/index.ts";
+import type { PaymentGatewayName } from "#server/db/schema/index.ts";
 
 type CardSummary = { brand: string; last4: string };
 

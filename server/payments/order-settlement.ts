@@ -5,8 +5,8 @@
 // imports point one way (docs/architecture.md). Each hook runs inside the payment's own
 // transaction with the customer locked (lockCustomer): the check that guards the money and the
 // money's record commit together or not at all.
-import type { Transaction } from "../db/client.ts";
-import type { orders, paymentAttempts } from "../db/schema/index.ts";
+import type { Transaction } from "#server/db/client.ts";
+import type { orders, paymentAttempts } from "#server/db/schema/index.ts";
 
 export type OrderSettlement = {
   /** Whether the order may no longer be charged: EDU became active since it was opened (decision 024). */

@@ -3,9 +3,9 @@
 // already made at the gateway, is recorded again by the reconciler once the outbox can be written.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
-import { withOutboxRefused } from "../../tests/support/refuse-outbox.ts";
-import { entitlements, mailOutbox } from "../db/schema/index.ts";
+import { CARDS, paymentHarness } from "#tests/support/payment-harness.ts";
+import { withOutboxRefused } from "#tests/support/refuse-outbox.ts";
+import { entitlements, mailOutbox } from "#server/db/schema/index.ts";
 
 const h = paymentHarness();
 

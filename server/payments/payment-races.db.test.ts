@@ -4,8 +4,8 @@
 // the card payments of the hour against concurrent submits, EDU bought after EDU began.
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { SHIPMENT } from "../../tests/support/checkout.ts";
-import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
+import { SHIPMENT } from "#tests/support/checkout.ts";
+import { CARDS, paymentHarness } from "#tests/support/payment-harness.ts";
 import {
   couponRedemptions,
   coupons,
@@ -17,9 +17,9 @@ import {
   payments,
   products,
   rateLimits,
-} from "../db/schema/index.ts";
-import { grantEntitlement } from "../library/entitlements.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+} from "#server/db/schema/index.ts";
+import { grantEntitlement } from "#server/library/entitlements.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 
 const h = paymentHarness();
 

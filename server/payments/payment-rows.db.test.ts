@@ -2,8 +2,8 @@
 // recorded already is answered null (not a second row).
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { orders, payments, users } from "../db/schema/index.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { orders, payments, users } from "#server/db/schema/index.ts";
 import { insertPayment } from "./payment-rows.ts";
 
 let database: TestDatabase;

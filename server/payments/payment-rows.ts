@@ -3,10 +3,10 @@
 // charges of one day may draw the same one: the row then takes another code, instead of the
 // clash passing for a charge already recorded.
 import { and, eq } from "drizzle-orm";
-import type { Transaction } from "../db/client.ts";
-import { payments } from "../db/schema/index.ts";
-import { newPaymentCode } from "../lib/order-codes.ts";
-import { enqueueInvoice } from "../invoices/service.ts";
+import type { Transaction } from "#server/db/client.ts";
+import { payments } from "#server/db/schema/index.ts";
+import { newPaymentCode } from "#server/lib/order-codes.ts";
+import { enqueueInvoice } from "#server/invoices/service.ts";
 
 type NewPayment = Omit<typeof payments.$inferInsert, "id" | "paymentCode">;
 

@@ -2,9 +2,9 @@
 // discount codes, the once-only rules of paying, failures, 3-D Secure, reset and recovery.
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { SHIPMENT } from "../../tests/support/checkout.ts";
-import { afterStart, DAY, HOUR } from "../../tests/support/clock.ts";
-import { CARDS, paymentHarness } from "../../tests/support/payment-harness.ts";
+import { SHIPMENT } from "#tests/support/checkout.ts";
+import { afterStart, DAY, HOUR } from "#tests/support/clock.ts";
+import { CARDS, paymentHarness } from "#tests/support/payment-harness.ts";
 import {
   couponRedemptions,
   coupons,
@@ -15,8 +15,8 @@ import {
   payments as paymentsTable,
   sandboxGatewayObjects,
   savedCheckoutDetails,
-} from "../db/schema/index.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+} from "#server/db/schema/index.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { SANDBOX_MESSAGES } from "./sandbox-gateway.ts";
 
 const h = paymentHarness();

@@ -12,16 +12,16 @@
 // (server/invoices/service.ts). A failed refund is an error in the log with its order's code, and
 // the operators list it (`orders:refunds --state failed`).
 import { and, asc, eq, inArray, lte, ne, sql } from "drizzle-orm";
-import type { Database, Queryable } from "../db/client.ts";
-import { orderItems, orders, paymentRefunds, payments, type RefundPart, type RefundReason } from "../db/schema/index.ts";
-import { enqueueJob, type JobRunner, type NewJob } from "../jobs/runner.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { isGatewayRef } from "../lib/ids.ts";
-import { isUuid } from "../lib/uuid.ts";
-import type { Logger } from "../logger.ts";
-import { allocateProportionally } from "../../shared/commerce-constants.ts";
-import { orderParts, sharesOf } from "../../shared/order-totals.ts";
-import { enqueueCreditNote } from "../invoices/service.ts";
+import type { Database, Queryable } from "#server/db/client.ts";
+import { orderItems, orders, paymentRefunds, payments, type RefundPart, type RefundReason } from "#server/db/schema/index.ts";
+import { enqueueJob, type JobRunner, type NewJob } from "#server/jobs/runner.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { isGatewayRef } from "#server/lib/ids.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import type { Logger } from "#server/logger.ts";
+import { allocateProportionally } from "#shared/commerce-constants.ts";
+import { orderParts, sharesOf } from "#shared/order-totals.ts";
+import { enqueueCreditNote } from "#server/invoices/service.ts";
 import type { PaymentGateway, Refund } from "./gateway.ts";
 
 const REFUND_QUEUE = "refunds";

@@ -6,13 +6,13 @@
 // digits and what the test card does: never the number.
 import { randomBytes } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { sandboxGatewayObjects } from "../db/schema/index.ts";
-import { isUniqueViolation } from "../db/errors.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "../../shared/payment-cards.ts";
+import type { Database } from "#server/db/client.ts";
+import { sandboxGatewayObjects } from "#server/db/schema/index.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { cardDigits, SANDBOX_TEST_CARDS, type SandboxCardBehaviour } from "#shared/payment-cards.ts";
 import type { Charge, PaymentGateway, Refund, Setup, SetupStatus } from "./gateway.ts";
-import { sandboxChargeAuthenticationPath } from "../../shared/links.ts";
+import { sandboxChargeAuthenticationPath } from "#shared/links.ts";
 
 /**
  * What the bank does with later charges of a saved card: what its test number says, unless a

@@ -19,14 +19,14 @@
 // No transaction is ever held open across a call to the gateway (the embedded database has one
 // connection: it would stop every other request).
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Database, Transaction } from "../db/client.ts";
-import { orders, paymentAttempts, type PaymentAttemptStatus } from "../db/schema/index.ts";
-import { lockCustomer } from "../db/customer-lock.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import { isGatewayRef } from "../lib/ids.ts";
-import { isUuid } from "../lib/uuid.ts";
-import type { Logger } from "../logger.ts";
-import { checkoutOrderPath } from "../../shared/links.ts";
+import type { Database, Transaction } from "#server/db/client.ts";
+import { orders, paymentAttempts, type PaymentAttemptStatus } from "#server/db/schema/index.ts";
+import { lockCustomer } from "#server/db/customer-lock.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import { isGatewayRef } from "#server/lib/ids.ts";
+import { isUuid } from "#server/lib/uuid.ts";
+import type { Logger } from "#server/logger.ts";
+import { checkoutOrderPath } from "#shared/links.ts";
 import type { PaymentGateway, SetupStatus } from "./gateway.ts";
 import type { OrderSettlement } from "./order-settlement.ts";
 import { insertPayment } from "./payment-rows.ts";

@@ -9,8 +9,8 @@
 //     SetupIntent (payments.adoptSetup) before the customer is sent to the checkout's usual return.
 import { randomUUID } from "node:crypto";
 import type Stripe from "stripe";
-import type { Database } from "../db/client.ts";
-import type { Logger } from "../logger.ts";
+import type { Database } from "#server/db/client.ts";
+import type { Logger } from "#server/logger.ts";
 import { isMissing, recordedCustomer } from "./stripe-gateway.ts";
 
 type Adoption = {

@@ -5,9 +5,9 @@
 // (STRIPE_API_BASE); nothing else changes.
 import Stripe from "stripe";
 import { and, eq } from "drizzle-orm";
-import type { Database } from "../db/client.ts";
-import { paymentCustomers } from "../db/schema/index.ts";
-import { isUniqueViolation } from "../db/errors.ts";
+import type { Database } from "#server/db/client.ts";
+import { paymentCustomers } from "#server/db/schema/index.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
 import type { Charge, ChargeStatus, PaymentGateway, Refund, Setup, SetupStatus } from "./gateway.ts";
 
 export type StripeSettings = { secretKey: string; apiBase: string | null };

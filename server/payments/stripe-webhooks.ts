@@ -5,10 +5,10 @@
 // same code as the return page's checks, so events in any order, repeated or late, end the same
 // way.
 import type Stripe from "stripe";
-import type { Database } from "../db/client.ts";
-import { gatewayEvents } from "../db/schema/index.ts";
-import { systemClock, type Clock } from "../lib/clock.ts";
-import type { Logger } from "../logger.ts";
+import type { Database } from "#server/db/client.ts";
+import { gatewayEvents } from "#server/db/schema/index.ts";
+import { systemClock, type Clock } from "#server/lib/clock.ts";
+import type { Logger } from "#server/logger.ts";
 import { and, eq } from "drizzle-orm";
 
 type Settlement = {

@@ -6,9 +6,9 @@
 // fingerprint of each such key from its first start, and a start with another key is refused.
 import { createHmac } from "node:crypto";
 import { inArray } from "drizzle-orm";
-import { ConfigError, type Config } from "../config.ts";
-import type { Queryable } from "../db/client.ts";
-import { keyFingerprints } from "../db/schema/index.ts";
+import { ConfigError, type Config } from "#server/config.ts";
+import type { Queryable } from "#server/db/client.ts";
+import { keyFingerprints } from "#server/db/schema/index.ts";
 
 /** Fixed, so that the fingerprint depends on the key alone; never the key itself. */
 const LABEL = "portal key fingerprint v1";

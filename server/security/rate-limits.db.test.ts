@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../tests/support/database.ts";
-import { openDatabase, type DatabaseHandle } from "../db/client.ts";
-import { rateLimits } from "../db/schema/index.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
+import { rateLimits } from "#server/db/schema/index.ts";
 import { createRateLimits, emailKey, RATE_LIMIT_POLICIES, type RateLimits } from "./rate-limits.ts";
 
 let database: TestDatabase;

@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import { RateLimiterDrizzle, RateLimiterRes } from "rate-limiter-flexible";
-import type { Database } from "../db/client.ts";
-import { rateLimits } from "../db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { rateLimits } from "#server/db/schema/index.ts";
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;

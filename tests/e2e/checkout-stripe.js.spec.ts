@@ -6,9 +6,9 @@
 // handleNextAction; the widget's messages when Stripe.js is late or does not load; public pages
 // that never ask for Stripe; the checkout's JavaScript within its budget.
 import { gzipSync } from "node:zlib";
-import { futureExpiry } from "../support/cards.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
 import { expect, test, type Page } from "@playwright/test";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import { completeFirstAccess, giveEachTestItsOwnAddress, newEmail, registerAndSignIn } from "./identity-support";
 import { acceptTerms, complete, confirmed, errorDialog, newStudent, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake, STRIPE_ORIGINS } from "./stripe-support";

@@ -3,7 +3,7 @@
 // through /pagamenti/carta/ritorno/ to the checkout's return, where 'Verifica il pagamento' settles
 // it: 'Ordine confermato'. axe on the pages the portal serves.
 import { expect, test } from "@playwright/test";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { acceptTerms, complete, confirmed, newStudent, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake } from "./stripe-support";

@@ -2,7 +2,7 @@
 // projects): axe on the page, its card panel as each browser gets it. The card step itself:
 // checkout-stripe.js.spec.ts (Stripe.js) and checkout-stripe.nojs.spec.ts (the hosted page).
 import { expect, test } from "@playwright/test";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { newStudent, openEduCheckout } from "./checkout-support";
 import { routeStripeToFake } from "./stripe-support";

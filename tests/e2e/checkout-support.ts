@@ -1,7 +1,7 @@
 // The steps of a purchase in the browser, shared by the checkout's specs (sandbox and Stripe) and
 // the EDU subscription's.
 import { expect, type Locator, type Page } from "@playwright/test";
-import { futureExpiry } from "../support/cards.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
 import { signedInCustomer } from "./customers";
 import { waitForHydration } from "./support";
 

@@ -6,8 +6,8 @@ import { expect, test, type Page } from "@playwright/test";
 import { giveEachTestItsOwnAddress } from "./identity-support";
 import { acceptTerms, complete, errorDialog, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
 import { euro, expectAccessible, waitForHydration } from "./support";
-import { novalexIsbn } from "../../server/db/seed/identifiers.ts";
-import { invoiceFieldCharacters, invoiceFieldTooLong } from "../../shared/checkout-messages.ts";
+import { novalexIsbn } from "#server/db/seed/identifiers.ts";
+import { invoiceFieldCharacters, invoiceFieldTooLong } from "#shared/checkout-messages.ts";
 
 /** Two paper books of the demo catalogue (server/db/seed/catalog.ts: title numbers from 101). */
 const PAPER_BOOKS = [`LB-${novalexIsbn(101)}`, `LB-${novalexIsbn(102)}`];

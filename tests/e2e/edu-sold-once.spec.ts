@@ -3,7 +3,7 @@
 // another tab, then presses 'Autorizza'. Nothing is charged: the order is closed and its page
 // says why. axe on the page.
 import { expect, test } from "@playwright/test";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import { acceptTerms, complete, confirmed, fillSandboxCard, newStudent, openEduCheckout } from "./checkout-support";
 import { fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress } from "./identity-support";

@@ -4,8 +4,8 @@
 // also reach in place of Stripe's own origins (stripe-support.ts).
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { startFakeStripe } from "../support/fake-stripe.ts";
-import { startSmtpServer } from "../support/smtp.ts";
+import { startFakeStripe } from "#tests/support/fake-stripe.ts";
+import { startSmtpServer } from "#tests/support/smtp.ts";
 
 export default async function globalSetup() {
   const dir = process.env.E2E_MAIL_DIR!;

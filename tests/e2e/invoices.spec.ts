@@ -6,8 +6,8 @@
 // receipts.
 import { readFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
-import { invoicePath } from "../../shared/links.ts";
-import { invoiceNamed, PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
+import { invoicePath } from "#shared/links.ts";
+import { invoiceNamed, PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
 import { expectAccessible } from "./support";

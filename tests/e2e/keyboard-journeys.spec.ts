@@ -6,7 +6,7 @@
 // page's heading, into a dialog, to an error summary); without, each step is a new page whose
 // focus starts at the top of the document.
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { futureExpiry } from "../support/cards.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
 import { signedInCustomer, signInOverHttp } from "./customers";
 import { fixtures } from "./fixtures";
 import { expectToast, giveEachTestItsOwnAddress, newEmail } from "./identity-support";

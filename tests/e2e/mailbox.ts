@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "@playwright/test";
-import type { ReceivedMail } from "../support/smtp.ts";
+import type { ReceivedMail } from "#tests/support/smtp.ts";
 
 function mailTo(address: string): ReceivedMail[] {
   const dir = process.env.E2E_MAIL_DIR!;

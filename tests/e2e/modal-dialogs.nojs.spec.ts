@@ -1,7 +1,7 @@
 // Without JavaScript nothing can keep the focus inside a dialog, but the dialog comes first in the
 // page: the first Tab reaches it, not the darkened page behind it.
 import { expect, test } from "@playwright/test";
-import { SUBSCRIPTION_MESSAGES } from "../../shared/subscription-messages.ts";
+import { SUBSCRIPTION_MESSAGES } from "#shared/subscription-messages.ts";
 import { eduSubscriber } from "./checkout-support";
 import { signedInCustomer } from "./customers";
 import { giveEachTestItsOwnAddress } from "./identity-support";

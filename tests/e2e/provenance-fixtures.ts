@@ -3,11 +3,11 @@
 // activation service's own transaction), an eBook bought by card (its order and payment as the
 // checkout leaves them, and the access the payment gives) and a course customer service granted
 // for 3 months (source `operator`, as `npm run admin -- customer:grant` does), all at one time.
-import type { Database } from "../../server/db/client.ts";
-import type { Activation } from "../../server/commerce/activation.ts";
-import { grantEntitlement } from "../../server/library/entitlements.ts";
-import { addMonths } from "../../shared/library-constants.ts";
-import { insertOrder } from "../support/orders.ts";
+import type { Database } from "#server/db/client.ts";
+import type { Activation } from "#server/commerce/activation.ts";
+import { grantEntitlement } from "#server/library/entitlements.ts";
+import { addMonths } from "#shared/library-constants.ts";
+import { insertOrder } from "#tests/support/orders.ts";
 import { registerStudent } from "./purchases-fixtures.ts";
 
 export type ProvenanceFixtures = {

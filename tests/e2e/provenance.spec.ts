@@ -3,9 +3,9 @@
 // receipt's link, an EDU month, customer service) and until when, and for EDU what comes after the
 // month paid; the dashboard's cards say how in one line. axe checks each page.
 import { expect, test, type Page } from "@playwright/test";
-import { formatDate, formatLongDate, withArticle } from "../../shared/format.ts";
-import { addMonths } from "../../shared/library-constants.ts";
-import { PROVENANCE_MESSAGES as M } from "../../shared/provenance-messages.ts";
+import { formatDate, formatLongDate, withArticle } from "#shared/format.ts";
+import { addMonths } from "#shared/library-constants.ts";
+import { PROVENANCE_MESSAGES as M } from "#shared/provenance-messages.ts";
 import { eduSubscriber } from "./checkout-support";
 import { signInOverHttp } from "./customers";
 import { fixtures } from "./fixtures";

@@ -3,11 +3,11 @@
 // subscription paid month by month), a cancelled order, a paper-only order and an order still at
 // the checkout, so that /my-products/ shows both tabs, what it leaves out, and two history pages.
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { createAccountsService } from "../../server/accounts/service.ts";
-import type { Database } from "../../server/db/client.ts";
-import { productTypes, products, professions, users } from "../../server/db/schema/index.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { insertOrder } from "../support/orders.ts";
+import { createAccountsService } from "#server/accounts/service.ts";
+import type { Database } from "#server/db/client.ts";
+import { productTypes, products, professions, users } from "#server/db/schema/index.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { insertOrder } from "#tests/support/orders.ts";
 
 export type PurchasesFixtures = {
   email: string;

@@ -4,17 +4,17 @@
 // back (with its credit note, issued as the server's job would) and part is still on its way
 // (the bank holds it), and an EDU subscription the publisher refunded and ended.
 import { eq } from "drizzle-orm";
-import type { Database } from "../../server/db/client.ts";
-import { productTypes, products } from "../../server/db/schema/index.ts";
-import { decideOrderRefund } from "../../server/commerce/order-refunds.ts";
-import { openSubscription } from "../../server/commerce/subscription-records.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createRefunds, requestRefund } from "../../server/payments/refunds.ts";
-import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { COMPANY_BILLING } from "../support/checkout.ts";
-import { insertOrder } from "../support/orders.ts";
+import type { Database } from "#server/db/client.ts";
+import { productTypes, products } from "#server/db/schema/index.ts";
+import { decideOrderRefund } from "#server/commerce/order-refunds.ts";
+import { openSubscription } from "#server/commerce/subscription-records.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { createRefunds, requestRefund } from "#server/payments/refunds.ts";
+import { createSandboxGateway } from "#server/payments/sandbox-gateway.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { COMPANY_BILLING } from "#tests/support/checkout.ts";
+import { insertOrder } from "#tests/support/orders.ts";
 import { registerStudent } from "./purchases-fixtures.ts";
 
 export type RefundsFixtures = {

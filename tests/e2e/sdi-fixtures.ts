@@ -2,11 +2,11 @@
 // by prepare-server.ts before the server starts: a customer's paid order whose invoice was issued,
 // handed to the outbox and then answered by SDI with an MC (NotificaMancataConsegna), read as the
 // portal's inbox reads it, so that its receipt says where the invoice is.
-import type { Database } from "../../server/db/client.ts";
-import { readNotification } from "../../server/invoices/sdi-messages.ts";
-import type { SdiNotification } from "../../server/invoices/sdi-messages.ts";
-import { nonDeliveryNotice } from "../support/sdi-notifications.ts";
-import { insertOrder } from "../support/orders.ts";
+import type { Database } from "#server/db/client.ts";
+import { readNotification } from "#server/invoices/sdi-messages.ts";
+import type { SdiNotification } from "#server/invoices/sdi-messages.ts";
+import { nonDeliveryNotice } from "#tests/support/sdi-notifications.ts";
+import { insertOrder } from "#tests/support/orders.ts";
 import { registerStudent } from "./purchases-fixtures.ts";
 
 export type UndeliveredInvoiceFixtures = { email: string; orderCode: string; paymentCode: string };

@@ -3,9 +3,9 @@
 // to the card page; without it on Stripe's hosted page, whose return the card page reads. Either
 // way the subscription then shows the new card. (EDU itself is bought first, as the checkout's
 // Stripe specs do.)
-import { futureExpiry } from "../support/cards.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
 import { expect, test, type Page } from "@playwright/test";
-import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
+import { SUBSCRIPTION_MESSAGES as M } from "#shared/subscription-messages.ts";
 import { acceptTerms, complete, confirmed, newStudent, openEduCheckout } from "./checkout-support";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
 import { routeStripeToFake } from "./stripe-support";

@@ -3,7 +3,7 @@
 // its receipt), 'Disdici' with its confirmation (and 'Annulla'), 'Riattiva', 'Aggiorna carta'
 // with a card that asks for 3-D Secure, and a number the card form refuses. axe on each page.
 import { expect, test, type Page } from "@playwright/test";
-import { SUBSCRIPTION_MESSAGES as M } from "../../shared/subscription-messages.ts";
+import { SUBSCRIPTION_MESSAGES as M } from "#shared/subscription-messages.ts";
 import { eduSubscriber, fillSandboxCard } from "./checkout-support";
 import { expectToast, giveEachTestItsOwnAddress } from "./identity-support";
 import { fixtures } from "./fixtures";

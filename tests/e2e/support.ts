@@ -1,8 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 
-export { LANDING_VARIANTS, SHORT_LANDING_VARIANTS } from "../../shared/landing-variants.ts";
-export { ACTIVATION_PROMPT_PATHS as ACTIVATION_PATHS } from "../../shared/links.ts";
+export { LANDING_VARIANTS, SHORT_LANDING_VARIANTS } from "#shared/landing-variants.ts";
+export { ACTIVATION_PROMPT_PATHS as ACTIVATION_PATHS } from "#shared/links.ts";
 
 /**
  * No serious or critical accessibility violation on the page as it is now. axe runs inside the

@@ -4,17 +4,17 @@
 // expiry either pays or finds the order closed, never both.
 import { and, eq, inArray, like } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import CheckoutPage from "../../app/routes/checkout/route";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { ABANDONED_ORDER_DAYS } from "../../server/commerce/order-expiry.ts";
-import { orders, paymentAttempts, products, users } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { checkoutDetails } from "../support/checkout.ts";
-import { DAY, START } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { decode, render } from "../support/render-page.ts";
-import { createTestServices } from "../support/services.ts";
+import CheckoutPage from "#app/routes/checkout/route.tsx";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { ABANDONED_ORDER_DAYS } from "#server/commerce/order-expiry.ts";
+import { orders, paymentAttempts, products, users } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { DAY, START } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 let database: TestDatabase;
 let services: Services;

@@ -4,20 +4,20 @@
 // loaders and actions as React Router calls them, over real services and a real provider.
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { action as sessionsActionBare, loader as sessionsLoaderBare } from "../../app/routes/profile.sessions";
-import { action as dataActionBare } from "../../app/routes/profile.data";
-import { createSessionStore, type SessionDevice } from "../../server/accounts/sessions.ts";
-import { auditLog, oidcPayloads } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { MESSAGES } from "../../shared/messages.ts";
-import { afterStart, HOUR, MINUTE, START } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startIdentityProvider } from "../support/identity.ts";
-import { sessionCookieHeader, toastOf } from "../support/requests.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
+import { action as sessionsActionBare, loader as sessionsLoaderBare } from "#app/routes/profile.sessions.tsx";
+import { action as dataActionBare } from "#app/routes/profile.data.ts";
+import { createSessionStore, type SessionDevice } from "#server/accounts/sessions.ts";
+import { auditLog, oidcPayloads } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { afterStart, HOUR, MINUTE, START } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startIdentityProvider } from "#tests/support/identity.ts";
+import { sessionCookieHeader, toastOf } from "#tests/support/requests.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 const sessionsLoader = behindSignIn(sessionsLoaderBare);
 const sessionsAction = behindSignIn(sessionsActionBare);

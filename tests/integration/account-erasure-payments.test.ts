@@ -3,12 +3,12 @@
 // card of theirs can be charged, and other customers' cards stay. (Stripe: tests/integration/stripe.test.ts.)
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobs, paymentAttempts } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { buyEduWithSandboxCard } from "../support/checkout.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTestServices } from "../support/services.ts";
+import { jobs, paymentAttempts } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { buyEduWithSandboxCard } from "#tests/support/checkout.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 let database: TestDatabase;
 let services: Services;

@@ -1,16 +1,16 @@
 // /prodotti/attiva as the modal calls it: checking as the user types (fetcher), confirming with
 // JavaScript (fetcher) and without (a form post that redirects or shows the invalid mark).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { action as actionBare } from "../../app/routes/activate-product";
+import { action as actionBare } from "#app/routes/activate-product.tsx";
 import { eq } from "drizzle-orm";
-import { entitlements, products } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { formPost, thrownResponse } from "../support/requests.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
+import { entitlements, products } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { formPost, thrownResponse } from "#tests/support/requests.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const action = behindSignIn(actionBare);

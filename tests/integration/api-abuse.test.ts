@@ -8,10 +8,10 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { API_ERROR_CODES, API_MESSAGES } from "../../server/api/errors.ts";
-import { routeOf, type Operation } from "../../server/api/operation.ts";
-import { openApiPath } from "../../server/api/openapi.ts";
-import { API_OPERATIONS } from "../../server/api/operations/index.ts";
+import { API_ERROR_CODES, API_MESSAGES } from "#server/api/errors.ts";
+import { routeOf, type Operation } from "#server/api/operation.ts";
+import { openApiPath } from "#server/api/openapi.ts";
+import { API_OPERATIONS } from "#server/api/operations/index.ts";
 import {
   activationRedemptions,
   auditLog,
@@ -28,15 +28,15 @@ import {
   readingSessions,
   userInterests,
   users,
-} from "../../server/db/schema/index.ts";
-import type { Operator } from "../../server/operators/context.ts";
-import { signOutEverywhere } from "../../server/operators/customers.ts";
-import { MESSAGES } from "../../shared/messages.ts";
-import { apiClient, signInApp, type AppTokens } from "../support/api-client.ts";
-import { checkoutDetails } from "../support/checkout.ts";
-import { startApiPortal, stopApiPortal, type Manifests } from "../support/api-portal.ts";
-import type { TestDatabase } from "../support/database.ts";
-import { levelOf, type Portal } from "../support/http-app.ts";
+} from "#server/db/schema/index.ts";
+import type { Operator } from "#server/operators/context.ts";
+import { signOutEverywhere } from "#server/operators/customers.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { apiClient, signInApp, type AppTokens } from "#tests/support/api-client.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { startApiPortal, stopApiPortal, type Manifests } from "#tests/support/api-portal.ts";
+import type { TestDatabase } from "#tests/support/database.ts";
+import { levelOf, type Portal } from "#tests/support/http-app.ts";
 
 let database: TestDatabase;
 let portal: Portal;

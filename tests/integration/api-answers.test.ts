@@ -3,16 +3,16 @@
 // say the same of an area code no box uses; the order lists page with an offset and tell their
 // length in X-Total-Count, in a stable order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_MESSAGES } from "../../server/api/errors.ts";
-import { entitlements } from "../../server/db/schema/index.ts";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import { apiClient, signInApp, type ApiAnswer } from "../support/api-client.ts";
-import { productsOfTypes, productOfType } from "../support/catalog.ts";
-import { DAY } from "../support/clock.ts";
-import { startApiPortal, stopApiPortal, type Manifests } from "../support/api-portal.ts";
-import type { TestDatabase } from "../support/database.ts";
-import type { Portal } from "../support/http-app.ts";
-import { insertOrder } from "../support/orders.ts";
+import { API_MESSAGES } from "#server/api/errors.ts";
+import { entitlements } from "#server/db/schema/index.ts";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
+import { apiClient, signInApp, type ApiAnswer } from "#tests/support/api-client.ts";
+import { productsOfTypes, productOfType } from "#tests/support/catalog.ts";
+import { DAY } from "#tests/support/clock.ts";
+import { startApiPortal, stopApiPortal, type Manifests } from "#tests/support/api-portal.ts";
+import type { TestDatabase } from "#tests/support/database.ts";
+import type { Portal } from "#tests/support/http-app.ts";
+import { insertOrder } from "#tests/support/orders.ts";
 
 let database: TestDatabase;
 let portal: Portal;

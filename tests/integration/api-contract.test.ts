@@ -3,9 +3,9 @@
 // its out-of-schema inputs refused rather than replaced, and finds what the documents promise.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiClient, loadManifests, signInApp, type AppTokens } from "../support/api-client.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { apiClient, loadManifests, signInApp, type AppTokens } from "#tests/support/api-client.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
 
 type OpenApiOperation = { security: unknown[]; parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
 type OpenApi = { paths: Record<string, Record<string, OpenApiOperation>> };

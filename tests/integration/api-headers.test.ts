@@ -4,11 +4,11 @@
 // the same for everyone, cacheable by anyone and revalidated by their ETag.
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_MESSAGES } from "../../server/api/errors.ts";
-import { MAX_BODY_BYTES } from "../../server/http/body-limit.ts";
-import { signInApp, type AppTokens } from "../support/api-client.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { API_MESSAGES } from "#server/api/errors.ts";
+import { MAX_BODY_BYTES } from "#server/http/body-limit.ts";
+import { signInApp, type AppTokens } from "#tests/support/api-client.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
 
 const APP_ORIGIN = "https://app.example.it";
 const TOKEN_INFO = "/api/v1/aaa/session/tokeninfo/";

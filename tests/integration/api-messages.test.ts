@@ -2,10 +2,10 @@
 // when one is, and an Italian description that names it; never zod's English, and for a bad '%'
 // in the path a message about the address, not about a JSON body.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_ERROR_CODES, API_MESSAGES } from "../../server/api/errors.ts";
-import { signInApp, type AppTokens } from "../support/api-client.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { API_ERROR_CODES, API_MESSAGES } from "#server/api/errors.ts";
+import { signInApp, type AppTokens } from "#tests/support/api-client.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
 
 const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 const REGISTER = "/api/user/register/";

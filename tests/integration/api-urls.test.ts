@@ -4,10 +4,10 @@
 // not know. The issue's literal examples ("any path part from ':' on is replaced by the supplied
 // parameter", so no trailing slash) are answered by their operations.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_MESSAGES } from "../../server/api/errors.ts";
-import { signInApp } from "../support/api-client.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { API_MESSAGES } from "#server/api/errors.ts";
+import { signInApp } from "#tests/support/api-client.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
 
 type Entry = { url: string; method: "GET" | "POST" };
 type Manifest = { code: string; baseurl: string; url_rule: string; api: Record<string, Record<string, Entry>> };

@@ -2,14 +2,14 @@
 // manifest, and calls every operation; the abuse of tokens and ids is refused.
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routeOf } from "../../server/api/operation.ts";
-import { MESSAGES } from "../../shared/messages.ts";
-import { API_OPERATIONS } from "../../server/api/operations/index.ts";
-import { openApiPath } from "../../server/api/openapi.ts";
-import { apiClient, loadManifests, signInApp, type AppTokens } from "../support/api-client.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { productOfType } from "../support/catalog.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { routeOf } from "#server/api/operation.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { API_OPERATIONS } from "#server/api/operations/index.ts";
+import { openApiPath } from "#server/api/openapi.ts";
+import { apiClient, loadManifests, signInApp, type AppTokens } from "#tests/support/api-client.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { productOfType } from "#tests/support/catalog.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
 
 let database: TestDatabase;
 let portal: Portal;

@@ -6,12 +6,12 @@
 import { request } from "node:http";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditLog, sessions, users } from "../../server/db/schema/index.ts";
-import { RATE_LIMIT_POLICIES } from "../../server/security/rate-limits.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startForwardingProxy } from "../support/forwarding-proxy.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
-import { NGINX_BINARY, startNginx } from "../support/nginx.ts";
+import { auditLog, sessions, users } from "#server/db/schema/index.ts";
+import { RATE_LIMIT_POLICIES } from "#server/security/rate-limits.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startForwardingProxy } from "#tests/support/forwarding-proxy.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
+import { NGINX_BINARY, startNginx } from "#tests/support/nginx.ts";
 
 type Proxy = { origin: string; close: () => Promise<void> };
 

@@ -2,22 +2,22 @@
 // its validation in the spec's order, the sandbox's card step and 3-D Secure page, the return,
 // discount codes, and who may see an order.
 import { eq, like } from "drizzle-orm";
-import { futureExpiry } from "../support/cards.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRouteModule from "../../app/routes/checkout/route";
-import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
-import * as sandbox3dsModule from "../../app/routes/sandbox-3ds";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { coupons, entitlements, orders, payments, products } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { SANDBOX_MESSAGES } from "../../server/payments/sandbox-gateway.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { formPost, thrownResponse } from "../support/requests.ts";
-import { CHECKOUT_FORM } from "../support/checkout.ts";
-import { createRouterContext, loaderArgs } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
-import { customerPage } from "../support/customer-pages.ts";
+import * as checkoutRouteModule from "#app/routes/checkout/route.tsx";
+import * as createCheckoutRouteModule from "#app/routes/create-checkout.tsx";
+import * as sandbox3dsModule from "#app/routes/sandbox-3ds.tsx";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { coupons, entitlements, orders, payments, products } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { SANDBOX_MESSAGES } from "#server/payments/sandbox-gateway.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { formPost, thrownResponse } from "#tests/support/requests.ts";
+import { CHECKOUT_FORM } from "#tests/support/checkout.ts";
+import { createRouterContext, loaderArgs } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { customerPage } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const checkoutRoute = customerPage(checkoutRouteModule);

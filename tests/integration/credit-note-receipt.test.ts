@@ -4,19 +4,19 @@
 // TD04 naming the invoice it corrects); anyone else, and an unknown or malformed credit note, 404.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
-import { loader as creditNoteLoaderBare } from "../../app/routes/credit-note-download";
-import { invoices, payments } from "../../server/db/schema/index.ts";
-import { refundOrder } from "../../server/operators/orders.ts";
-import { creditNotePath, receiptPath } from "../../shared/links.ts";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
-import { COMPANY_BILLING } from "../support/checkout.ts";
-import { DAY } from "../support/clock.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
-import { operatorHarness } from "../support/operators.ts";
-import { decode, render } from "../support/render-page.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { loaderArgs } from "../support/router-context.ts";
+import ReceiptPage, { loader as receiptLoaderBare } from "#app/routes/receipt.tsx";
+import { loader as creditNoteLoaderBare } from "#app/routes/credit-note-download.ts";
+import { invoices, payments } from "#server/db/schema/index.ts";
+import { refundOrder } from "#server/operators/orders.ts";
+import { creditNotePath, receiptPath } from "#shared/links.ts";
+import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
+import { COMPANY_BILLING } from "#tests/support/checkout.ts";
+import { DAY } from "#tests/support/clock.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { thrownResponse } from "#tests/support/requests.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
 
 const h = operatorHarness();
 const receiptLoader = behindSignIn(receiptLoaderBare);

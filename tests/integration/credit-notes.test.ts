@@ -15,19 +15,19 @@ import {
   productTypes,
   products,
   type BillingDetails,
-} from "../../server/db/schema/index.ts";
-import { createInvoices } from "../../server/invoices/service.ts";
-import { outboxTransmitter } from "../../server/invoices/transmitter.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { requestRefund, type RefundCover } from "../../server/payments/refunds.ts";
-import { romeDay } from "../../shared/subscription.ts";
-import { COMPANY_BILLING, PERSON_BILLING } from "../support/checkout.ts";
-import { DAY } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { operatorHarness } from "../support/operators.ts";
-import { sdiRefusals } from "../support/sdi-controls.ts";
+} from "#server/db/schema/index.ts";
+import { createInvoices } from "#server/invoices/service.ts";
+import { outboxTransmitter } from "#server/invoices/transmitter.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { requestRefund, type RefundCover } from "#server/payments/refunds.ts";
+import { romeDay } from "#shared/subscription.ts";
+import { COMPANY_BILLING, PERSON_BILLING } from "#tests/support/checkout.ts";
+import { DAY } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { startFakeStripe, type FakeStripe } from "#tests/support/fake-stripe.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
+import { sdiRefusals } from "#tests/support/sdi-controls.ts";
 
 const EBOOK = "EB-9788828813217";
 

@@ -2,20 +2,20 @@
 // promo boxes, and how many SQL statements a page costs whatever the number of products.
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loader as dashboardLoaderBare } from "../../app/routes/dashboard";
-import { insertCompletedOrder } from "../../server/commerce/orders.ts";
-import { ebookChapters, products, readingSessions } from "../../server/db/schema/index.ts";
-import { addMonths, EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { grantEntitlement } from "../../server/library/entitlements.ts";
-import type { Services } from "../../server/services.ts";
-import { signedInCustomer, type ProfessionCode } from "../support/customers.ts";
-import { productsOfTypes } from "../support/catalog.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { prerenderedHtmlContext } from "../../app/lib/prerender.server";
-import { requestContext } from "../../shared/context.ts";
-import { createTestServices } from "../support/services.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
+import { loader as dashboardLoaderBare } from "#app/routes/dashboard.tsx";
+import { insertCompletedOrder } from "#server/commerce/orders.ts";
+import { ebookChapters, products, readingSessions } from "#server/db/schema/index.ts";
+import { addMonths, EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { grantEntitlement } from "#server/library/entitlements.ts";
+import type { Services } from "#server/services.ts";
+import { signedInCustomer, type ProfessionCode } from "#tests/support/customers.ts";
+import { productsOfTypes } from "#tests/support/catalog.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { prerenderedHtmlContext } from "#app/lib/prerender.server.tsx";
+import { requestContext } from "#shared/context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const dashboardLoader = behindSignIn(dashboardLoaderBare);

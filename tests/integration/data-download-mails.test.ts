@@ -4,13 +4,13 @@
 import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { customerData } from "../../server/accounts/customer-data.ts";
-import { mailOutbox } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { MINUTE, START } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createTestServices } from "../support/services.ts";
+import { customerData } from "#server/accounts/customer-data.ts";
+import { mailOutbox } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { MINUTE, START } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 let database: TestDatabase;
 let services: Services;

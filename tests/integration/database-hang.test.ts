@@ -4,11 +4,11 @@
 // Before the pool had timeouts, /readyz and every page answered only when the hang ended.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../server/db/client.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal } from "../support/http-app.ts";
-import { startPostgresRelay, type PostgresRelay } from "../support/postgres-relay.ts";
+import { openDatabase } from "#server/db/client.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPortal } from "#tests/support/http-app.ts";
+import { startPostgresRelay, type PostgresRelay } from "#tests/support/postgres-relay.ts";
 
 const TIMEOUTS = {
   DATABASE_CONNECT_TIMEOUT_MS: "300",

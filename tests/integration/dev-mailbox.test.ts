@@ -1,13 +1,13 @@
 // The development mailbox's HTML preview: served with a policy that lets the mail's inline styles
 // apply (the portal's own policy refuses them), framed only by the portal, absent in production.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loader as mailHtml } from "../../app/routes/dev.mailbox.html.ts";
-import type { Services } from "../../server/services.ts";
-import { testConfig } from "../support/config.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { createRouterContext, loaderArgs } from "../support/router-context.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { createTestServices } from "../support/services.ts";
+import { loader as mailHtml } from "#app/routes/dev.mailbox.html.ts";
+import type { Services } from "#server/services.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { createRouterContext, loaderArgs } from "#tests/support/router-context.ts";
+import { thrownResponse } from "#tests/support/requests.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 let database: TestDatabase;
 let services: Services;

@@ -7,12 +7,12 @@
 // payment starts cannot see it.
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import * as checkoutRouteModule from "../../app/routes/checkout/route";
-import * as sandbox3dsRouteModule from "../../app/routes/sandbox-3ds";
-import CheckoutPage from "../../app/routes/checkout/route";
-import { API_OPERATIONS } from "../../server/api/operations/index.ts";
-import type { Config } from "../../server/config.ts";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
+import * as checkoutRouteModule from "#app/routes/checkout/route.tsx";
+import * as sandbox3dsRouteModule from "#app/routes/sandbox-3ds.tsx";
+import CheckoutPage from "#app/routes/checkout/route.tsx";
+import { API_OPERATIONS } from "#server/api/operations/index.ts";
+import type { Config } from "#server/config.ts";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
 import {
   couponRedemptions,
   coupons,
@@ -24,24 +24,24 @@ import {
   products,
   sandboxGatewayObjects,
   subscriptions,
-} from "../../server/db/schema/index.ts";
-import { createLogger } from "../../server/logger.ts";
-import { grantAccess } from "../../server/operators/customers.ts";
-import { createServices, type Services } from "../../server/services.ts";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { futureExpiry } from "../support/cards.ts";
-import { checkoutDetails } from "../support/checkout.ts";
-import { START } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { customerPage } from "../support/customer-pages.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { decode, render } from "../support/render-page.ts";
-import { formPost, thrownResponse } from "../support/requests.ts";
-import { callRoute } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
+} from "#server/db/schema/index.ts";
+import { createLogger } from "#server/logger.ts";
+import { grantAccess } from "#server/operators/customers.ts";
+import { createServices, type Services } from "#server/services.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { futureExpiry } from "#tests/support/cards.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { START } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { customerPage } from "#tests/support/customer-pages.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startFakeStripe, type FakeStripe } from "#tests/support/fake-stripe.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { formPost, thrownResponse } from "#tests/support/requests.ts";
+import { callRoute } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 const checkoutRoute = customerPage(checkoutRouteModule);
 const sandbox3dsRoute = customerPage(sandbox3dsRouteModule);

@@ -26,11 +26,11 @@ import {
   jobs,
   userInterests,
   users,
-} from "../../server/db/schema/index.ts";
-import { MESSAGES } from "../../shared/messages.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
+} from "#server/db/schema/index.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { levelOf, startPortal, type Portal } from "#tests/support/http-app.ts";
 
 type FormRoute = {
   path: string;

@@ -3,14 +3,14 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq, isNotNull } from "drizzle-orm";
-import { products, users } from "../../server/db/schema/index.ts";
-import { MAX_BODY_BYTES } from "../../server/http/body-limit.ts";
-import { basicAuthorization } from "../../server/identity/client-credentials.ts";
-import { RATE_LIMIT_POLICIES } from "../../server/security/rate-limits.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
-import { newLifecycle } from "../../server/http/shutdown.ts";
+import { products, users } from "#server/db/schema/index.ts";
+import { MAX_BODY_BYTES } from "#server/http/body-limit.ts";
+import { basicAuthorization } from "#server/identity/client-credentials.ts";
+import { RATE_LIMIT_POLICIES } from "#server/security/rate-limits.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { levelOf, startPortal, type Portal } from "#tests/support/http-app.ts";
+import { newLifecycle } from "#server/http/shutdown.ts";
 
 let database: TestDatabase;
 let portal: Portal;

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
-import { loader as invoiceLoaderBare } from "../../app/routes/invoice-download";
+import ReceiptPage, { loader as receiptLoaderBare } from "#app/routes/receipt.tsx";
+import { loader as invoiceLoaderBare } from "#app/routes/invoice-download.ts";
 import {
   invoiceCounters,
   invoices,
@@ -21,29 +21,29 @@ import {
   products,
   productTypes,
   subscriptions,
-} from "../../server/db/schema/index.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createInvoices, InvoicingNotConfigured, LateInvoice } from "../../server/invoices/service.ts";
-import { outboxTransmitter } from "../../server/invoices/transmitter.ts";
-import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
-import type { Services } from "../../server/services.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { romeDay } from "../../shared/subscription.ts";
-import { invoicePath } from "../../shared/links.ts";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
-import { checkoutDetails, COMPANY_BILLING, PERSON_BILLING, SHIPMENT } from "../support/checkout.ts";
-import { DAY, MINUTE, START } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { sdiRefusals } from "../support/sdi-controls.ts";
-import { decode, render } from "../support/render-page.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
+} from "#server/db/schema/index.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { createInvoices, InvoicingNotConfigured, LateInvoice } from "#server/invoices/service.ts";
+import { outboxTransmitter } from "#server/invoices/transmitter.ts";
+import type { CheckoutDetails } from "#server/commerce/checkout.ts";
+import type { Services } from "#server/services.ts";
+import { formatEuro } from "#shared/format.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { romeDay } from "#shared/subscription.ts";
+import { invoicePath } from "#shared/links.ts";
+import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
+import { checkoutDetails, COMPANY_BILLING, PERSON_BILLING, SHIPMENT } from "#tests/support/checkout.ts";
+import { DAY, MINUTE, START } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { sdiRefusals } from "#tests/support/sdi-controls.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { thrownResponse } from "#tests/support/requests.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 const EBOOK = "EB-9788828813217";
 const invoiceLoader = behindSignIn(invoiceLoaderBare);

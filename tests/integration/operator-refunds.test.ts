@@ -7,9 +7,9 @@
 // back; and what the customer sees on the receipt, 'I miei prodotti' and the subscription's page.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import MyProductsPage, { loader as myProductsLoaderBare } from "../../app/routes/my-products";
-import ReceiptPage from "../../app/routes/receipt";
-import SubscriptionPage from "../../app/routes/subscription";
+import MyProductsPage, { loader as myProductsLoaderBare } from "#app/routes/my-products.tsx";
+import ReceiptPage from "#app/routes/receipt.tsx";
+import SubscriptionPage from "#app/routes/subscription.tsx";
 import {
   couponRedemptions,
   coupons,
@@ -22,24 +22,24 @@ import {
   sandboxGatewayObjects,
   subscriptionPeriods,
   subscriptions,
-} from "../../server/db/schema/index.ts";
-import { accessTo, eduActiveUntil } from "../../server/library/entitlements.ts";
-import { OperatorError } from "../../server/operators/context.ts";
-import { createCoupon } from "../../server/operators/coupons.ts";
-import { grantAccess } from "../../server/operators/customers.ts";
-import { listRefunds, refundOrder, showOrder } from "../../server/operators/orders.ts";
-import { REFUND_CHECK_INTERVAL_MS, requestRefund } from "../../server/payments/refunds.ts";
-import { formatEuro, formatLongDate } from "../../shared/format.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { periodStart } from "../../shared/subscription.ts";
-import { SUBSCRIPTION_MESSAGES } from "../../shared/subscription-messages.ts";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { afterStart, DAY, START } from "../support/clock.ts";
-import { operatorHarness } from "../support/operators.ts";
-import { decode, render } from "../support/render-page.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
+} from "#server/db/schema/index.ts";
+import { accessTo, eduActiveUntil } from "#server/library/entitlements.ts";
+import { OperatorError } from "#server/operators/context.ts";
+import { createCoupon } from "#server/operators/coupons.ts";
+import { grantAccess } from "#server/operators/customers.ts";
+import { listRefunds, refundOrder, showOrder } from "#server/operators/orders.ts";
+import { REFUND_CHECK_INTERVAL_MS, requestRefund } from "#server/payments/refunds.ts";
+import { formatEuro, formatLongDate } from "#shared/format.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { periodStart } from "#shared/subscription.ts";
+import { SUBSCRIPTION_MESSAGES } from "#shared/subscription-messages.ts";
+import { startFakeStripe, type FakeStripe } from "#tests/support/fake-stripe.ts";
+import { afterStart, DAY, START } from "#tests/support/clock.ts";
+import { operatorHarness } from "#tests/support/operators.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const myProductsLoader = behindSignIn(myProductsLoaderBare);

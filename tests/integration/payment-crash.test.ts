@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckout } from "../../server/commerce/checkout.ts";
-import type { DatabaseHandle } from "../../server/db/client.ts";
+import { createCheckout } from "#server/commerce/checkout.ts";
+import type { DatabaseHandle } from "#server/db/client.ts";
 import {
   couponRedemptions,
   entitlements,
@@ -15,16 +15,16 @@ import {
   payments,
   sandboxGatewayObjects,
   users,
-} from "../../server/db/schema/index.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createMailService } from "../../server/mail/service.ts";
-import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createOrderPayments } from "../../server/commerce/order-payments.ts";
-import { UNSTARTED_AFTER_MS } from "../../server/payments/service.ts";
-import { createRateLimits } from "../../server/security/rate-limits.ts";
-import { checkoutDetails } from "../support/checkout.ts";
-import { createSharedDatabase } from "../support/shared-database.ts";
+} from "#server/db/schema/index.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { createMailService } from "#server/mail/service.ts";
+import { createSandboxGateway } from "#server/payments/sandbox-gateway.ts";
+import { createOrderPayments } from "#server/commerce/order-payments.ts";
+import { UNSTARTED_AFTER_MS } from "#server/payments/service.ts";
+import { createRateLimits } from "#server/security/rate-limits.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { createSharedDatabase } from "#tests/support/shared-database.ts";
 
 let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
 

@@ -2,15 +2,15 @@
 // against the identity provider on a real port: /login/ → provider → /oauthcb → a session.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessions } from "../../server/db/schema/index.ts";
-import { MAX_PENDING_SIGN_INS, SignInError } from "../../server/identity/relying-party.ts";
-import type { Services } from "../../server/services.ts";
-import { testConfig } from "../support/config.ts";
-import { createCookieJar } from "../support/cookie-jar.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startIdentityProvider } from "../support/identity.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { createTestServices } from "../support/services.ts";
+import { sessions } from "#server/db/schema/index.ts";
+import { MAX_PENDING_SIGN_INS, SignInError } from "#server/identity/relying-party.ts";
+import type { Services } from "#server/services.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createCookieJar } from "#tests/support/cookie-jar.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startIdentityProvider } from "#tests/support/identity.ts";
+import { thrownResponse } from "#tests/support/requests.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 // What `openssl rand -base64 48` gives, and worse: every character form-encoding changes.
 const SECRET = "q+Z/9+w==%2B+ +x/y%25%+Ab/Cd+Ef==Gh+Ij/Kl%Mn+Op/Qr==";

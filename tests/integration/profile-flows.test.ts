@@ -1,23 +1,23 @@
 // First access, 'Il mio account', preferences and account deletion, through the routes' loaders
 // and actions as React Router calls them: plain GET and form POST requests with a session cookie.
 import { randomBytes } from "node:crypto";
-import { checkoutDetails, SHIPMENT } from "../support/checkout.ts";
+import { checkoutDetails, SHIPMENT } from "#tests/support/checkout.ts";
 import { eq, sql, type SQL } from "drizzle-orm";
 import { createCookie } from "react-router";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { action as firstAccessActionBare, loader as firstAccessLoaderBare } from "../../app/routes/first-access";
-import { action as profileActionBare, loader as profileLoaderBare } from "../../app/routes/profile";
-import { action as preferencesActionBare, loader as preferencesLoaderBare } from "../../app/routes/profile.preferences";
-import { action as deleteActionBare, loader as deleteLoaderBare } from "../../app/routes/profile.delete-user";
-import { loader as deletedLoader } from "../../app/routes/account-deleted";
-import { action as forgotPasswordAction } from "../../app/routes/forgot-password";
-import { loader as dashboardLoaderBare } from "../../app/routes/dashboard";
-import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../shared/messages.ts";
-import { requestContext } from "../../shared/context.ts";
-import { action as confirmEmailAction, loader as confirmEmailLoader } from "../../app/routes/profile.confirm-email";
-import type { Profiles } from "../../server/accounts/profile.ts";
-import { createSessionStore } from "../../server/accounts/sessions.ts";
+import { action as firstAccessActionBare, loader as firstAccessLoaderBare } from "#app/routes/first-access.tsx";
+import { action as profileActionBare, loader as profileLoaderBare } from "#app/routes/profile.tsx";
+import { action as preferencesActionBare, loader as preferencesLoaderBare } from "#app/routes/profile.preferences.tsx";
+import { action as deleteActionBare, loader as deleteLoaderBare } from "#app/routes/profile.delete-user.tsx";
+import { loader as deletedLoader } from "#app/routes/account-deleted.tsx";
+import { action as forgotPasswordAction } from "#app/routes/forgot-password.tsx";
+import { loader as dashboardLoaderBare } from "#app/routes/dashboard.tsx";
+import type { FormReply } from "#app/lib/form-reply.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { requestContext } from "#shared/context.ts";
+import { action as confirmEmailAction, loader as confirmEmailLoader } from "#app/routes/profile.confirm-email.tsx";
+import type { Profiles } from "#server/accounts/profile.ts";
+import { createSessionStore } from "#server/accounts/sessions.ts";
 import {
   auditLog,
   emailChangeRequests,
@@ -28,15 +28,15 @@ import {
   sessions,
   userInterests,
   users,
-} from "../../server/db/schema/index.ts";
-import { emailKey } from "../../server/security/rate-limits.ts";
-import type { Services } from "../../server/services.ts";
-import { thrownResponse, toastOf } from "../support/requests.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { seededReferenceIds, type ReferenceIds } from "../support/reference-ids.ts";
-import { createTestServices } from "../support/services.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
+} from "#server/db/schema/index.ts";
+import { emailKey } from "#server/security/rate-limits.ts";
+import type { Services } from "#server/services.ts";
+import { thrownResponse, toastOf } from "#tests/support/requests.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { seededReferenceIds, type ReferenceIds } from "#tests/support/reference-ids.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const firstAccessAction = behindSignIn(firstAccessActionBare);

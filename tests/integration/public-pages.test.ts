@@ -1,19 +1,19 @@
 // Loaders of the public pages, called as React Router calls them, over real services.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loader as rootLoader } from "../../app/root";
-import { loader as coverLoader } from "../../app/routes/media.cover";
-import { loader as eduLoader } from "../../app/routes/edu";
-import { loader as helpLoader } from "../../app/routes/help-center";
-import { loader as homeLoader } from "../../app/routes/home";
-import { loader as landingLoader } from "../../app/routes/landing";
-import { loader as notFoundLoader } from "../../app/routes/not-found";
-import { LANDING_VARIANTS } from "../../shared/landing-variants.ts";
-import type { Services } from "../../server/services.ts";
-import { createTestServices } from "../support/services.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { loaderArgs } from "../support/router-context.ts";
+import { loader as rootLoader } from "#app/root.tsx";
+import { loader as coverLoader } from "#app/routes/media.cover.ts";
+import { loader as eduLoader } from "#app/routes/edu.tsx";
+import { loader as helpLoader } from "#app/routes/help-center.tsx";
+import { loader as homeLoader } from "#app/routes/home.tsx";
+import { loader as landingLoader } from "#app/routes/landing.tsx";
+import { loader as notFoundLoader } from "#app/routes/not-found.tsx";
+import { LANDING_VARIANTS } from "#shared/landing-variants.ts";
+import type { Services } from "#server/services.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { thrownResponse } from "#tests/support/requests.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
 
 let database: TestDatabase;
 let services: Services;

@@ -3,24 +3,24 @@
 // pages those loaders' data render on the server (tabs, empty messages, page links, the receipt).
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as createCheckoutModule from "../../app/routes/create-checkout";
-import MyProductsPage, { loader as myProductsLoaderBare } from "../../app/routes/my-products";
-import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
-import { entitlements, orders, products } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { CHECKOUT_MESSAGES } from "../../shared/checkout-messages.ts";
-import { formatEuro } from "../../shared/format.ts";
-import { checkoutPath } from "../../shared/links.ts";
-import { productOfType } from "../support/catalog.ts";
-import { testConfig } from "../support/config.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { insertOrder } from "../support/orders.ts";
-import { decode, render } from "../support/render-page.ts";
-import { formPost, thrownResponse } from "../support/requests.ts";
-import { createRouterContext, loaderArgs } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
-import { behindSignIn, customerPage } from "../support/customer-pages.ts";
+import * as createCheckoutModule from "#app/routes/create-checkout.tsx";
+import MyProductsPage, { loader as myProductsLoaderBare } from "#app/routes/my-products.tsx";
+import ReceiptPage, { loader as receiptLoaderBare } from "#app/routes/receipt.tsx";
+import { entitlements, orders, products } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { CHECKOUT_MESSAGES } from "#shared/checkout-messages.ts";
+import { formatEuro } from "#shared/format.ts";
+import { checkoutPath } from "#shared/links.ts";
+import { productOfType } from "#tests/support/catalog.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { insertOrder } from "#tests/support/orders.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { formPost, thrownResponse } from "#tests/support/requests.ts";
+import { createRouterContext, loaderArgs } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { behindSignIn, customerPage } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const myProductsLoader = behindSignIn(myProductsLoaderBare);

@@ -3,20 +3,20 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { action as openActionBare, loader as openLoaderBare } from "../../app/routes/reader.open";
-import { action as readerActionBare, loader as readerLoaderBare } from "../../app/routes/reader";
-import type { FormReply } from "../../app/lib/form-reply";
-import { READER_MESSAGES } from "../../shared/reader-messages.ts";
-import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { ebookChapters, entitlements, readingSessions } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { testConfig } from "../support/config.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { productOfType } from "../support/catalog.ts";
-import { sessionCookieHeader, thrownResponse, toastOf } from "../support/requests.ts";
-import { loaderArgs } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
+import { action as openActionBare, loader as openLoaderBare } from "#app/routes/reader.open.tsx";
+import { action as readerActionBare, loader as readerLoaderBare } from "#app/routes/reader.tsx";
+import type { FormReply } from "#app/lib/form-reply.ts";
+import { READER_MESSAGES } from "#shared/reader-messages.ts";
+import { createSessionStore } from "#server/accounts/sessions.ts";
+import { ebookChapters, entitlements, readingSessions } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { productOfType } from "#tests/support/catalog.ts";
+import { sessionCookieHeader, thrownResponse, toastOf } from "#tests/support/requests.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const openAction = behindSignIn(openActionBare);

@@ -2,9 +2,9 @@
 // and that this instance reaches its own identity provider through PUBLIC_ORIGIN, the way every
 // sign-in does (server/identity/own-provider-check.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/bench/server.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { levelOf, startPortal, type Portal } from "../support/http-app.ts";
+import { freePort } from "#scripts/bench/server.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { levelOf, startPortal, type Portal } from "#tests/support/http-app.ts";
 
 let database: TestDatabase;
 let reached: Portal;

@@ -1,13 +1,13 @@
 // The registration action: account, welcome mail, audit entry, the spec's answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../shared/messages.ts";
-import { action as registerAction } from "../../app/routes/register";
-import type { Services } from "../../server/services.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { formPost } from "../support/requests.ts";
-import { createRouterContext } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
+import type { FormReply } from "#app/lib/form-reply.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { action as registerAction } from "#app/routes/register.tsx";
+import type { Services } from "#server/services.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { formPost } from "#tests/support/requests.ts";
+import { createRouterContext } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 let database: TestDatabase;
 let services: Services;

@@ -6,12 +6,12 @@
 // a 502.
 import { Agent, request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, productionSecrets } from "../../scripts/bench/server.ts";
-import { buildIfStale } from "../../scripts/build-if-stale.ts";
-import { Instance } from "../../scripts/load/instances.ts";
-import { rollingRestart } from "../../scripts/rolling-restart.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { NGINX_BINARY, startNginx } from "../support/nginx.ts";
+import { freePort, productionSecrets } from "#scripts/bench/server.ts";
+import { buildIfStale } from "#scripts/build-if-stale.ts";
+import { Instance } from "#scripts/load/instances.ts";
+import { rollingRestart } from "#scripts/rolling-restart.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { NGINX_BINARY, startNginx } from "#tests/support/nginx.ts";
 
 // Two instances share one database: PGlite admits one process at a time, so this runs in the
 // PostgreSQL project only (DATABASE_URL set, as CI sets it). CI installs nginx (.ci/run).

@@ -9,25 +9,25 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import ReceiptPage, { loader as receiptLoaderBare } from "../../app/routes/receipt";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import { invoices, invoiceTransmissions, payments, sdiNotifications } from "../../server/db/schema/index.ts";
-import { createSdiInbox } from "../../server/invoices/inbox.ts";
-import { MAX_NOTIFICATION_BYTES } from "../../server/invoices/sdi-messages.ts";
-import { inboxFolder, type SdiInbox } from "../../server/invoices/transmitter.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createServices, type Services } from "../../server/services.ts";
-import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
-import { PURCHASE_MESSAGES as M } from "../../shared/purchase-messages.ts";
-import { checkoutDetails, COMPANY_BILLING, PERSON_BILLING } from "../support/checkout.ts";
-import { MINUTE, START } from "../support/clock.ts";
-import { testConfig } from "../support/config.ts";
-import { behindSignIn } from "../support/customer-pages.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { decode, render } from "../support/render-page.ts";
-import { loaderArgs } from "../support/router-context.ts";
+import ReceiptPage, { loader as receiptLoaderBare } from "#app/routes/receipt.tsx";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
+import { invoices, invoiceTransmissions, payments, sdiNotifications } from "#server/db/schema/index.ts";
+import { createSdiInbox } from "#server/invoices/inbox.ts";
+import { MAX_NOTIFICATION_BYTES } from "#server/invoices/sdi-messages.ts";
+import { inboxFolder, type SdiInbox } from "#server/invoices/transmitter.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { createServices, type Services } from "#server/services.ts";
+import type { CheckoutDetails } from "#server/commerce/checkout.ts";
+import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
+import { checkoutDetails, COMPANY_BILLING, PERSON_BILLING } from "#tests/support/checkout.ts";
+import { MINUTE, START } from "#tests/support/clock.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { behindSignIn } from "#tests/support/customer-pages.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import { loaderArgs } from "#tests/support/router-context.ts";
 import {
   BUYER_ERRORS,
   deliveryReceipt,
@@ -35,8 +35,8 @@ import {
   nonDeliveryNotice,
   rejectionNotice,
   type NotificationFile,
-} from "../support/sdi-notifications.ts";
-import { createTestServices } from "../support/services.ts";
+} from "#tests/support/sdi-notifications.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 const EBOOK = "EB-9788828813217";
 const receiptLoader = behindSignIn(receiptLoaderBare);

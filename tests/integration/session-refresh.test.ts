@@ -2,14 +2,14 @@
 // the provider refuses (the grant was revoked, e.g. by a password reset elsewhere).
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSessionStore } from "../../server/accounts/sessions.ts";
-import { oidcPayloads, sessions } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startIdentityProvider } from "../support/identity.ts";
-import { sessionCookieHeader } from "../support/requests.ts";
-import { createTestServices } from "../support/services.ts";
-import { testConfig } from "../support/config.ts";
+import { createSessionStore } from "#server/accounts/sessions.ts";
+import { oidcPayloads, sessions } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startIdentityProvider } from "#tests/support/identity.ts";
+import { sessionCookieHeader } from "#tests/support/requests.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { testConfig } from "#tests/support/config.ts";
 
 let database: TestDatabase;
 let op: Awaited<ReturnType<typeof startIdentityProvider>>;

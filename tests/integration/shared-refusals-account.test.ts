@@ -5,22 +5,22 @@
 // reason added to a table without a case here fails.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { products, users } from "../../server/db/schema/index.ts";
-import { ACTIVATION_REFUSALS, type ActivationRefusal } from "../../shared/activation-refusals.ts";
-import { MESSAGES } from "../../shared/messages.ts";
+import { products, users } from "#server/db/schema/index.ts";
+import { ACTIVATION_REFUSALS, type ActivationRefusal } from "#shared/activation-refusals.ts";
+import { MESSAGES } from "#shared/messages.ts";
 import {
   PASSWORD_CHANGE_REFUSALS,
   PROFILE_SAVE_REFUSALS,
   type PasswordChangeRefusal,
   type ProfileSaveRefusal,
-} from "../../shared/profile-messages.ts";
-import { PROFILE_LIMITS } from "../../shared/profile-limits.ts";
-import type { Refusal, RefusalTable } from "../../shared/refusals.ts";
-import { signInApp } from "../support/api-client.ts";
-import { sessionCookie } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
-import { seededReferenceIds, type ReferenceIds } from "../support/reference-ids.ts";
+} from "#shared/profile-messages.ts";
+import { PROFILE_LIMITS } from "#shared/profile-limits.ts";
+import type { Refusal, RefusalTable } from "#shared/refusals.ts";
+import { signInApp } from "#tests/support/api-client.ts";
+import { sessionCookie } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
+import { seededReferenceIds, type ReferenceIds } from "#tests/support/reference-ids.ts";
 
 const PASSWORD = "Segreta1!";
 const NEW_PASSWORD = "Nuova1234!";

@@ -2,15 +2,15 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCookie } from "react-router";
-import { action as loginAction, loader as loginScreenLoader } from "../../app/routes/accedi";
-import type { FormReply } from "../../app/lib/form-reply";
-import { MESSAGES } from "../../shared/messages.ts";
-import { auditLog, mailOutbox, users } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { formPost } from "../support/requests.ts";
-import { createRouterContext } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
+import { action as loginAction, loader as loginScreenLoader } from "#app/routes/accedi.tsx";
+import type { FormReply } from "#app/lib/form-reply.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { auditLog, mailOutbox, users } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { formPost } from "#tests/support/requests.ts";
+import { createRouterContext } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 let database: TestDatabase;
 let services: Services;

@@ -2,19 +2,19 @@
 // the verified e-mail it returns signs the customer in to the portal's identity provider.
 import { jwtVerify, createRemoteJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loader as callbackLoader } from "../../app/routes/accedi.social-callback";
-import { loader as socialLoader } from "../../app/routes/accedi.social";
-import { loader as loginScreenLoader } from "../../app/routes/accedi";
-import { loader as loginLoader } from "../../app/routes/login";
-import type { Services } from "../../server/services.ts";
-import { createCookieJar } from "../support/cookie-jar.ts";
-import { thrownResponse } from "../support/requests.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startIdentityProvider } from "../support/identity.ts";
-import { createRouterContext } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
-import { startUpstreamProvider, type UpstreamPerson } from "../support/upstream-provider.ts";
-import { testConfig } from "../support/config.ts";
+import { loader as callbackLoader } from "#app/routes/accedi.social-callback.tsx";
+import { loader as socialLoader } from "#app/routes/accedi.social.tsx";
+import { loader as loginScreenLoader } from "#app/routes/accedi.tsx";
+import { loader as loginLoader } from "#app/routes/login.tsx";
+import type { Services } from "#server/services.ts";
+import { createCookieJar } from "#tests/support/cookie-jar.ts";
+import { thrownResponse } from "#tests/support/requests.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startIdentityProvider } from "#tests/support/identity.ts";
+import { createRouterContext } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { startUpstreamProvider, type UpstreamPerson } from "#tests/support/upstream-provider.ts";
+import { testConfig } from "#tests/support/config.ts";
 
 let database: TestDatabase;
 let op: Awaited<ReturnType<typeof startIdentityProvider>>;

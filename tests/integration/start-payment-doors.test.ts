@@ -6,20 +6,20 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRouteModule from "../../app/routes/checkout/route";
-import { coupons, orders, paymentAttempts, products } from "../../server/db/schema/index.ts";
-import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../shared/checkout-messages.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import type { StartPaymentRefusal } from "../../server/commerce/start-payment.ts";
-import { apiClient, signInApp, type ApiAnswer } from "../support/api-client.ts";
-import { buyWithSandboxCard, CHECKOUT_FORM, checkoutDetails } from "../support/checkout.ts";
-import { customerPage } from "../support/customer-pages.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { startApiPortal, stopApiPortal, type Manifests } from "../support/api-portal.ts";
-import type { TestDatabase } from "../support/database.ts";
-import type { Portal } from "../support/http-app.ts";
-import { formPost } from "../support/requests.ts";
-import { createRouterContext } from "../support/router-context.ts";
+import * as checkoutRouteModule from "#app/routes/checkout/route.tsx";
+import { coupons, orders, paymentAttempts, products } from "#server/db/schema/index.ts";
+import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "#shared/checkout-messages.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import type { StartPaymentRefusal } from "#server/commerce/start-payment.ts";
+import { apiClient, signInApp, type ApiAnswer } from "#tests/support/api-client.ts";
+import { buyWithSandboxCard, CHECKOUT_FORM, checkoutDetails } from "#tests/support/checkout.ts";
+import { customerPage } from "#tests/support/customer-pages.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { startApiPortal, stopApiPortal, type Manifests } from "#tests/support/api-portal.ts";
+import type { TestDatabase } from "#tests/support/database.ts";
+import type { Portal } from "#tests/support/http-app.ts";
+import { formPost } from "#tests/support/requests.ts";
+import { createRouterContext } from "#tests/support/router-context.ts";
 
 const checkoutRoute = customerPage(checkoutRouteModule);
 

@@ -5,21 +5,21 @@
 // session's own customer gets through; a customer who never comes back is settled by the webhook.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as checkoutRouteModule from "../../app/routes/checkout/route";
-import * as createCheckoutRouteModule from "../../app/routes/create-checkout";
-import * as cardReturnRouteModule from "../../app/routes/stripe-card-return";
-import { CHECKOUT_MESSAGES as M } from "../../shared/checkout-messages.ts";
-import type { Config } from "../../server/config.ts";
-import { orders, paymentAttempts, payments } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { testConfig } from "../support/config.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { formPost, thrownResponse } from "../support/requests.ts";
-import { callRoute } from "../support/router-context.ts";
-import { createTestServices } from "../support/services.ts";
-import { customerPage } from "../support/customer-pages.ts";
+import * as checkoutRouteModule from "#app/routes/checkout/route.tsx";
+import * as createCheckoutRouteModule from "#app/routes/create-checkout.tsx";
+import * as cardReturnRouteModule from "#app/routes/stripe-card-return.tsx";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import type { Config } from "#server/config.ts";
+import { orders, paymentAttempts, payments } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startFakeStripe, type FakeStripe } from "#tests/support/fake-stripe.ts";
+import { formPost, thrownResponse } from "#tests/support/requests.ts";
+import { callRoute } from "#tests/support/router-context.ts";
+import { createTestServices } from "#tests/support/services.ts";
+import { customerPage } from "#tests/support/customer-pages.ts";
 
 // The customer's pages run behind the customer layout's sign-in.
 const checkoutRoute = customerPage(checkoutRouteModule);

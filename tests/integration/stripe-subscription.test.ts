@@ -6,18 +6,18 @@
 // SetupIntent, and on Stripe's hosted page.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Config } from "../../server/config.ts";
-import { mailOutbox, paymentAttempts, payments, subscriptionPeriods, subscriptions } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { periodStart } from "../../shared/subscription.ts";
-import { checkoutDetails } from "../support/checkout.ts";
-import { testConfig } from "../support/config.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startFakeStripe, type FakeStripe, type TestMethod } from "../support/fake-stripe.ts";
-import { createTestServices } from "../support/services.ts";
+import type { Config } from "#server/config.ts";
+import { mailOutbox, paymentAttempts, payments, subscriptionPeriods, subscriptions } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
+import { SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { periodStart } from "#shared/subscription.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startFakeStripe, type FakeStripe, type TestMethod } from "#tests/support/fake-stripe.ts";
+import { createTestServices } from "#tests/support/services.ts";
 
 const ORIGIN = "http://localhost:3000";
 const RETURN_URL = `${ORIGIN}${SUBSCRIPTION_PATH}`;

@@ -4,13 +4,13 @@
 // failures, and webhooks (signed by the SDK's test helper) applied once whatever their order.
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gatewayEvents, jobs, orders, paymentCustomers, payments } from "../../server/db/schema/index.ts";
-import { checkoutDetails } from "../support/checkout.ts";
-import { signedInCustomer } from "../support/customers.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe.ts";
-import { createStripeGateway, recordedCustomer, stripeClient } from "../../server/payments/stripe-gateway.ts";
-import { startPortal, type Portal } from "../support/http-app.ts";
+import { gatewayEvents, jobs, orders, paymentCustomers, payments } from "#server/db/schema/index.ts";
+import { checkoutDetails } from "#tests/support/checkout.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { startFakeStripe, type FakeStripe } from "#tests/support/fake-stripe.ts";
+import { createStripeGateway, recordedCustomer, stripeClient } from "#server/payments/stripe-gateway.ts";
+import { startPortal, type Portal } from "#tests/support/http-app.ts";
 
 let database: TestDatabase;
 let stripe: FakeStripe;

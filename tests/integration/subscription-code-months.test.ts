@@ -5,24 +5,24 @@
 // starting afresh after the code's months.
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { jobs, payments, products, subscriptions, users } from "../../server/db/schema/index.ts";
-import { eduActiveUntil } from "../../server/library/entitlements.ts";
-import { createActivation } from "../../server/commerce/activation.ts";
-import { createRateLimits } from "../../server/security/rate-limits.ts";
-import { DAY_MS, nextRetryAt, periodStart } from "../../shared/subscription.ts";
-import { START } from "../support/clock.ts";
-import { decode, render } from "../support/render-page.ts";
-import SubscriptionPage from "../../app/routes/subscription";
-import { formatDate, withArticle } from "../../shared/format.ts";
-import { SUBSCRIPTION_PATH } from "../../shared/links.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { jobs, payments, products, subscriptions, users } from "#server/db/schema/index.ts";
+import { eduActiveUntil } from "#server/library/entitlements.ts";
+import { createActivation } from "#server/commerce/activation.ts";
+import { createRateLimits } from "#server/security/rate-limits.ts";
+import { DAY_MS, nextRetryAt, periodStart } from "#shared/subscription.ts";
+import { START } from "#tests/support/clock.ts";
+import { decode, render } from "#tests/support/render-page.ts";
+import SubscriptionPage from "#app/routes/subscription.tsx";
+import { formatDate, withArticle } from "#shared/format.ts";
+import { SUBSCRIPTION_PATH } from "#shared/links.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
 import {
   mailSubjectsOf,
   monthsOfSubscription,
   subscriptionCharges,
   subscriptionInstance,
   type SubscriptionInstance,
-} from "../support/subscriptions.ts";
+} from "#tests/support/subscriptions.ts";
 
 let database: TestDatabase;
 let instance: SubscriptionInstance;

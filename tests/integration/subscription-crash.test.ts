@@ -6,12 +6,12 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseHandle } from "../../server/db/client.ts";
-import { payments, subscriptionPeriods, subscriptions, users } from "../../server/db/schema/index.ts";
-import { eduActiveUntil } from "../../server/library/entitlements.ts";
-import { periodStart } from "../../shared/subscription.ts";
-import { createSharedDatabase } from "../support/shared-database.ts";
-import { subscriptionCharges, subscriptionInstance } from "../support/subscriptions.ts";
+import type { DatabaseHandle } from "#server/db/client.ts";
+import { payments, subscriptionPeriods, subscriptions, users } from "#server/db/schema/index.ts";
+import { eduActiveUntil } from "#server/library/entitlements.ts";
+import { periodStart } from "#shared/subscription.ts";
+import { createSharedDatabase } from "#tests/support/shared-database.ts";
+import { subscriptionCharges, subscriptionInstance } from "#tests/support/subscriptions.ts";
 
 let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
 

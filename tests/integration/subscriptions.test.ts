@@ -3,19 +3,19 @@
 // ever charged twice, with two instances and with an instance dying mid-charge.
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import { jobs, mailOutbox, payments, rateLimits, subscriptions, users } from "../../server/db/schema/index.ts";
-import { eduActiveUntil } from "../../server/library/entitlements.ts";
-import type { PaymentGateway } from "../../server/payments/gateway.ts";
-import { DAY_MS, periodStart } from "../../shared/subscription.ts";
-import { createTestDatabase, type TestDatabase } from "../support/database.ts";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
+import { jobs, mailOutbox, payments, rateLimits, subscriptions, users } from "#server/db/schema/index.ts";
+import { eduActiveUntil } from "#server/library/entitlements.ts";
+import type { PaymentGateway } from "#server/payments/gateway.ts";
+import { DAY_MS, periodStart } from "#shared/subscription.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
 import {
   mailSubjectsOf,
   monthsOfSubscription,
   subscriptionCharges,
   subscriptionInstance,
   type SubscriptionInstance,
-} from "../support/subscriptions.ts";
+} from "#tests/support/subscriptions.ts";
 
 let database: TestDatabase;
 /** On PostgreSQL, a second pool to the same database: another server instance. */

@@ -2,7 +2,7 @@
 // identity provider with code + PKCE (the login page's form included), loads the manifest and its
 // relations, and calls operations by module, model and name, building each address by §7's rule.
 import { createHash, randomBytes } from "node:crypto";
-import { operationUrl, type ModuleManifest } from "../../server/api/manifest.ts";
+import { operationUrl, type ModuleManifest } from "#server/api/manifest.ts";
 import { createCookieJar } from "./cookie-jar.ts";
 
 const APP_REDIRECT_URI = "http://127.0.0.1/oauth/callback";

@@ -1,7 +1,7 @@
 // Seeded products of given types, in a stable order (by sku), for tests that grant or read them.
 import { eq, inArray } from "drizzle-orm";
-import type { Database } from "../../server/db/client.ts";
-import { productTypes, products } from "../../server/db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { productTypes, products } from "#server/db/schema/index.ts";
 
 export async function productsOfTypes(db: Database, codes: string[], limit: number) {
   return db

@@ -6,8 +6,8 @@
 //   after-create   the month's charge exists at the gateway, not yet confirmed;
 //   after-confirm  the gateway has charged the card, the database has not recorded it.
 // Usage: node tests/support/charge-month-and-die.ts <database url or PGlite dir> <ISO instant> <point>
-import { openDatabase } from "../../server/db/client.ts";
-import type { PaymentGateway } from "../../server/payments/gateway.ts";
+import { openDatabase } from "#server/db/client.ts";
+import type { PaymentGateway } from "#server/payments/gateway.ts";
 import { subscriptionInstance } from "./subscriptions.ts";
 
 const [where, instant, point] = process.argv.slice(2);

@@ -1,7 +1,7 @@
-import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
-import type { BillingDetails, PostalAddress } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import type { CheckoutDetails } from "#server/commerce/checkout.ts";
+import type { BillingDetails, PostalAddress } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { futureExpiry } from "./cards.ts";
 
 /** A shipping address that passes the checkout's checks. */

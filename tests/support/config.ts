@@ -1,8 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { passwordHasher } from "../../server/accounts/passwords.ts";
-import { loadConfig, type Config } from "../../server/config.ts";
+import { passwordHasher } from "#server/accounts/passwords.ts";
+import { loadConfig, type Config } from "#server/config.ts";
 
 /**
  * Where the tests' portals write their e-invoices for SDI and read its notifications: folders of

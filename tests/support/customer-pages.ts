@@ -1,6 +1,6 @@
 // The signed-in customer's pages as React Router runs them: their loaders and actions behind the
 // customer layout's middleware (app/routes/customer-layout.tsx), which signs visitors in first.
-import { requireCustomer } from "../../app/lib/customer.server";
+import { requireCustomer } from "#app/lib/customer.server.ts";
 
 type Handler = (args: never) => unknown;
 type SignedIn<H> = H extends (args: never) => infer R ? (args: unknown) => Promise<Awaited<R>> : H;

@@ -1,10 +1,10 @@
 // Signed-in customers for route tests: an account with a profession and a portal session.
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { createSessionStore } from "../../server/accounts/sessions.ts";
-import type { Database } from "../../server/db/client.ts";
-import { professions, users } from "../../server/db/schema/index.ts";
-import type { Services } from "../../server/services.ts";
+import { createSessionStore } from "#server/accounts/sessions.ts";
+import type { Database } from "#server/db/client.ts";
+import { professions, users } from "#server/db/schema/index.ts";
+import type { Services } from "#server/services.ts";
 import { sessionCookieHeader } from "./requests.ts";
 
 export type ProfessionCode = "student" | "professor" | "other";

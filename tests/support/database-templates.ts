@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { openDatabase } from "../../server/db/client.ts";
-import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
-import { seedDatabase } from "../../server/db/seed/index.ts";
+import { openDatabase } from "#server/db/client.ts";
+import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
+import { seedDatabase } from "#server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 
 /** Where a test file finds the templates: PGlite folders, or PostgreSQL databases' names. */

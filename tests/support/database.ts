@@ -8,9 +8,9 @@ import path from "node:path";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
 import pg from "pg";
 import { inject } from "vitest";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
-import { seedDatabase } from "../../server/db/seed/index.ts";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
+import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
+import { seedDatabase } from "#server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { cloneDatabase, type DatabaseTemplates } from "./database-templates.ts";
 

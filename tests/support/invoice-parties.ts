@@ -1,7 +1,7 @@
 // The parties of the e-invoices the writer's tests make: the fictitious seller, and a company, a
 // person and an association as buyers, all with ids whose check digits hold.
-import type { InvoiceSeller } from "../../server/config.ts";
-import type { InvoiceBuyer } from "../../server/invoices/fatturapa.ts";
+import type { InvoiceSeller } from "#server/config.ts";
+import type { InvoiceBuyer } from "#server/invoices/fatturapa.ts";
 
 export const SELLER: InvoiceSeller = {
   name: "Novalex Editore S.r.l.",

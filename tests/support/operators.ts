@@ -3,7 +3,7 @@
 // one is given), a clock the test moves, the operator who runs them, and the customers and paid
 // orders the commands act on.
 import { randomBytes } from "node:crypto";
-import { createSessionStore } from "../../server/accounts/sessions.ts";
+import { createSessionStore } from "#server/accounts/sessions.ts";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { Writable } from "node:stream";
@@ -16,11 +16,11 @@ import {
   products,
   type AuditEvent,
   type BillingDetails,
-} from "../../server/db/schema/index.ts";
-import { createLogger } from "../../server/logger.ts";
-import type { CheckoutDetails } from "../../server/commerce/checkout.ts";
-import type { Operator } from "../../server/operators/context.ts";
-import type { Services } from "../../server/services.ts";
+} from "#server/db/schema/index.ts";
+import { createLogger } from "#server/logger.ts";
+import type { CheckoutDetails } from "#server/commerce/checkout.ts";
+import type { Operator } from "#server/operators/context.ts";
+import type { Services } from "#server/services.ts";
 import { checkoutDetails } from "./checkout.ts";
 import { testConfig } from "./config.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";

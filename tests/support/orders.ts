@@ -3,8 +3,8 @@
 // given by the test, so nothing depends on the clock or on the order rows happen to come in.
 import { randomBytes } from "node:crypto";
 import { eq, inArray } from "drizzle-orm";
-import { newOrderCode, newPaymentCode } from "../../server/lib/order-codes.ts";
-import type { Database } from "../../server/db/client.ts";
+import { newOrderCode, newPaymentCode } from "#server/lib/order-codes.ts";
+import type { Database } from "#server/db/client.ts";
 import {
   orderItems,
   orders,
@@ -14,7 +14,7 @@ import {
   type BillingDetails,
   type OrderStatusCode,
   type PostalAddress,
-} from "../../server/db/schema/index.ts";
+} from "#server/db/schema/index.ts";
 
 type TestLine = {
   productId: string;

@@ -6,13 +6,13 @@
 //   after-create   settling: the charge exists at the gateway, not yet confirmed (arg: the setup);
 //   after-confirm  settling: the gateway has charged the card, the database has not recorded it.
 // Usage: node tests/support/pay-and-die.ts <database url or PGlite dir> <point> <id…>
-import { openDatabase } from "../../server/db/client.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createMailService } from "../../server/mail/service.ts";
-import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createOrderPayments } from "../../server/commerce/order-payments.ts";
-import { createRateLimits } from "../../server/security/rate-limits.ts";
+import { openDatabase } from "#server/db/client.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { createMailService } from "#server/mail/service.ts";
+import { createSandboxGateway } from "#server/payments/sandbox-gateway.ts";
+import { createOrderPayments } from "#server/commerce/order-payments.ts";
+import { createRateLimits } from "#server/security/rate-limits.ts";
 import { checkoutDetails } from "./checkout.ts";
 
 const POINTS = ["after-setup", "after-create", "after-confirm"] as const;

@@ -4,8 +4,8 @@
 // pool to the same database: a second server instance.
 import { and, count, eq, like as sqlLike } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import { createCheckout } from "../../server/commerce/checkout.ts";
-import { openDatabase, type Database, type DatabaseHandle } from "../../server/db/client.ts";
+import { createCheckout } from "#server/commerce/checkout.ts";
+import { openDatabase, type Database, type DatabaseHandle } from "#server/db/client.ts";
 import {
   orders,
   paymentAttempts,
@@ -14,14 +14,14 @@ import {
   rateLimits,
   sandboxGatewayObjects,
   users,
-} from "../../server/db/schema/index.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createMailService } from "../../server/mail/service.ts";
-import { createRefunds } from "../../server/payments/refunds.ts";
-import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createOrderPayments } from "../../server/commerce/order-payments.ts";
-import { createRateLimits } from "../../server/security/rate-limits.ts";
+} from "#server/db/schema/index.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import { createLogger } from "#server/logger.ts";
+import { createMailService } from "#server/mail/service.ts";
+import { createRefunds } from "#server/payments/refunds.ts";
+import { createSandboxGateway } from "#server/payments/sandbox-gateway.ts";
+import { createOrderPayments } from "#server/commerce/order-payments.ts";
+import { createRateLimits } from "#server/security/rate-limits.ts";
 import { checkoutDetails } from "./checkout.ts";
 import { START } from "./clock.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";

@@ -1,6 +1,6 @@
 // Ids of the demo seed's reference rows that profile tests choose from.
-import type { Database } from "../../server/db/client.ts";
-import { degreeCourses, interests, professions, subjects, universities } from "../../server/db/schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { degreeCourses, interests, professions, subjects, universities } from "#server/db/schema/index.ts";
 
 export type ReferenceIds = Awaited<ReturnType<typeof seededReferenceIds>>;
 

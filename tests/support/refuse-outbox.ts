@@ -2,7 +2,7 @@
 // trigger in the database, so the write fails where it fails in production, inside the caller's
 // transaction (issue 29: a row and the mail it owes are written together, or neither).
 import { sql } from "drizzle-orm";
-import type { Queryable } from "../../server/db/client.ts";
+import type { Queryable } from "#server/db/client.ts";
 
 /** Runs `during` while the database refuses mail_outbox inserts, then lets them through again. */
 export async function withOutboxRefused<T>(db: Queryable, during: () => Promise<T>): Promise<T> {

@@ -1,10 +1,10 @@
 // Builds the context a loader or action receives, over real services and a test database.
 import { RouterContextProvider } from "react-router";
-import type { Config } from "../../server/config.ts";
-import { requestContext, servicesContext, settingsContext } from "../../shared/context.ts";
-import { publicSettingsOf } from "../../server/config.ts";
-import { createLogger } from "../../server/logger.ts";
-import type { Services } from "../../server/services.ts";
+import type { Config } from "#server/config.ts";
+import { requestContext, servicesContext, settingsContext } from "#shared/context.ts";
+import { publicSettingsOf } from "#server/config.ts";
+import { createLogger } from "#server/logger.ts";
+import type { Services } from "#server/services.ts";
 import { testConfig } from "./config.ts";
 
 export function createRouterContext(services: Services, config: Config = testConfig()) {

@@ -6,7 +6,7 @@
 // carry a signature element of the schema's shape whose values sign nothing.
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { SdiError } from "../../server/db/schema/index.ts";
+import type { SdiError } from "#server/db/schema/index.ts";
 
 const MESSAGES = "http://www.fatturapa.gov.it/sdi/messaggi/v1.0";
 /** The Agenzia's messages for private parties: other names for MC and NS, the same elements and a Hash. */

@@ -1,8 +1,8 @@
-import { createLogger, type Logger } from "../../server/logger.ts";
-import { createServices } from "../../server/services.ts";
-import type { Config } from "../../server/config.ts";
-import type { Clock, ShiftableClock } from "../../server/lib/clock.ts";
-import { ensureSigningKey } from "../../server/identity/keys.ts";
+import { createLogger, type Logger } from "#server/logger.ts";
+import { createServices } from "#server/services.ts";
+import type { Config } from "#server/config.ts";
+import type { Clock, ShiftableClock } from "#server/lib/clock.ts";
+import { ensureSigningKey } from "#server/identity/keys.ts";
 import { testConfig } from "./config.ts";
 import type { TestDatabase } from "./database.ts";
 

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openDatabase, type DatabaseHandle } from "../../server/db/client.ts";
-import { seedDemoCoupons } from "../../server/db/seed/coupons.ts";
-import { seedDatabase } from "../../server/db/seed/index.ts";
+import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
+import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
+import { seedDatabase } from "#server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { copyPgliteTemplate, createTestDatabase } from "./database.ts";
 

@@ -1,19 +1,19 @@
 // The services a subscription's life needs, over one database and one clock, as an instance of
 // the portal builds them (tests/integration/subscriptions*.test.ts, the runner-crash child).
 import { asc, eq } from "drizzle-orm";
-import { createCheckout } from "../../server/commerce/checkout.ts";
-import { createSubscriptions } from "../../server/commerce/subscriptions.ts";
-import type { Database } from "../../server/db/client.ts";
-import { mailOutbox, sandboxGatewayObjects, subscriptionPeriods } from "../../server/db/schema/index.ts";
-import { createJobRunner } from "../../server/jobs/runner.ts";
-import type { Clock } from "../../server/lib/clock.ts";
-import { createLogger } from "../../server/logger.ts";
-import { createMailService } from "../../server/mail/service.ts";
-import type { PaymentGateway } from "../../server/payments/gateway.ts";
-import { createSandboxGateway } from "../../server/payments/sandbox-gateway.ts";
-import { createOrderPayments } from "../../server/commerce/order-payments.ts";
-import { createRateLimits } from "../../server/security/rate-limits.ts";
-import { EDU_PRODUCT_CODE } from "../../shared/library-constants.ts";
+import { createCheckout } from "#server/commerce/checkout.ts";
+import { createSubscriptions } from "#server/commerce/subscriptions.ts";
+import type { Database } from "#server/db/client.ts";
+import { mailOutbox, sandboxGatewayObjects, subscriptionPeriods } from "#server/db/schema/index.ts";
+import { createJobRunner } from "#server/jobs/runner.ts";
+import type { Clock } from "#server/lib/clock.ts";
+import { createLogger } from "#server/logger.ts";
+import { createMailService } from "#server/mail/service.ts";
+import type { PaymentGateway } from "#server/payments/gateway.ts";
+import { createSandboxGateway } from "#server/payments/sandbox-gateway.ts";
+import { createOrderPayments } from "#server/commerce/order-payments.ts";
+import { createRateLimits } from "#server/security/rate-limits.ts";
+import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { checkoutDetails } from "./checkout.ts";
 
 const GOOD_CARD = "4242 4242 4242 4242";

@@ -3,9 +3,9 @@
 // the page's own card step: the sandbox's card fields (app/lib/card-step.server.ts), Stripe's
 // card widget.
 import { z } from "zod";
-import { customerShape, type Problem } from "../../../shared/checkout-rules.server.ts";
-import type { CardStepCheck, FieldErrors } from "../../../server/commerce/start-payment.ts";
-import { cardProblems, cardShape } from "../../lib/card-step.server";
+import { customerShape, type Problem } from "#shared/checkout-rules.server.ts";
+import type { CardStepCheck, FieldErrors } from "#server/commerce/start-payment.ts";
+import { cardProblems, cardShape } from "#app/lib/card-step.server.ts";
 
 /** 'Applica' of the coupon box: a code that is not one finds no coupon; one longer than any is cut. */
 export const couponSchema = z.object({

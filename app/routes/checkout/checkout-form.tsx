@@ -4,12 +4,12 @@
 // only the card can be given again, or the payment given up.
 import { Fragment, useState } from "react";
 import { Form, useNavigation } from "react-router";
-import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
-import { CardStepFields } from "../../components/card-step";
-import { CheckboxField, TextField } from "../../components/form-fields";
-import { SandboxNotice } from "../../components/sandbox-notice";
-import { readReply, type FormReply } from "../../lib/form-reply";
-import { useCardStep } from "../../lib/use-card-step";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { CardStepFields } from "#app/components/card-step.tsx";
+import { CheckboxField, TextField } from "#app/components/form-fields.tsx";
+import { SandboxNotice } from "#app/components/sandbox-notice.tsx";
+import { readReply, type FormReply } from "#app/lib/form-reply.ts";
+import { useCardStep } from "#app/lib/use-card-step.ts";
 import type { loader } from "./route";
 import { ErrorDialog, type Notice } from "./error-dialog";
 import { AddressFields, BillingFields, PaymentMethods } from "./form-parts";

@@ -4,7 +4,7 @@
 // Escape closes it as 'Chiudi' does, and closed it gives the focus back to what was pressed. It sits
 // in the page, not over it: not a modal.
 import { useEffect, useRef } from "react";
-import { giveFocusBack, useOpener } from "../../lib/dialog-focus";
+import { giveFocusBack, useOpener } from "#app/lib/dialog-focus.ts";
 
 export type Notice = { title: string; text: string; detail?: string | null; seq?: number };
 

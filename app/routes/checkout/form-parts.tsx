@@ -3,10 +3,10 @@
 // standard autocomplete tokens, so browsers fill them. Which billing fields and which payment
 // panel show is decided by CSS from the checked inputs (app.css, "Checkout"), so it works
 // without JavaScript; the server checks only what applies.
-import type { ReplyView } from "../../lib/form-reply";
-import { CheckboxField, TextField } from "../../components/form-fields";
-import { formatEuro } from "../../../shared/format.ts";
-import type { BillingDetails, PostalAddress } from "../../../server/db/schema";
+import type { ReplyView } from "#app/lib/form-reply.ts";
+import { CheckboxField, TextField } from "#app/components/form-fields.tsx";
+import { formatEuro } from "#shared/format.ts";
+import type { BillingDetails, PostalAddress } from "#server/db/schema/index.ts";
 
 type CheckoutField = string;
 type Reply = ReplyView<CheckoutField>;

@@ -2,10 +2,10 @@
 // or closed ('Ordine annullato/scaduto o interrotto'), with why when the portal closed it.
 import { useEffect, useRef } from "react";
 import { Link } from "react-router";
-import type { CheckoutView } from "../../../server/commerce/checkout";
-import { formatDate, formatEuro, withArticle } from "../../../shared/format.ts";
-import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
-import { DASHBOARD_PATH, MY_PRODUCTS_PATH, receiptPath } from "../../../shared/links.ts";
+import type { CheckoutView } from "#server/commerce/checkout.ts";
+import { formatDate, formatEuro, withArticle } from "#shared/format.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
+import { DASHBOARD_PATH, MY_PRODUCTS_PATH, receiptPath } from "#shared/links.ts";
 
 export function Confirmed({ orderCode }: { orderCode: string }) {
   // The payment's reply replaces the form on the same address, so no navigation moves the focus

@@ -3,8 +3,8 @@
 // with a remove control), the discount and the total. The code's forms post on their own, so
 // they work without JavaScript; every amount comes from the server.
 import { Form } from "react-router";
-import type { CheckoutView } from "../../../server/commerce/checkout";
-import { formatEuro } from "../../../shared/format.ts";
+import type { CheckoutView } from "#server/commerce/checkout.ts";
+import { formatEuro } from "#shared/format.ts";
 
 export function CheckoutSummary({ order, editable }: { order: CheckoutView; editable: boolean }) {
   return (

@@ -2,8 +2,8 @@
 // With JavaScript the page checks by itself; without, it offers a check and a reload link.
 import { useEffect, useRef, useState } from "react";
 import { Form, useFetcher, useNavigate, useRevalidator } from "react-router";
-import type { SettleResult } from "../../../server/payments/service";
-import { CHECKOUT_MESSAGES as M } from "../../../shared/checkout-messages.ts";
+import type { SettleResult } from "#server/payments/service.ts";
+import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import type { Notice } from "./error-dialog";
 
 /** Spec §9: a succeeded card step is checked 3 times, 2 000 ms apart. */
@@ -69,7 +69,7 @@ export function usePaymentVerification(loaded: VerificationState): Notice | null
     if (result?.state === "requires_action" && authentication.current === "none" && stripeKey) {
       authentication.current = "running";
       const { clientSecret } = result;
-      void import("../../components/stripe-card-panel")
+      void import("#app/components/stripe-card-panel.tsx")
         .then(({ completeNextAction }) => completeNextAction(stripeKey, clientSecret))
         .catch(() => M.cardProviderFailed)
         .then((problem) => {

@@ -8,15 +8,15 @@
 // interrotto'. Stripe's hosted card page returns through /pagamenti/carta/ritorno/.
 import { redirect } from "react-router";
 import type { Route } from "./+types/route";
-import { servicesContext } from "../../../shared/context.ts";
-import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../../shared/checkout-messages.ts";
-import { checkoutOrderPath, HOME_PATH, STRIPE_CARD_PAGE_RETURN_PATH } from "../../../shared/links.ts";
-import { cardSchema, readCardStepForm } from "../../lib/card-step.server";
-import { customerOf } from "../../lib/customer.server";
-import { refusalOf, type FormReply } from "../../lib/form-reply";
-import { documentTitle } from "../../components/page-title";
-import { parseForm, refuse } from "../../lib/form-reply.server";
-import { shouldRevalidateCardStep } from "../../lib/use-card-step";
+import { servicesContext } from "#shared/context.ts";
+import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "#shared/checkout-messages.ts";
+import { checkoutOrderPath, HOME_PATH, STRIPE_CARD_PAGE_RETURN_PATH } from "#shared/links.ts";
+import { cardSchema, readCardStepForm } from "#app/lib/card-step.server.ts";
+import { customerOf } from "#app/lib/customer.server.ts";
+import { refusalOf, type FormReply } from "#app/lib/form-reply.ts";
+import { documentTitle } from "#app/components/page-title.tsx";
+import { parseForm, refuse } from "#app/lib/form-reply.server.ts";
+import { shouldRevalidateCardStep } from "#app/lib/use-card-step.ts";
 import { CheckoutForm } from "./checkout-form";
 import { cardStepCheck, checkoutFormSchema, couponSchema } from "./checkout-form.server";
 import { Closed, Confirmed } from "./order-outcome";
@@ -142,7 +142,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 }
 
-export { clientAction } from "../../lib/form-route";
+export { clientAction } from "#app/lib/form-route.ts";
 export const shouldRevalidate = shouldRevalidateCardStep;
 
 export default function Checkout({ loaderData, actionData }: Route.ComponentProps) {

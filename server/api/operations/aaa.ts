@@ -1,17 +1,17 @@
 // aaa: the accounts' operations (spec §7): registration and password links (public, the
 // direct calls included), and the signed-in customer's own account.
 import { z } from "zod";
-import { accountFields } from "../../../shared/account-rules.server.ts";
-import { MESSAGES } from "../../../shared/messages.ts";
-import { PASSWORD_CHANGE_REFUSALS, PROFILE_SAVE_REFUSALS, profileSaveRefusal } from "../../../shared/profile-messages.ts";
-import { PROFILE_LIMITS } from "../../../shared/profile-limits.ts";
-import { withRetryAfter } from "../../../shared/refusals.ts";
-import { safeRedirectTarget } from "../../../shared/safe-redirect.ts";
-import { normalizeEmail } from "../../accounts/service.ts";
-import { API_MESSAGES, ApiError, refused } from "../errors.ts";
-import { operationsOf, type CustomerContext } from "../operation.ts";
+import { accountFields } from "#shared/account-rules.server.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { PASSWORD_CHANGE_REFUSALS, PROFILE_SAVE_REFUSALS, profileSaveRefusal } from "#shared/profile-messages.ts";
+import { PROFILE_LIMITS } from "#shared/profile-limits.ts";
+import { withRetryAfter } from "#shared/refusals.ts";
+import { safeRedirectTarget } from "#shared/safe-redirect.ts";
+import { normalizeEmail } from "#server/accounts/service.ts";
+import { API_MESSAGES, ApiError, refused } from "#server/api/errors.ts";
+import { operationsOf, type CustomerContext } from "#server/api/operation.ts";
 import { idList, millis, toMillis, uuid } from "./fields.ts";
-import { HOME_PATH, LOGIN_PATH } from "../../../shared/links.ts";
+import { HOME_PATH, LOGIN_PATH } from "#shared/links.ts";
 
 const { publicOperation, customerOperation } = operationsOf("aaa");
 /** §7's direct calls: public, and outside the manifests. */

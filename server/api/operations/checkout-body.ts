@@ -6,7 +6,7 @@
 // rules themselves are enforced by the use-case (server/commerce/start-payment.ts), with the
 // pages' messages; the body is strict: a field not named here is refused.
 import { z } from "zod";
-import { customerShape } from "../../../shared/checkout-rules.server.ts";
+import { customerShape } from "#shared/checkout-rules.server.ts";
 
 type CheckoutField = Exclude<keyof typeof customerShape, "paymenthub">;
 

@@ -3,10 +3,10 @@
 // product's page and an ISBN search (all public, the catalogue's data), and the customer's last
 // orders (their own).
 import { z } from "zod";
-import { isOrderCode, isProductCode } from "../../lib/ids.ts";
-import { API_MESSAGES, ApiError } from "../errors.ts";
-import { operationsOf } from "../operation.ts";
-import type { Services } from "../../services.ts";
+import { isOrderCode, isProductCode } from "#server/lib/ids.ts";
+import { API_MESSAGES, ApiError } from "#server/api/errors.ts";
+import { operationsOf } from "#server/api/operation.ts";
+import type { Services } from "#server/services.ts";
 import { orderOf, orderSchema } from "./order.ts";
 import { queryCount } from "./fields.ts";
 import { productOf, productSchema } from "./pim.ts";

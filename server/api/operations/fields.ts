@@ -1,6 +1,6 @@
 // Fields the operations share: ids, dates as §3 gives them (milliseconds since the epoch), money.
 import { z } from "zod";
-import { API_MESSAGES } from "../errors.ts";
+import { API_MESSAGES } from "#server/api/errors.ts";
 
 /** A uuid, as every object's id; anything else finds nothing (never reaches the database). */
 export const uuid = z.uuid({ error: API_MESSAGES.notFound }).transform((id) => id.toLowerCase());

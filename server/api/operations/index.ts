@@ -1,5 +1,5 @@
 // Every operation of the API, in the order the manifest and the documentation list them.
-import type { Operation } from "../operation.ts";
+import type { Operation } from "#server/api/operation.ts";
 import { aaaOperations } from "./aaa.ts";
 import { ecommerceOperations } from "./ecommerce.ts";
 import { mediaOperations } from "./media.ts";

@@ -1,8 +1,8 @@
 // media: a product's cover by its key (spec §7 media resource download: the client only builds
 // the address, and uses it as an image's source).
 import { z } from "zod";
-import { coverPath } from "../../../shared/links.ts";
-import { operationsOf } from "../operation.ts";
+import { coverPath } from "#shared/links.ts";
+import { operationsOf } from "#server/api/operation.ts";
 
 const { publicOperation } = operationsOf("media");
 

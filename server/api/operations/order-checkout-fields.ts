@@ -2,8 +2,8 @@
 // accepted (the shipping address, the invoice's data, the terms accepted) and the totals the
 // customer was shown, so that a client can show again what it sent. Null until sent.
 import { z } from "zod";
-import { ADDRESS_PARTS } from "../../../shared/checkout-rules.server.ts";
-import type { BillingDetails, PostalAddress } from "../../db/schema/index.ts";
+import { ADDRESS_PARTS } from "#shared/checkout-rules.server.ts";
+import type { BillingDetails, PostalAddress } from "#server/db/schema/index.ts";
 import { euros } from "./fields.ts";
 type AddressPart = (typeof ADDRESS_PARTS)[number];
 

@@ -2,14 +2,14 @@
 // (spec §7). Money moves only through the payment service the checkout page uses, with its
 // rules: its checks, its rate limit, its exactly-once claims.
 import { z } from "zod";
-import { ACTIVATION_REFUSALS } from "../../../shared/activation-refusals.ts";
-import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "../../../shared/checkout-messages.ts";
-import { PAYMENT_METHOD_LABELS, PAYMENT_STATUS_LABELS } from "../../../shared/commerce-constants.ts";
-import type { CustomerOrders } from "../../commerce/customer-orders.ts";
-import { isProductCode } from "../../lib/ids.ts";
-import type { Services } from "../../services.ts";
-import { API_MESSAGES, ApiError, refused } from "../errors.ts";
-import { operationsOf, type CustomerContext, type OperationContext } from "../operation.ts";
+import { ACTIVATION_REFUSALS } from "#shared/activation-refusals.ts";
+import { CHECKOUT_MESSAGES as M, START_PAYMENT_REFUSALS } from "#shared/checkout-messages.ts";
+import { PAYMENT_METHOD_LABELS, PAYMENT_STATUS_LABELS } from "#shared/commerce-constants.ts";
+import type { CustomerOrders } from "#server/commerce/customer-orders.ts";
+import { isProductCode } from "#server/lib/ids.ts";
+import type { Services } from "#server/services.ts";
+import { API_MESSAGES, ApiError, refused } from "#server/api/errors.ts";
+import { operationsOf, type CustomerContext, type OperationContext } from "#server/api/operation.ts";
 import { checkHubBody } from "./checkout-body.ts";
 import { orderCheckoutOf, orderCheckoutShape } from "./order-checkout-fields.ts";
 import { euros, idList, listPage, millis, toMillis, uuid } from "./fields.ts";

@@ -1,12 +1,12 @@
 // pim: the reference lists of the profile forms (spec §7 getall-*, professione load): public,
 // the same cached lists the pages show; and the catalogue's products and product types.
 import { z } from "zod";
-import type { Config } from "../../config.ts";
-import type { CatalogProduct } from "../../catalog/products.ts";
-import { checkoutPath, coverPath } from "../../../shared/links.ts";
-import { MESSAGES } from "../../../shared/messages.ts";
-import { ApiError } from "../errors.ts";
-import { operationsOf } from "../operation.ts";
+import type { Config } from "#server/config.ts";
+import type { CatalogProduct } from "#server/catalog/products.ts";
+import { checkoutPath, coverPath } from "#shared/links.ts";
+import { MESSAGES } from "#shared/messages.ts";
+import { ApiError } from "#server/api/errors.ts";
+import { operationsOf } from "#server/api/operation.ts";
 import { euros, idList, millis, toMillis, uuid } from "./fields.ts";
 
 const { publicOperation } = operationsOf("pim");

@@ -4,9 +4,9 @@
 // calls, so the API says nothing about products the caller has no access to; an access that
 // ended is the caller's own to know (status: ebook_is_expired; read: 403 'Accesso scaduto').
 import { z } from "zod";
-import { READER_MESSAGES as R } from "../../../shared/reader-messages.ts";
-import { API_MESSAGES, ApiError } from "../errors.ts";
-import { operationsOf } from "../operation.ts";
+import { READER_MESSAGES as R } from "#shared/reader-messages.ts";
+import { API_MESSAGES, ApiError } from "#server/api/errors.ts";
+import { operationsOf } from "#server/api/operation.ts";
 import { millis, oneId, toMillis } from "./fields.ts";
 
 const { customerOperation } = operationsOf("reader");

@@ -1,7 +1,7 @@
 // Subscriptions (EDU): the subscription, its months and its card updates.
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { SUBSCRIPTION_STATUSES } from "../../../shared/subscription.ts";
+import { SUBSCRIPTION_STATUSES } from "#shared/subscription.ts";
 import { products } from "./catalogue.ts";
 import { users } from "./accounts.ts";
 import { orders } from "./orders.ts";

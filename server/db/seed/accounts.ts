@@ -1,9 +1,9 @@
 // Demo accounts for a fresh development install (never seeded in production): a customer who
 // can sign in at once, and customers "migrated from the old shop" who must set a password first.
 import { eq, inArray } from "drizzle-orm";
-import { standardPasswords } from "../../accounts/passwords.ts";
-import type { Database } from "../client.ts";
-import { professions, universities, degreeCourses, users } from "../schema/index.ts";
+import { standardPasswords } from "#server/accounts/passwords.ts";
+import type { Database } from "#server/db/client.ts";
+import { professions, universities, degreeCourses, users } from "#server/db/schema/index.ts";
 
 export const DEMO_CUSTOMER = { email: "demo@novalex.example", password: "Demo2026!", firstname: "Giulia", lastname: "Verdi" };
 const DEMO_MIGRATED = [

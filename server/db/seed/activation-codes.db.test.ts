@@ -1,13 +1,13 @@
 import { count, eq, inArray } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testConfig } from "../../../tests/support/config.ts";
-import { createTestDatabase, type TestDatabase } from "../../../tests/support/database.ts";
-import { createActivation } from "../../commerce/activation.ts";
-import { hashCode, normalizeCode } from "../../library/codes.ts";
-import { createRateLimits } from "../../security/rate-limits.ts";
-import { prepareDatabase } from "../prepare.ts";
-import { activationCodeBatches, activationCodes, products, users } from "../schema/index.ts";
+import { testConfig } from "#tests/support/config.ts";
+import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { createActivation } from "#server/commerce/activation.ts";
+import { hashCode, normalizeCode } from "#server/library/codes.ts";
+import { createRateLimits } from "#server/security/rate-limits.ts";
+import { prepareDatabase } from "#server/db/prepare.ts";
+import { activationCodeBatches, activationCodes, products, users } from "#server/db/schema/index.ts";
 import {
   DEMO_ACTIVATION_BATCHES,
   DEMO_ACTIVATION_CODES,

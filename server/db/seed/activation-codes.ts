@@ -3,10 +3,10 @@
 // tried at once. They are stored like real codes, as keyed hashes, so they work only under the
 // activation code key they were seeded with.
 import { and, eq, inArray, lt } from "drizzle-orm";
-import type { Logger } from "../../logger.ts";
-import type { Database } from "../client.ts";
-import { activationCodeBatches, activationCodes, products, type ActivationCodeKind } from "../schema/index.ts";
-import { formatCode, hashCode, normalizeCode } from "../../library/codes.ts";
+import type { Logger } from "#server/logger.ts";
+import type { Database } from "#server/db/client.ts";
+import { activationCodeBatches, activationCodes, products, type ActivationCodeKind } from "#server/db/schema/index.ts";
+import { formatCode, hashCode, normalizeCode } from "#server/library/codes.ts";
 
 type DemoBatch = {
   /** How the batch is recognised as a demo one (and told apart from the others). */

@@ -1,7 +1,7 @@
 // The demo discount code for a development install (never seeded in production): a live welcome
 // code is the publisher's decision, made with `npm run admin -- coupons:create`.
-import type { Database } from "../client.ts";
-import { coupons } from "../schema/index.ts";
+import type { Database } from "#server/db/client.ts";
+import { coupons } from "#server/db/schema/index.ts";
 
 const DEMO_COUPON = {
   code: "BENVENUTO10",

@@ -4,7 +4,7 @@
 // running it again inserts nothing. One transaction, one INSERT per table.
 import { randomUUID } from "node:crypto";
 import type { PgInsertValue, PgTable } from "drizzle-orm/pg-core";
-import type { Database } from "../client.ts";
+import type { Database } from "#server/db/client.ts";
 import {
   contactBoxes,
   degreeCourses,
@@ -21,8 +21,8 @@ import {
   promoSmallBoxes,
   subjects,
   universities,
-} from "../schema/index.ts";
-import { READABLE_TYPE_CODES } from "../../../shared/library-constants.ts";
+} from "#server/db/schema/index.ts";
+import { READABLE_TYPE_CODES } from "#shared/library-constants.ts";
 import { buildProducts, COMMERCE_TERMS, PRODUCT_TYPES, type ProductSeed } from "./catalog.ts";
 import { buildChapters } from "./chapters.ts";
 import { buildContactBoxes, buildDiscoverBoxes, buildPromoBoxes } from "./dashboard.ts";

@@ -1,9 +1,9 @@
 // Marketing landing pages (/landingpage/<variant>) and their cards.
 import type { ProductSeed } from "./catalog.ts";
 import { EDU_CAROUSEL_SUBJECTS } from "./reference.ts";
-import { LANDING_VARIANTS, type LandingVariant } from "../../../shared/landing-variants.ts";
-import { formatEuro } from "../../../shared/format.ts";
-import type { landingPages } from "../schema/index.ts";
+import { LANDING_VARIANTS, type LandingVariant } from "#shared/landing-variants.ts";
+import { formatEuro } from "#shared/format.ts";
+import type { landingPages } from "#server/db/schema/index.ts";
 import type { SeedLinks } from "./types.ts";
 
 export type LandingPageSeed = Omit<typeof landingPages.$inferInsert, "id"> & { variant: LandingVariant };
