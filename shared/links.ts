@@ -3,123 +3,125 @@
 // The portal's own addresses are built by React Router's href() from the route patterns of
 // app/routes.ts, so a renamed or mistyped route is a type error here rather than a dead link
 // (decision 026). Only what no route of app/routes.ts answers is written by hand.
-import { href } from "react-router";
+import type { href as routerHref } from "react-router";
 import type { ShortLandingVariant } from "./landing-variants.ts";
 
 /**
- * href() leaves `$ & + , ; = : @` as they are in a parameter (RFC 3986 allows them in a path
- * segment); the portal has always encoded parameters with encodeURIComponent, which escapes them.
- * Both name the same page, but addresses already out in mails and API answers keep their
- * spelling. The routes' own text holds none of these characters, so escaping them anywhere in
- * the address escapes exactly the parameters' (links.test.ts pins each address).
+ * React Router's href(), with its types: a pattern that is no route of app/routes.ts, or a
+ * parameter it does not have, is a type error (decision 026). Written here for the portal's
+ * patterns (no optional segment, no splat linked to), because React Router's own would add its
+ * bytes to every public page's JavaScript, whose budget they are at the edge of. Like href(), it
+ * drops the pattern's trailing slash; it encodes each parameter with encodeURIComponent, as the
+ * portal always has (links.test.ts pins each address).
  */
-function escaped(address: string): string {
-  return address.replace(/[$&+,;=:@]/g, (character) => encodeURIComponent(character));
-}
+export const href: typeof routerHref = (path: string, params?: Record<string, unknown>) =>
+  path.replace(/\/:([\w-]+)/g, (_, name: string) => `/${encodeURIComponent(String(params?.[name]))}`).replace(/\/+$/, "") || "/";
 
 /** A page as the portal links it: with the trailing slash it is served at (spec §2), which href() drops. */
 function page(address: string): string {
-  return `${escaped(address)}/`;
+  return `${address}/`;
 }
 
-// The portal's own pages (spec §2).
+// The portal's own pages (spec §2). Each address is marked pure: a browser bundle leaves out the
+// ones its pages never use (the server's, the mails'), which would otherwise weigh on every public
+// page's JavaScript budget.
 
 /** The home page: it sends the signed-in customer to their dashboard. */
-export const HOME_PATH = href("/");
+export const HOME_PATH = /* @__PURE__ */ href("/");
 
 /** The account console's 'Dove hai effettuato l'accesso': the account's sessions. */
-export const SESSIONS_PATH = page(href("/profile/sessions"));
+export const SESSIONS_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile/sessions"));
 
 /** 'Scarica i tuoi dati': a POST answered with the JSON file. */
-export const DATA_EXPORT_PATH = page(href("/profile/data"));
+export const DATA_EXPORT_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile/data"));
 
 /** The account's privacy and marketing preferences. */
-export const PREFERENCES_PATH = page(href("/profile/preferences"));
+export const PREFERENCES_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile/preferences"));
 
 /** The signed-in customer's password change. */
-export const CHANGE_PASSWORD_PATH = page(href("/profile/change-password"));
+export const CHANGE_PASSWORD_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile/change-password"));
 
 /** Account deletion: a warning, 'Annulla' and 'Conferma'. */
-export const DELETE_ACCOUNT_PATH = page(href("/profile/delete-user"));
+export const DELETE_ACCOUNT_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile/delete-user"));
 
 /** Where account deletion ends: its confirmation, for the visitor it just signed out. */
-export const ACCOUNT_DELETED_PATH = page(href("/profile/delete-user/confermata"));
+export const ACCOUNT_DELETED_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile/delete-user/confermata"));
 
 /** Its dialog's id: the deletion sends the visitor to it (#…), so that without JavaScript the first Tab starts there. */
 export const ACCOUNT_DELETED_DIALOG_ID = "account-cancellato";
 
 /** The first access: the profile a new account completes. */
-export const FIRST_ACCESS_PATH = page(href("/profilo/primoaccesso"));
+export const FIRST_ACCESS_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profilo/primoaccesso"));
 
 /** The password reset's request. */
-export const FORGOT_PASSWORD_PATH = page(href("/forgot-password"));
+export const FORGOT_PASSWORD_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/forgot-password"));
 
 /** 'Password aggiornata': where a reset by link ends. */
-export const PASSWORD_UPDATED_PATH = href("/forgot-password/password-updated");
+export const PASSWORD_UPDATED_PATH = /* @__PURE__ */ href("/forgot-password/password-updated");
 
 /** The reset link mailed to a customer who forgot their password. */
 export function passwordResetPath(token: string): string {
-  return escaped(href("/forgot-password/reset/:token", { token }));
+  return href("/forgot-password/reset/:token", { token });
 }
 
 /** The reset link mailed to an account migrated from the old shop ('Reimposta la password'). */
 export function migratedAccountResetPath(token: string): string {
-  return escaped(href("/mandatory-password/reset/:token", { token }));
+  return href("/mandatory-password/reset/:token", { token });
 }
 
 /** The link mailed to a new address, which confirms it. */
 export function emailConfirmationPath(token: string): string {
-  return escaped(href("/profile/confirm-email/:token", { token }));
+  return href("/profile/confirm-email/:token", { token });
 }
 
 /** The help center. */
-export const HELP_CENTER_PATH = page(href("/help-center"));
+export const HELP_CENTER_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/help-center"));
 
 /** What the customer bought: purchases, payments, receipts. */
-export const MY_PRODUCTS_PATH = page(href("/my-products"));
+export const MY_PRODUCTS_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/my-products"));
 
 /** The customer's EDU subscription: where they see it, cancel, resume and change its card. */
-export const SUBSCRIPTION_PATH = page(href("/my-products/abbonamento"));
+export const SUBSCRIPTION_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/my-products/abbonamento"));
 
 /** 'Aggiorna carta' of the EDU subscription: a new card step. */
-export const SUBSCRIPTION_CARD_PATH = page(href("/my-products/abbonamento/carta"));
+export const SUBSCRIPTION_CARD_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/my-products/abbonamento/carta"));
 
 /** The signed-in customer's home: their library. */
-export const DASHBOARD_PATH = page(href("/dashboard"));
+export const DASHBOARD_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/dashboard"));
 
 /** Registration. */
-export const REGISTER_PATH = page(href("/register"));
+export const REGISTER_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/register"));
 
 /** 'Il mio account'. */
-export const PROFILE_PATH = page(href("/profile"));
+export const PROFILE_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/profile"));
 
 /** The sign-in (it starts the identity provider's flow); ?redirect= says where to come back. */
-export const LOGIN_PATH = page(href("/login"));
+export const LOGIN_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/login"));
 
 /** Where the identity provider sends the browser back after the sign-in. */
-export const OAUTH_CALLBACK_PATH = href("/oauthcb");
+export const OAUTH_CALLBACK_PATH = /* @__PURE__ */ href("/oauthcb");
 
 /** The identity provider's login screen of a sign-in under way, rendered by the portal. */
 export function loginInteractionPath(uid: string): string {
-  return escaped(href("/accedi/:uid", { uid }));
+  return href("/accedi/:uid", { uid });
 }
 
 /** 'Accedi con Google' on the login screen: the sign-in goes on through social login. */
 export function socialLoginPath(uid: string): string {
-  return escaped(href("/accedi/:uid/social", { uid }));
+  return href("/accedi/:uid/social", { uid });
 }
 
 /** The redirect URI registered at the upstream provider of social login. */
-export const SOCIAL_LOGIN_CALLBACK_PATH = href("/accedi/social/callback");
+export const SOCIAL_LOGIN_CALLBACK_PATH = /* @__PURE__ */ href("/accedi/social/callback");
 
 /** Sign-out (a POST). */
-export const LOGOUT_PATH = page(href("/logout"));
+export const LOGOUT_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/logout"));
 
 /** The EDU subscription's page. */
-export const EDU_PATH = page(href("/edu"));
+export const EDU_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/edu"));
 
 /** The storefront's main landing page (spec §2), where a page that does not exist sends visitors. */
-export const LANDING_PATH = page(href("/landingpage/:variant", { variant: "landing" }));
+export const LANDING_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/landingpage/:variant", { variant: "landing" }));
 
 /** A landing page at its short address, e.g. /universita (spec §2), linked without a slash. */
 export function shortLandingPath(variant: ShortLandingVariant): string {
@@ -139,13 +141,13 @@ export const ACTIVATION_PROMPT_PATHS = [
 ] as const;
 
 /** The activation prompt (spec §2), the printed books' address. */
-export const ACTIVATION_PROMPT_PATH = page(href("/attivaprodotto"));
+export const ACTIVATION_PROMPT_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/attivaprodotto"));
 
 /** The activation prompt of the EDU books, which the EDU page offers to those holding a code. */
-export const EDU_ACTIVATION_PROMPT_PATH = page(href("/attivaebookedu"));
+export const EDU_ACTIVATION_PROMPT_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/attivaebookedu"));
 
 /** Where the activation form posts a code (routes/activate-product.tsx). */
-export const ACTIVATE_PRODUCT_PATH = href("/prodotti/attiva");
+export const ACTIVATE_PRODUCT_PATH = /* @__PURE__ */ href("/prodotti/attiva");
 
 /**
  * 'Accedi al corso': the course on the course platform, by its moodle_id. Another site's address,
@@ -157,7 +159,7 @@ export function courseUrl(coursePlatform: string, moodleId: number): string {
 
 /** A product's cover, generated by the portal (app/routes/media.cover.ts). */
 export function coverPath(cover: string): string {
-  return escaped(href("/media/copertine/:file", { file: `${cover}.svg` }));
+  return href("/media/copertine/:file", { file: `${cover}.svg` });
 }
 
 /** The built-in reader's page of a product (GET shows it, POST records the chapter). */
@@ -167,7 +169,7 @@ export function readerPath(productId: string): string {
 
 /** 'Inizia a leggere' / 'Continua a leggere' post here: the reading session starts or resumes. */
 export function readerOpenPath(productId: string): string {
-  return escaped(href("/leggi/:productId/apri", { productId }));
+  return href("/leggi/:productId/apri", { productId });
 }
 
 /**
@@ -192,27 +194,23 @@ export function receiptPath(orderCode: string, paymentCode?: string): string {
 
 /** The e-invoice (FatturaPA XML) of an order's payment, downloaded from its receipt. */
 export function invoicePath(orderCode: string, paymentCode: string): string {
-  return escaped(
-    href("/ricevuta/:ordercode/:paymentcode/fattura-elettronica.xml", { ordercode: orderCode, paymentcode: paymentCode }),
-  );
+  return href("/ricevuta/:ordercode/:paymentcode/fattura-elettronica.xml", { ordercode: orderCode, paymentcode: paymentCode });
 }
 
 /** A credit note (TD04) of an order's payment, by its year and number, downloaded from its receipt. */
 export function creditNotePath(orderCode: string, paymentCode: string, year: number, number: number): string {
-  return escaped(
-    href("/ricevuta/:ordercode/:paymentcode/nota-di-credito/:creditnote", {
-      ordercode: orderCode,
-      paymentcode: paymentCode,
-      creditnote: `${year}-${number}`,
-    }),
-  );
+  return href("/ricevuta/:ordercode/:paymentcode/nota-di-credito/:creditnote", {
+    ordercode: orderCode,
+    paymentcode: paymentCode,
+    creditnote: `${year}-${number}`,
+  });
 }
 
 /**
  * Where Stripe's hosted card page (the card step without JavaScript) sends the customer back:
  * Stripe puts the Checkout Session's id in place of `{CHECKOUT_SESSION_ID}`.
  */
-export const STRIPE_CARD_PAGE_RETURN_PATH = page(href("/pagamenti/carta/ritorno"));
+export const STRIPE_CARD_PAGE_RETURN_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/pagamenti/carta/ritorno"));
 
 /** The sandbox gateway's 3-D Secure page of a card's setup. */
 export function sandboxSetupAuthenticationPath(setupId: string): string {
@@ -235,12 +233,12 @@ export function cardStepReturnPath(page: string, setupId: string, redirectStatus
 // Development only (404 in production).
 
 /** The development clock: move the time on and run the jobs due. */
-export const DEV_CLOCK_PATH = page(href("/dev/orologio"));
+export const DEV_CLOCK_PATH = /* @__PURE__ */ page(/* @__PURE__ */ href("/dev/orologio"));
 
 /** The development mailbox: the mails the portal sent. */
-export const DEV_MAILBOX_PATH = href("/dev/mailbox");
+export const DEV_MAILBOX_PATH = /* @__PURE__ */ href("/dev/mailbox");
 
 /** A mail's HTML in the development mailbox. */
 export function devMailHtmlPath(id: string): string {
-  return escaped(href("/dev/mailbox/:id/html", { id }));
+  return href("/dev/mailbox/:id/html", { id });
 }

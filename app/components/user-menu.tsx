@@ -1,11 +1,12 @@
 import { useEffect, useRef } from "react";
-import { href, Link, useLocation } from "react-router";
+import { Link, useLocation } from "react-router";
 import { withShow } from "#app/lib/modals.ts";
 import {
   CHANGE_PASSWORD_PATH,
   DASHBOARD_PATH,
   HELP_CENTER_PATH,
   HOME_PATH,
+  href,
   MY_PRODUCTS_PATH,
   PREFERENCES_PATH,
   PROFILE_PATH,
