@@ -120,8 +120,8 @@ function markOf(
 /** The code field's id: the error summary of the page version links to it. */
 export const ACTIVATION_CODE_FIELD_ID = "activation-code";
 
-/** What the mark says in words, under the field (the sign beside it is not enough). */
-const MARK_TEXT: Record<CodeMark, string> = {
+/** What the mark says in words, under the field (the sign beside it is not enough), and in the page version's error summary. */
+export const MARK_TEXT: Record<CodeMark, string> = {
   empty: "",
   valid: "Codice valido",
   invalid: ACTIVATION_REFUSALS.invalid.message,

@@ -9,6 +9,7 @@ import { ActivationIntro } from "#app/components/activation-dialog.tsx";
 import {
   ACTIVATION_CODE_FIELD_ID,
   ActivationForm,
+  MARK_TEXT,
   type ActivationResult,
   type CodeMark,
 } from "#app/components/activation-form.tsx";
@@ -69,12 +70,6 @@ export async function action({
   );
 }
 
-/** What a refused code's mark says, in the error summary too. */
-const CODE_REFUSALS = {
-  invalid: ACTIVATION_REFUSALS.invalid.message,
-  already: ACTIVATION_REFUSALS.already_redeemed.message,
-};
-
 /** A code not redeemed: its mark, with the status both doors answer. */
 function refusedCode(reason: ActivationRefusal, code: string) {
   const state: CodeMark = reason === "already_redeemed" ? "already" : "invalid";
@@ -87,7 +82,7 @@ export default function ActivateProduct({ actionData }: Route.ComponentProps) {
   const result = replyOf(actionData);
   // A refused code (without JavaScript, the reply is this page): the title says so and the error
   // summary, first after the heading, links to the field, as on every refused form.
-  const refusal = result?.state === "invalid" || result?.state === "already" ? CODE_REFUSALS[result.state] : undefined;
+  const refusal = result?.state === "invalid" || result?.state === "already" ? MARK_TEXT[result.state] : undefined;
   return (
     <section className="mx-auto max-w-lg px-4 py-12">
       <title>{documentTitle(MESSAGES.activationTitle, refusal !== undefined)}</title>
