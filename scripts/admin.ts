@@ -29,7 +29,8 @@ import { runDue, subscriptionsReport } from "#server/operators/subscriptions.ts"
 import type { OperatorReport } from "#server/commerce/subscriptions.ts";
 import type { OrderRefundRequest } from "#server/commerce/order-refunds.ts";
 import { ACTIVATION_CODE_KINDS, type InvoiceType } from "#server/db/schema/index.ts";
-import { formatDate, formatEuro } from "#shared/format.ts";
+import { formatDate } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { INSTALMENTS_PER_TERM, instalmentOf } from "#shared/subscription.ts";
 import { STAMP_DUTY_CENTS } from "#server/invoices/fatturapa.ts";
 import { table, when, withOperatorServices, type OperatorRun } from "./operator-runtime.ts";

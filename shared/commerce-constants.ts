@@ -83,5 +83,6 @@ export function allocateProportionally(amountCents: number, weights: readonly nu
 
 /** "4 %", "22 %", "5,5 %" */
 export function formatVatRate(rateBps: number): string {
-  return `${(rateBps / 100).toLocaleString("it-IT")} %`;
+  // By hand, not toLocaleString: a browser's first Intl formatting is slow (shared/rome-clock.ts).
+  return `${String(rateBps / 100).replace(".", ",")} %`;
 }

@@ -1,43 +1,50 @@
-// Italian formatting of money and dates (Europe/Rome).
+// Dates as Italian customers read them, on Rome's clocks: the same strings as Intl's "it-IT" formats
+// in Europe/Rome (format.test.ts compares them), written out by hand: a browser's first Intl
+// formatter costs 50 to 100 ms while the page hydrates (shared/rome-clock.ts says why). Money is
+// in euro.ts.
+import { romeWallClock } from "./rome-clock.ts";
 
-const euro = new Intl.NumberFormat("it-IT", { style: "currency", currency: "EUR" });
-const shortDate = new Intl.DateTimeFormat("it-IT", {
-  day: "2-digit",
-  month: "2-digit",
-  year: "numeric",
-  timeZone: "Europe/Rome",
-});
-const longDate = new Intl.DateTimeFormat("it-IT", { day: "numeric", month: "long", year: "numeric", timeZone: "Europe/Rome" });
-const time = new Intl.DateTimeFormat("it-IT", { hour: "2-digit", minute: "2-digit", timeZone: "Europe/Rome" });
+const MONTHS = [
+  "gennaio",
+  "febbraio",
+  "marzo",
+  "aprile",
+  "maggio",
+  "giugno",
+  "luglio",
+  "agosto",
+  "settembre",
+  "ottobre",
+  "novembre",
+  "dicembre",
+] as const;
 
-/** Amounts already formatted: Intl's formatting costs a few microseconds each, and a page shows the same few prices. */
-const formattedEuro = new Map<number, string>();
-const FORMATTED_EURO_KEPT = 500;
+const twoDigits = (n: number) => String(n).padStart(2, "0");
 
-/** 3200 → "32,00 €" */
-export function formatEuro(cents: number): string {
-  let text = formattedEuro.get(cents);
-  if (text === undefined) {
-    if (formattedEuro.size >= FORMATTED_EURO_KEPT) formattedEuro.clear();
-    formattedEuro.set(cents, (text = euro.format(cents / 100)));
-  }
-  return text;
+/** An instant's fields on Rome's clocks; an invalid date throws, as Intl does. */
+function inRome(date: Date | string | number): Date {
+  const instant = new Date(date);
+  if (Number.isNaN(instant.getTime())) throw new RangeError(`Invalid time value: ${String(date)}`);
+  return romeWallClock(instant);
 }
 
 /** → "12/03/2026" */
 export function formatDate(date: Date | string | number): string {
-  return shortDate.format(new Date(date));
+  const rome = inRome(date);
+  return `${twoDigits(rome.getUTCDate())}/${twoDigits(rome.getUTCMonth() + 1)}/${rome.getUTCFullYear()}`;
 }
+
+const longDate = (rome: Date) => `${rome.getUTCDate()} ${MONTHS[rome.getUTCMonth()]} ${rome.getUTCFullYear()}`;
 
 /** → "12 marzo 2026" */
 export function formatLongDate(date: Date | string | number): string {
-  return longDate.format(new Date(date));
+  return longDate(inRome(date));
 }
 
 /** → "12 marzo 2026 alle 10:15" (the time in Rome). */
 export function formatLongDateTime(date: Date | string | number): string {
-  const at = new Date(date);
-  return `${longDate.format(at)} alle ${time.format(at)}`;
+  const rome = inRome(date);
+  return `${longDate(rome)} alle ${twoDigits(rome.getUTCHours())}:${twoDigits(rome.getUTCMinutes())}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The EDU subscription's calendar and rules (spec §1, §9; docs/payments.md, "EDU subscription"),
 // shared by the services that charge it and the pages that show it.
 import { EDU_MONTHS } from "./library-constants.ts";
+import { fromRomeWallClock, romeWallClock } from "./rome-clock.ts";
 
 /** Instalments in one term: 6 monthly charges, then the subscription renews for 6 more. */
 export const INSTALMENTS_PER_TERM = EDU_MONTHS;
@@ -28,48 +29,6 @@ export function instalmentOf(periodNumber: number): number {
 /** 7 → 2: the term a period belongs to. */
 export function termOf(periodNumber: number): number {
   return Math.floor((periodNumber - 1) / INSTALMENTS_PER_TERM) + 1;
-}
-
-const ROME = "Europe/Rome";
-const romeParts = new Intl.DateTimeFormat("en-GB", {
-  timeZone: ROME,
-  hourCycle: "h23",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-});
-
-/** The wall-clock time in Rome of an instant, as the fields of a UTC date. */
-function romeWallClock(instant: Date): Date {
-  const parts = Object.fromEntries(romeParts.formatToParts(instant).map((p) => [p.type, p.value]));
-  return new Date(
-    Date.UTC(
-      Number(parts.year),
-      Number(parts.month) - 1,
-      Number(parts.day),
-      Number(parts.hour),
-      Number(parts.minute),
-      Number(parts.second),
-      instant.getUTCMilliseconds(),
-    ),
-  );
-}
-
-/** The day an instant falls on in Rome, as YYYY-MM-DD. */
-export function romeDay(instant: Date): string {
-  return romeWallClock(instant).toISOString().slice(0, 10);
-}
-
-/** The instant at which Rome's clocks show the given wall-clock time (its fields read as UTC). */
-export function fromRomeWallClock(wall: Date): Date {
-  // Rome is UTC+1 or UTC+2: guess with the offset of the guess itself, then correct once.
-  let instant = new Date(wall.getTime() - (romeWallClock(wall).getTime() - wall.getTime()));
-  const drift = romeWallClock(instant).getTime() - wall.getTime();
-  if (drift !== 0) instant = new Date(instant.getTime() - drift);
-  return instant;
 }
 
 /**

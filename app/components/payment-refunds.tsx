@@ -2,7 +2,8 @@
 // purchase history and the subscription's months: 'Rimborsato 12,50 € il 3 marzo 2026' for each
 // refund that went back, 'Rimborso in corso (12,50 €)' while the bank is still sending one.
 import type { CustomerRefund } from "#server/payments/refunds.ts";
-import { formatEuro, formatLongDate, withArticle } from "#shared/format.ts";
+import { formatLongDate, withArticle } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
 
 /**

@@ -8,7 +8,8 @@
 import { useRef, type MouseEvent } from "react";
 import { Link } from "react-router";
 import type { PurchaseCard as Card, PurchasePayment } from "#server/commerce/purchases.ts";
-import { formatDate, formatEuro } from "#shared/format.ts";
+import { formatDate } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
 import { PaymentMethod } from "./payment-method";
 import { productIdentifier } from "./product-card";

@@ -1,4 +1,4 @@
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import type { Suggestion } from "#server/library/types.ts";
 import { NEW_BADGE, isNew } from "#app/lib/product-state.ts";
 import { ProductCover } from "./product-cover";

@@ -5,7 +5,7 @@
 import { data, Form, redirect } from "react-router";
 import type { Route } from "./+types/create-checkout";
 import { servicesContext } from "#shared/context.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { checkoutOrderPath, DASHBOARD_PATH } from "#shared/links.ts";
 import { safeRedirectTarget } from "#shared/safe-redirect.ts";
 import { AlertBox } from "#app/components/form-fields.tsx";

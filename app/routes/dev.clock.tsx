@@ -7,7 +7,7 @@ import { Form } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/dev.clock";
 import { servicesContext, settingsContext } from "#shared/context.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { DAY_MS } from "#shared/subscription.ts";
 import { getUser } from "#app/lib/auth.server.ts";
 import { parseForm, refuse } from "#app/lib/form-reply.server.ts";

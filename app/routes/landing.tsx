@@ -6,7 +6,7 @@ import { SiteLink } from "#app/components/site-link.tsx";
 import { Carousel } from "#app/components/carousel.tsx";
 import { KeyIcon } from "#app/components/icons.tsx";
 import { ProductCover } from "#app/components/product-cover.tsx";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { isLandingVariant } from "#shared/landing-variants.ts";
 import { revalidateUnlessNetworkFailed } from "#app/lib/communication-failure.ts";
 import { ACTIVATION_PROMPT_PATH } from "#shared/links.ts";

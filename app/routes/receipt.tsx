@@ -12,7 +12,8 @@ import type { Receipt, ReceiptLine, ReceiptPayment } from "#server/commerce/purc
 import type { PostalAddress } from "#server/db/schema/index.ts";
 import { formatVatRate } from "#shared/commerce-constants.ts";
 import { servicesContext } from "#shared/context.ts";
-import { formatDate, formatEuro } from "#shared/format.ts";
+import { formatDate } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { EmailAddress } from "#app/components/email-address.tsx";
 import { Logo } from "#app/components/logo.tsx";
 import { PaymentMethod } from "#app/components/payment-method.tsx";

@@ -7,7 +7,7 @@ import { users } from "#server/db/schema/index.ts";
 import type { AuditLog } from "#server/audit/service.ts";
 import type { Clock } from "#server/lib/clock.ts";
 import type { RateLimits } from "#server/security/rate-limits.ts";
-import { romeDay } from "#shared/subscription.ts";
+import { romeDay } from "#shared/rome-clock.ts";
 import { customerData } from "./customer-data.ts";
 
 export type DataExportResult =

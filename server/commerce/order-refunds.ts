@@ -25,7 +25,7 @@ import { closeEduGap, endEntitlements } from "#server/library/entitlements.ts";
 import { lockCustomer } from "#server/db/customer-lock.ts";
 import { releaseCoupon } from "./coupon-uses.ts";
 import { keptParts, RefundNotPossible, requestRefund, type RefundCover, type RefundRecord } from "#server/payments/refunds.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { endSubscriptionsNow, followMovedFreeMonths } from "./subscription-records.ts";
 

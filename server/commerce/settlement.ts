@@ -21,7 +21,7 @@ import type { Logger } from "#server/logger.ts";
 import type { MailService } from "#server/mail/service.ts";
 import { orderConfirmationMail } from "#server/mail/templates.ts";
 import type { OrderSettlement, PaidOrder } from "#server/payments/order-settlement.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { addMonths } from "#shared/library-constants.ts";
 import { receiptPath } from "#shared/links.ts";
 import { saveDetailsForNextTime } from "./checkout.ts";

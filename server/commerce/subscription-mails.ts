@@ -15,7 +15,8 @@ import {
   subscriptionRenewalNoticeMail,
   subscriptionStartedMail,
 } from "#server/mail/templates.ts";
-import { formatDate, formatEuro } from "#shared/format.ts";
+import { formatDate } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { EDU_PATH, receiptPath, SUBSCRIPTION_PATH } from "#shared/links.ts";
 import { INSTALMENTS_PER_TERM, instalmentOf } from "#shared/subscription.ts";
 import { type MailJob, type PeriodRow } from "./subscription-records.ts";

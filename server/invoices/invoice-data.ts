@@ -17,7 +17,8 @@ import { billingAddress } from "./billing-address.ts";
 import { orderParts, sharesOf } from "#shared/order-totals.ts";
 import { formatDate, withArticle } from "#shared/format.ts";
 import { isBodyFiscalCode } from "#shared/italian-ids.ts";
-import { DAY_MS, romeDay } from "#shared/subscription.ts";
+import { DAY_MS } from "#shared/subscription.ts";
+import { romeDay } from "#shared/rome-clock.ts";
 import type { InvoiceBuyer, InvoiceLine } from "./fatturapa.ts";
 
 export type InvoiceData = {

@@ -14,7 +14,7 @@
 // others ignored, the signature neither required nor checked (decision 023).
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { SdiError, SdiNotificationType } from "#server/db/schema/index.ts";
-import { fromRomeWallClock } from "#shared/subscription.ts";
+import { fromRomeWallClock } from "#shared/rome-clock.ts";
 
 /** Larger than any notification (an NS lists at most 200 errors): a bigger file is not one. */
 export const MAX_NOTIFICATION_BYTES = 1024 * 1024;

@@ -24,7 +24,7 @@ import { requeueJob } from "#server/jobs/runner.ts";
 import type { Clock } from "#server/lib/clock.ts";
 import { isEmail } from "#shared/contact-rules.ts";
 import { isCodiceFiscale, isCodiceSdi, isPartitaIva, normalizeId } from "#shared/italian-ids.ts";
-import { romeDay } from "#shared/subscription.ts";
+import { romeDay } from "#shared/rome-clock.ts";
 import { creditNotesLast, documentAgain, InvoicingNotConfigured, transmitJob } from "./service.ts";
 
 export const INVOICE_STATES = ["unsent", "send_failed", "sent", "delivered", "not_delivered", "rejected"] as const;

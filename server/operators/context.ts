@@ -8,7 +8,7 @@ import type { Database, Queryable } from "#server/db/client.ts";
 import { products, productTypes, users, type AuditEvent } from "#server/db/schema/index.ts";
 import type { Services } from "#server/services.ts";
 import { isProductCode } from "#server/lib/ids.ts";
-import { fromRomeWallClock } from "#shared/subscription.ts";
+import { fromRomeWallClock } from "#shared/rome-clock.ts";
 
 export type Operator = {
   db: Database;

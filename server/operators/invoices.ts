@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { formatDate } from "#shared/format.ts";
-import { fromRomeWallClock, romeDay } from "#shared/subscription.ts";
+import { fromRomeWallClock, romeDay } from "#shared/rome-clock.ts";
 import {
   INVOICE_STATES,
   RESEND_DAYS,

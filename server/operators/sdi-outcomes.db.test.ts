@@ -15,7 +15,7 @@ import { fatturaPaSchemaErrors } from "#tests/support/fatturapa-schema.ts";
 import { operatorHarness } from "#tests/support/operators.ts";
 import { BUYER_ERRORS, deliveryReceipt, drop, rejectionNotice } from "#tests/support/sdi-notifications.ts";
 import { invoices, invoiceTransmissions, orders } from "#server/db/schema/index.ts";
-import { romeDay } from "#shared/subscription.ts";
+import { romeDay } from "#shared/rome-clock.ts";
 import { sdiRefusals } from "#tests/support/sdi-controls.ts";
 import { OperatorError } from "./context.ts";
 import { invoiceStatus, listInvoices, resendInvoice } from "./invoices.ts";

@@ -5,7 +5,7 @@
 // entry names, the receipt (print dialog then back with JavaScript, a print-ready page without;
 // on a 390 px phone nothing scrolls sideways) and that nobody else sees it. axe checks each page.
 import { expect, test, type Page } from "@playwright/test";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { E2E_PASSWORD, fixtures } from "./fixtures";
 import { giveEachTestItsOwnAddress, signIn } from "./identity-support";
 import { expectAccessible } from "./support";

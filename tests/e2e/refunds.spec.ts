@@ -6,7 +6,8 @@
 // 'Rimborsato il …', no access after the refund. axe checks each page.
 import { readFile } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
-import { formatDate, formatEuro, formatLongDate, withArticle } from "#shared/format.ts";
+import { formatDate, formatLongDate, withArticle } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { creditNotePath } from "#shared/links.ts";
 import { creditNoteNamed, PURCHASE_MESSAGES as P } from "#shared/purchase-messages.ts";
 import { SUBSCRIPTION_MESSAGES as M } from "#shared/subscription-messages.ts";

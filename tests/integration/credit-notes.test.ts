@@ -21,7 +21,7 @@ import { outboxTransmitter } from "#server/invoices/transmitter.ts";
 import { createJobRunner } from "#server/jobs/runner.ts";
 import { createLogger } from "#server/logger.ts";
 import { requestRefund, type RefundCover } from "#server/payments/refunds.ts";
-import { romeDay } from "#shared/subscription.ts";
+import { romeDay } from "#shared/rome-clock.ts";
 import { COMPANY_BILLING, PERSON_BILLING } from "#tests/support/checkout.ts";
 import { DAY } from "#tests/support/clock.ts";
 import { testConfig } from "#tests/support/config.ts";

@@ -28,9 +28,9 @@ import { createInvoices, InvoicingNotConfigured, LateInvoice } from "#server/inv
 import { outboxTransmitter } from "#server/invoices/transmitter.ts";
 import type { CheckoutDetails } from "#server/commerce/checkout.ts";
 import type { Services } from "#server/services.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
-import { romeDay } from "#shared/subscription.ts";
+import { romeDay } from "#shared/rome-clock.ts";
 import { invoicePath } from "#shared/links.ts";
 import { PURCHASE_MESSAGES as M } from "#shared/purchase-messages.ts";
 import { checkoutDetails, COMPANY_BILLING, PERSON_BILLING, SHIPMENT } from "#tests/support/checkout.ts";

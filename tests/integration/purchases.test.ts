@@ -9,7 +9,7 @@ import ReceiptPage, { loader as receiptLoaderBare } from "#app/routes/receipt.ts
 import { entitlements, orders, products } from "#server/db/schema/index.ts";
 import type { Services } from "#server/services.ts";
 import { CHECKOUT_MESSAGES } from "#shared/checkout-messages.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { checkoutPath } from "#shared/links.ts";
 import { productOfType } from "#tests/support/catalog.ts";
 import { testConfig } from "#tests/support/config.ts";

@@ -5,7 +5,7 @@
 // without JavaScript; the server checks only what applies.
 import type { ReplyView } from "#app/lib/form-reply.ts";
 import { CheckboxField, TextField } from "#app/components/form-fields.tsx";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import type { BillingDetails, PostalAddress } from "#server/db/schema/index.ts";
 
 type CheckoutField = string;

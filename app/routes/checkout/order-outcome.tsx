@@ -3,7 +3,8 @@
 import { useEffect, useRef } from "react";
 import { Link } from "react-router";
 import type { CheckoutView } from "#server/commerce/checkout.ts";
-import { formatDate, formatEuro, withArticle } from "#shared/format.ts";
+import { formatDate, withArticle } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import { CHECKOUT_MESSAGES as M } from "#shared/checkout-messages.ts";
 import { DASHBOARD_PATH, MY_PRODUCTS_PATH, receiptPath } from "#shared/links.ts";
 

@@ -4,7 +4,7 @@
 // they work without JavaScript; every amount comes from the server.
 import { Form } from "react-router";
 import type { CheckoutView } from "#server/commerce/checkout.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 
 export function CheckoutSummary({ order, editable }: { order: CheckoutView; editable: boolean }) {
   return (

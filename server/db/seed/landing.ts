@@ -2,7 +2,7 @@
 import type { ProductSeed } from "./catalog.ts";
 import { EDU_CAROUSEL_SUBJECTS } from "./reference.ts";
 import { LANDING_VARIANTS, type LandingVariant } from "#shared/landing-variants.ts";
-import { formatEuro } from "#shared/format.ts";
+import { formatEuro } from "#shared/euro.ts";
 import type { landingPages } from "#server/db/schema/index.ts";
 import type { SeedLinks } from "./types.ts";
 
