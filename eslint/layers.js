@@ -12,7 +12,7 @@ const root = path.resolve(import.meta.dirname, "..");
  * first layer), which are one piece.
  */
 const LAYERS = [
-  ["lib", "db", "logger.ts", "config.ts"],
+  ["lib", "db", "logger.ts", "config.ts", "metrics.ts"],
   ["jobs", "audit", "security", "content", "media"],
   ["mail"],
   ["catalog"],

@@ -76,6 +76,11 @@ const envSchema = z.object({
   OIDC_APP_REDIRECT_URIS: z.string().min(1).default("it.novalex.app:/oauth/callback,http://127.0.0.1/oauth/callback"),
   /** Origins whose pages may call the JSON API from a browser (CORS), comma-separated; unset: none. */
   API_CORS_ORIGINS: z.string().default(""),
+  /**
+   * The bearer token Prometheus sends to read GET /metrics (docs/operating.md, "Metrics and
+   * alerts"); unset: /metrics answers 404 and nothing is counted.
+   */
+  METRICS_TOKEN: optional(z.string().min(32, "at least 32 characters (openssl rand -base64 32)")),
   /** The provider's private signing keys as a JWKS (JSON); unset: generated and kept in the database. */
   OIDC_JWKS: z.string().optional(),
   /** Key of the HMAC that stores activation codes; changing it invalidates every unused code. */
@@ -230,6 +235,8 @@ export type Config = {
   };
   /** The JSON API: its resource indicator (the audience of its access tokens) and the origins allowed by CORS. */
   api: { resource: string; corsOrigins: string[] };
+  /** Prometheus's token for GET /metrics; null: no metrics. */
+  metrics: { token: string | null };
   socialLogin: { issuer: string; clientId: string; clientSecret: string } | null;
   storefrontLogoutUrl: string;
   /** No `smtpUrl` in production: mail is off on purpose (MAIL_DISABLED=true), or it would not start. */
@@ -413,6 +420,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       appClient: { clientId: e.OIDC_APP_CLIENT_ID, redirectUris: listOf(e.OIDC_APP_REDIRECT_URIS) },
     },
     api: { resource: `${publicOrigin}/api`, corsOrigins: listOf(e.API_CORS_ORIGINS).map(originOf) },
+    metrics: { token: e.METRICS_TOKEN ?? null },
     socialLogin:
       e.SOCIAL_OIDC_ISSUER && e.SOCIAL_OIDC_CLIENT_ID && e.SOCIAL_OIDC_CLIENT_SECRET
         ? { issuer: e.SOCIAL_OIDC_ISSUER, clientId: e.SOCIAL_OIDC_CLIENT_ID, clientSecret: e.SOCIAL_OIDC_CLIENT_SECRET }

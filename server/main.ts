@@ -11,6 +11,7 @@ import { prepareDatabase } from "./db/prepare.ts";
 import { createHttpApp } from "./http/app.ts";
 import { createLogger } from "./logger.ts";
 import { createServices } from "./services.ts";
+import { createMetrics } from "./metrics.ts";
 import { createShiftableClock } from "./lib/clock.ts";
 import { checkTaxRegime } from "./invoices/tax-regime.ts";
 import { listenWithGracefulShutdown, newLifecycle } from "./http/shutdown.ts";
@@ -38,6 +39,7 @@ async function main() {
     );
   }
 
+  const metrics = createMetrics({ process: true });
   const database = await openDatabase(
     config.database.url
       ? {
@@ -45,6 +47,7 @@ async function main() {
           poolMax: config.database.poolMax,
           timeouts: config.database.timeouts,
           onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
+          metrics,
         }
       : { dataDir: config.database.pgliteDir, ownThread: true },
   );
@@ -54,7 +57,7 @@ async function main() {
   const devClock = config.isProduction ? null : createShiftableClock(path.join(config.dataDir, "clock-offset.json"));
   if (devClock?.offsetMs())
     log.warn({ offsetMs: devClock.offsetMs() }, "the clock runs ahead of the system's (moved at /dev/orologio)");
-  const services = await createServices({ config, database, log, devClock, startBackgroundWork: true });
+  const services = await createServices({ config, database, log, devClock, startBackgroundWork: true, metrics });
 
   let build: ServerBuild | (() => Promise<ServerBuild>);
   let devMiddleware;

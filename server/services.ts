@@ -30,6 +30,8 @@ import { systemClock, type Clock, type ShiftableClock } from "./lib/clock.ts";
 import { createOwnProviderCheck } from "./identity/own-provider-check.ts";
 import { createFlashToasts } from "./lib/flash-toast.ts";
 import type { Logger } from "./logger.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { readBacklogs, type Backlogs } from "./db/backlogs.ts";
 import { createActivation } from "./commerce/activation.ts";
 import { createLibraryDashboard } from "./library/dashboard.ts";
 import { createProvenance } from "./library/provenance.ts";
@@ -71,12 +73,47 @@ export type ServiceOptions = {
   startBackgroundWork?: boolean;
   /** Development only: a clock moved forward from /dev/orologio (its `now` is then the services' clock). */
   devClock?: ShiftableClock | null;
+  /** What the services count (server/metrics.ts); unset: counted where nobody reads it (tests, commands). */
+  metrics?: Metrics;
 };
 
 /** How often each instance looks for payments left unsettled. */
 const PAYMENT_RECONCILE_INTERVAL_MS = 60_000;
 /** How often each instance runs the background jobs that are due (the subscription's charges, its mails). */
 const JOB_RUNNER_INTERVAL_MS = 60_000;
+
+/** The figures read at each scrape: the pool's connections, and what waits to be done (server/db/backlogs.ts). */
+function observeBacklogs(metrics: Metrics, database: DatabaseHandle, now: Clock) {
+  metrics.gauge(
+    "portal_db_connections_in_use",
+    "PostgreSQL connections of this instance's pool in use",
+    () => database.poolState()?.inUse,
+  );
+  metrics.gauge(
+    "portal_db_connections_waiting",
+    "Queries of this instance waiting for a pooled connection",
+    () => database.poolState()?.waiting,
+  );
+  // One statement per scrape, shared by the figures read from it.
+  let reading: Promise<Backlogs> | null = null;
+  const backlogs = () => (reading ??= readBacklogs(database.db, now()).finally(() => setTimeout(() => (reading = null))));
+  const figures: [name: string, help: string, key: keyof Backlogs][] = [
+    ["portal_jobs_due", "Background jobs due and not yet run", "jobsDue"],
+    ["portal_jobs_oldest_due_age_seconds", "How long the oldest due job has waited", "oldestDueJobSeconds"],
+    ["portal_jobs_given_up", "Background jobs given up after their last try", "jobsGivenUp"],
+    ["portal_invoice_files_unsent", "E-invoice files not yet taken by the transmitter", "invoiceFilesUnsent"],
+    [
+      "portal_invoice_files_oldest_unsent_age_seconds",
+      "How long the oldest unsent e-invoice file has waited",
+      "oldestUnsentInvoiceFileSeconds",
+    ],
+    ["portal_invoice_files_rejected", "E-invoice files SDI rejected", "invoiceFilesRejected"],
+    ["portal_mails_unsent", "Mails owed and not yet delivered", "mailsUnsent"],
+    ["portal_mails_oldest_unsent_age_seconds", "How long the oldest undelivered mail has waited", "oldestUnsentMailSeconds"],
+    ["portal_subscriptions_past_due", "EDU subscriptions whose month's charge is being tried again", "subscriptionsPastDue"],
+  ];
+  for (const [name, help, key] of figures) metrics.gauge(name, help, async () => (await backlogs())[key]);
+}
 
 export async function createServices({
   config,
@@ -85,17 +122,21 @@ export async function createServices({
   devClock = null,
   now = devClock?.now ?? systemClock,
   startBackgroundWork = false,
+  metrics = createMetrics(),
 }: ServiceOptions) {
   const { db } = database;
   const passwords = passwordHasher(config.passwordHashCost);
   const accounts = createAccountsService(db, now, passwords);
   const sessions = createSessionStore(db, now);
-  const rateLimits = createRateLimits(db, { onPurgeError: (err) => log.warn({ err }, "rate limit purge failed") });
+  const rateLimits = createRateLimits(db, {
+    onPurgeError: (err) => log.warn({ err }, "rate limit purge failed"),
+    onRefusal: (limit) => metrics.rateLimits.refusals.inc({ limit }),
+  });
   // Keys given by configuration win; otherwise those generated at first start.
   const signingKeys = config.oidc.jwks?.keys ?? (await loadSigningKeys(db));
   const provider = createIdentityProvider({ config, db, accounts, signingKeys, now });
   const reference = createReferenceData(db);
-  const jobs = createJobRunner({ db, log, now });
+  const jobs = createJobRunner({ db, log, now, metrics });
   const mail = createMailService({ db, ...config.mail, runner: jobs, log, now });
   const audit = createAuditLog(db, now);
   const passwordResets = createPasswordResets(db, now, passwords);
@@ -118,7 +159,7 @@ export async function createServices({
   const sandbox = stripe ? null : createSandboxGateway(db, now);
   const gateway = stripe ? createStripeGateway(db, stripe) : sandbox!.gateway;
   jobs.sweep("abandoned-orders", abandonedOrderSweep(db));
-  const refunds = createRefunds({ db, gateway, runner: jobs, log, now });
+  const refunds = createRefunds({ db, gateway, runner: jobs, log, now, metrics });
   handleCustomerErasures(jobs, gateway);
   const invoices = createInvoices({
     db,
@@ -139,6 +180,7 @@ export async function createServices({
     publicOrigin: config.publicOrigin,
     log,
     now,
+    metrics,
   });
   const subscriptions = createSubscriptions({
     db,
@@ -178,6 +220,7 @@ export async function createServices({
           now,
         })
       : null;
+  observeBacklogs(metrics, database, now);
   if (startBackgroundWork) jobs.start(JOB_RUNNER_INTERVAL_MS);
   // Charges a dead instance left half done and card steps nobody checked: every instance runs
   // it, and settlement's claims make the work happen once.
@@ -215,7 +258,7 @@ export async function createServices({
     mail,
     rateLimits,
     audit,
-    signIn: createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin: config.publicOrigin, log }),
+    signIn: createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin: config.publicOrigin, log, metrics }),
     emailChanges: createEmailChanges({ db, rateLimits, audit, mail, publicOrigin: config.publicOrigin, log, now, passwords }),
     identity,
     /** The JSON API's bearer tokens (server/identity/access-tokens.ts). */
@@ -289,6 +332,8 @@ export async function createServices({
       /** Whether this instance reaches its identity provider through PUBLIC_ORIGIN, as its sign-ins do. */
       checkOwnProvider: createOwnProviderCheck({ issuer: config.oidc.issuer, now }),
     },
+    /** What this instance counts, for GET /metrics (server/http/request-metrics.ts). */
+    metrics,
     /** Stops the background work of the services (before the database closes). */
     close: async () => {
       clearInterval(reconciler);

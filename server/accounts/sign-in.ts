@@ -9,6 +9,7 @@
 // or an SMTP hand-off), and the password is verified on every path, as for any address.
 import type { AuditLog } from "#server/audit/service.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import { migratedAccountMail } from "#server/mail/templates.ts";
 import type { MailService } from "#server/mail/service.ts";
 import type { RateLimits } from "#server/security/rate-limits.ts";
@@ -27,9 +28,20 @@ type SignInDependencies = {
   mail: MailService;
   publicOrigin: string;
   log: Logger;
+  /** Where refused sign-ins are counted (server/metrics.ts). */
+  metrics?: Metrics;
 };
 
-export function createSignIn({ accounts, rateLimits, audit, passwordResets, mail, publicOrigin, log }: SignInDependencies) {
+export function createSignIn({
+  accounts,
+  rateLimits,
+  audit,
+  passwordResets,
+  mail,
+  publicOrigin,
+  log,
+  metrics,
+}: SignInDependencies) {
   /**
    * Sends the migrated account its password link, at most once per window per account (and a
    * bounded number per client address): the database decides atomically, so parallel attempts
@@ -66,6 +78,7 @@ export function createSignIn({ accounts, rateLimits, audit, passwordResets, mail
       // While the account or the address is locked the password is not even checked, and the
       // answer is the one for wrong credentials: a lock does not reveal that the account exists.
       if (!(await rateLimits.checkSignIn({ email, ip })).ok) {
+        metrics?.signIns.lockouts.inc();
         await audit.record("sign_in_failure", { subject: email, ip });
         return { ok: false };
       }
@@ -77,6 +90,7 @@ export function createSignIn({ accounts, rateLimits, audit, passwordResets, mail
       }
       // A migrated account counts as a failure too: its locks come exactly when those of any
       // other address would, and a locked account sends no more links.
+      metrics?.signIns.failures.inc();
       await rateLimits.recordSignInFailure({ email, ip });
       if (result.reason === "migrated") {
         await audit.record("sign_in_failure", { userId: result.user.id, ip });

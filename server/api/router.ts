@@ -16,6 +16,7 @@ import { buildManifests } from "./manifest.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { renderApiDocs } from "./docs-page.ts";
 import { routeOf, TOTAL_COUNT_HEADER, type Operation, type PageAnswer } from "./operation.ts";
+import { ROUTE_LABEL } from "#server/http/request-metrics.ts";
 
 /** How long anyone may keep the API's documents and its reference lists (they change with a release or an editor's edit). */
 const PUBLIC_LIST_CACHE = "public, max-age=300";
@@ -145,6 +146,7 @@ export function createApiRouter({ config, services, accessTokens, operations }: 
     const path = routeOf(op).slice("/api".length);
     const method = op.method === "GET" ? "get" : "post";
     router[method](path, async (req, res, next) => {
+      res.locals[ROUTE_LABEL] = routeOf(op);
       try {
         let caller = null;
         if (op.auth === "customer") {

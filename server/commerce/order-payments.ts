@@ -11,6 +11,7 @@ import type { JobRunner } from "#server/jobs/runner.ts";
 import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { isUuid } from "#server/lib/uuid.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import type { MailService } from "#server/mail/service.ts";
 import type { PaymentGateway } from "#server/payments/gateway.ts";
 import { createPayments, type AttemptRow } from "#server/payments/service.ts";
@@ -38,6 +39,8 @@ export type OrderPaymentsOptions = {
   publicOrigin: string;
   log: Logger;
   now?: Clock;
+  /** Where payments started, charged and declined are counted (server/metrics.ts). */
+  metrics?: Metrics;
 };
 
 export function createOrderPayments({
@@ -49,9 +52,10 @@ export function createOrderPayments({
   publicOrigin,
   log,
   now = systemClock,
+  metrics,
 }: OrderPaymentsOptions) {
   const settlement = createSettlement({ db, mail, runner, publicOrigin, log });
-  const payments = createPayments({ db, gateway, settlement, publicOrigin, log, now });
+  const payments = createPayments({ db, gateway, settlement, publicOrigin, log, now, metrics });
 
   /** Takes a code that no longer applies off an order still `new`, with the totals without it. */
   async function dropCoupon(orderId: string, couponId: string, lines: { productId: string; totalCents: number }[]) {
@@ -158,7 +162,9 @@ export function createOrderPayments({
       const { firstname, lastname, email } = details.customer;
       const cardStep = await payments.openCardStep(attempt, { userId, email, name: `${firstname} ${lastname}` });
       // Null: given up ('Annulla') while the card step was being opened.
-      return cardStep ? { ok: true, ...cardStep } : { ok: false, reason: "not_new" };
+      if (!cardStep) return { ok: false, reason: "not_new" };
+      metrics?.payments.started.inc({ gateway: gateway.name });
+      return { ok: true, ...cardStep };
     },
   };
 }

@@ -16,6 +16,7 @@ import pg from "pg";
 import { reconnecting, reconnectingDatabase } from "./reconnecting-pool.ts";
 import { ANSWER_MARGIN_MS, DEFAULT_DATABASE_TIMEOUTS, KEEP_ALIVE_DELAY_MS, type DatabaseTimeouts } from "./timeouts.ts";
 import * as schema from "./schema/index.ts";
+import type { Metrics } from "#server/metrics.ts";
 import { MIGRATIONS_FOLDER } from "./schema-version.ts";
 
 type Schema = typeof schema;
@@ -33,6 +34,8 @@ export type DatabaseHandle = {
   migrate(db: Database): Promise<void>;
   /** Answers whether the database reads, and writes, now; fails when it does not answer in time. */
   ping(): Promise<void>;
+  /** The pool's connections now (PostgreSQL); null for the embedded database, which has none. */
+  poolState(): { inUse: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
 };
 
@@ -48,6 +51,8 @@ export type OpenDatabaseOptions =
       onConnectionError?: (error: Error) => void;
       /** Every wait's bound (timeouts.ts); the defaults for those not given. */
       timeouts?: Partial<DatabaseTimeouts>;
+      /** Where the outages waited out are counted (server/metrics.ts). */
+      metrics?: Metrics;
     }
   /**
    * `dataDir` undefined keeps the PGlite database in memory (tests). `ownThread`: PGlite runs in a
@@ -87,6 +92,7 @@ function openPostgres({
   logger,
   onConnectionError,
   timeouts: given,
+  metrics,
 }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
   const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...given };
   const connection = {
@@ -104,7 +110,14 @@ function openPostgres({
     query_timeout: timeouts.statementMs + ANSWER_MARGIN_MS,
   });
   const connectWithoutWaiting = pool.connect.bind(pool);
-  const outages = { outageWaitMs: timeouts.outageWaitMs, onRetry: onConnectionError };
+  const outages = {
+    outageWaitMs: timeouts.outageWaitMs,
+    onRetry(error: Error) {
+      metrics?.db.retries.inc();
+      onConnectionError?.(error);
+    },
+    onWaitedOut: () => metrics?.db.outagesWaitedOut.inc(),
+  };
   reconnecting(pool, outages);
   // Without a listener an idle connection's error would crash the process; the pool drops
   // that connection and opens a new one for the next query.
@@ -140,6 +153,7 @@ function openPostgres({
     // Readiness says how the database is now: it does not wait an outage out, and a database
     // that does not answer within the connect timeout is not ready.
     ping: () => withinTime(timeouts.connectMs, () => pingOnce(connectWithoutWaiting, timeouts.connectMs)),
+    poolState: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
@@ -199,6 +213,7 @@ function pgliteHandle(client: PgliteClient, dataDir: string | undefined, logger?
       await client.query("select 1");
       if (dataDir) await checkWritable(dataDir);
     },
+    poolState: () => null,
     close: () => client.close(),
   };
 }

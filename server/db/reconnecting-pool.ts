@@ -29,6 +29,8 @@ export type ReconnectOptions = {
   outageWaitMs: number;
   /** Each error that was waited out (to log it). */
   onRetry?: (error: Error) => void;
+  /** Each connection or statement that succeeded after waiting an outage out (to count it). */
+  onWaitedOut?: () => void;
 };
 
 /** SQLSTATEs of a server that ended the connection or does not take connections now. */
@@ -92,22 +94,26 @@ export function withinOutageBudget<T>(outageWaitMs: number, work: () => T): T {
  * longer), undefined for a first try, which its own timeouts bound.
  */
 async function withRetries<T>(
-  { outageWaitMs, onRetry }: ReconnectOptions,
+  { outageWaitMs, onRetry, onWaitedOut }: ReconnectOptions,
   attempt: (giveUpAt: number | undefined) => Promise<T>,
   retryable: (error: unknown) => boolean,
 ): Promise<T> {
   const budget = requestBudget.getStore();
   const giveUpAt = budget?.giveUpAt ?? Date.now() + outageWaitMs;
   let afterOutage = budget?.metOutage ?? false;
+  let retried = false;
   for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
     try {
-      return await attempt(afterOutage ? giveUpAt : undefined);
+      const result = await attempt(afterOutage ? giveUpAt : undefined);
+      if (retried) onWaitedOut?.();
+      return result;
     } catch (error) {
       if (!retryable(error)) throw error;
       afterOutage = true;
       if (budget) budget.metOutage = true;
       if (Date.now() + pause > giveUpAt) throw error;
       onRetry?.(error as Error);
+      retried = true;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }

@@ -27,6 +27,7 @@ import { whileStopping, type Lifecycle } from "./shutdown.ts";
 import { limitTokenRequests } from "./token-rate-limit.ts";
 import { withinOutageBudget } from "#server/db/reconnecting-pool.ts";
 import { PROBE_USER_AGENT } from "#server/identity/own-provider-check.ts";
+import { metricsEndpoint, requestMetrics } from "./request-metrics.ts";
 
 export type HttpAppOptions = {
   config: Config;
@@ -51,9 +52,14 @@ async function contextKeysOf(build: HttpAppOptions["build"]): Promise<ContextKey
 }
 
 export function createHttpApp({ config, services, log, build, devMiddleware, clientDir, lifecycle }: HttpAppOptions) {
+  const { metrics } = services;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxy);
+
+  // First, so that every answer is counted, those of a stopping instance too. Only when Prometheus
+  // reads them: an instance nobody scrapes does not time its requests.
+  if (config.metrics.token) app.use(requestMetrics(metrics, build));
 
   // Before the request log: what a stopping instance turns away is not an error of its own.
   app.use(whileStopping(lifecycle));
@@ -78,7 +84,7 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
       // No code, token or e-mail address of the identity routes' URLs in the log.
       serializers: redactingSerializers,
       // Health probes would drown everything else.
-      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" },
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics" },
     }),
   );
 
@@ -95,6 +101,7 @@ export function createHttpApp({ config, services, log, build, devMiddleware, cli
   // Each request spends at most DATABASE_OUTAGE_WAIT_MS waiting for the database to come back.
   app.use((_req, _res, next) => withinOutageBudget(config.database.timeouts.outageWaitMs, next));
 
+  if (config.metrics.token) app.get("/metrics", metricsEndpoint(metrics, config.metrics.token));
   app.get("/healthz", (_req, res) => {
     res.set("Cache-Control", "no-store").json({ status: "ok" });
   });

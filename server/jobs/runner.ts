@@ -19,6 +19,7 @@ import { jobs } from "#server/db/schema/index.ts";
 import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { forEachConcurrently } from "#server/lib/concurrently.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 
 /** How long a claimed job belongs to the instance that claimed it. */
 const JOB_LEASE_MS = 5 * 60_000;
@@ -44,7 +45,13 @@ type Handler = (payload: any) => Promise<void>;
 /** Claims and handles up to `limit` rows due at `now`; returns how many it handled. */
 type Sweep = (now: Date, limit: number) => Promise<number>;
 
-export type JobRunnerOptions = { db: Database; log: Logger; now?: Clock };
+export type JobRunnerOptions = {
+  db: Database;
+  log: Logger;
+  now?: Clock;
+  /** Where failed tries are counted, by queue (server/metrics.ts). */
+  metrics?: Metrics;
+};
 
 /** Adds a job in the caller's transaction (so it exists exactly when the change that needs it commits). */
 export async function enqueueJob(db: Queryable, job: NewJob, at: Date): Promise<void> {
@@ -82,7 +89,7 @@ const claimedAt = (at: Date) => ({
   updatedAt: at,
 });
 
-export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions) {
+export function createJobRunner({ db, log, now = systemClock, metrics }: JobRunnerOptions) {
   const handlers = new Map<string, Handler>();
   const sweeps = new Map<string, Sweep>();
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -144,6 +151,7 @@ export function createJobRunner({ db, log, now = systemClock }: JobRunnerOptions
         .where(and(eq(jobs.id, job.id), eq(jobs.status, "running")));
       return true;
     } catch (err) {
+      metrics?.jobs.failures.inc({ kind: job.queue });
       const giveUp = job.attempts >= MAX_ATTEMPTS;
       const at = now();
       const context = { err, job: { id: job.id, queue: job.queue, attempts: job.attempts } };

@@ -19,6 +19,7 @@ import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { isGatewayRef } from "#server/lib/ids.ts";
 import { isUuid } from "#server/lib/uuid.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import { allocateProportionally } from "#shared/commerce-constants.ts";
 import { orderParts, sharesOf } from "#shared/order-totals.ts";
 import { enqueueCreditNote } from "#server/invoices/service.ts";
@@ -246,12 +247,15 @@ export function createRefunds({
   runner,
   log,
   now = systemClock,
+  metrics,
 }: {
   db: Database;
   gateway: PaymentGateway;
   runner: JobRunner;
   log: Logger;
   now?: Clock;
+  /** Where refunds completed are counted (server/metrics.ts). */
+  metrics?: Metrics;
 }) {
   /**
    * Sends a pending refund to the gateway (the same key every time: however often this runs, and
@@ -291,6 +295,7 @@ export function createRefunds({
       log.error({ ...where, failureReason: refund.failureReason }, "a refund failed: the money did not go back to the customer");
     } else if (ended) {
       log.info(where, "refund succeeded");
+      metrics?.payments.refunded.inc({ gateway: gateway.name });
     }
     return refund;
   }

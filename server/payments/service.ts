@@ -26,6 +26,7 @@ import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { isGatewayRef } from "#server/lib/ids.ts";
 import { isUuid } from "#server/lib/uuid.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import { checkoutOrderPath } from "#shared/links.ts";
 import type { PaymentGateway, SetupStatus } from "./gateway.ts";
 import type { OrderSettlement } from "./order-settlement.ts";
@@ -69,6 +70,8 @@ export type PaymentsOptions = {
   publicOrigin: string;
   log: Logger;
   now?: Clock;
+  /** Where charges and declines are counted (server/metrics.ts). */
+  metrics?: Metrics;
 };
 
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
@@ -76,7 +79,7 @@ export type AttemptRow = typeof paymentAttempts.$inferSelect;
 /** Who pays, as the gateway's card step names them. */
 export type Payer = { userId: string; email: string; name: string };
 
-export function createPayments({ db, gateway, settlement, publicOrigin, log, now = systemClock }: PaymentsOptions) {
+export function createPayments({ db, gateway, settlement, publicOrigin, log, now = systemClock, metrics }: PaymentsOptions) {
   const key = (purpose: string, attemptId: string) => `portal:${purpose}:${attemptId}`;
 
   async function latestAttempt(orderId: string, statuses?: PaymentAttemptStatus[]): Promise<AttemptRow | undefined> {
@@ -332,10 +335,13 @@ export function createPayments({ db, gateway, settlement, publicOrigin, log, now
       const paid = await recordPayment(claimed, charge.id);
       if (!paid) return settleAttempt(claimed.id); // recorded meanwhile, or refused: the records say which
       await paid.sendConfirmation();
+      metrics?.payments.succeeded.inc({ gateway: gateway.name });
       return { state: "paid" };
     }
     if (charge.status === "failed") {
-      await closeAttempt(claimed, "charging", "failed", charge.errorMessage);
+      if (await closeAttempt(claimed, "charging", "failed", charge.errorMessage)) {
+        metrics?.payments.declined.inc({ gateway: gateway.name });
+      }
       return { state: "failed", errorMessage: charge.errorMessage };
     }
     // The bank asks the customer to authenticate this charge: the page completes it in the

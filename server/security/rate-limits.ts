@@ -146,6 +146,8 @@ export type RateLimitsOptions = {
   purgeIntervalSeconds?: number;
   /** Told when a periodic purge fails (the database is down, say); the next one tries again. */
   onPurgeError?: (error: unknown) => void;
+  /** Told of each refusal, with the limit that refused (to count them: server/metrics.ts). */
+  onRefusal?: (limit: RateLimitName) => void;
 };
 
 const OK: RateLimitResult = { ok: true };
@@ -212,10 +214,6 @@ function expandIpv6(address: string): string[] {
   return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16));
 }
 
-function refused(limit: RateLimitName, msBeforeNext: number): RateLimitResult {
-  return { ok: false, limit, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
-}
-
 /** The result that makes the caller wait longest, or ok when none refuses. */
 function strictest(results: RateLimitResult[]): RateLimitResult {
   let worst: RateLimitResult = OK;
@@ -249,6 +247,11 @@ export function createRateLimits(db: Database, options: RateLimitsOptions = {}) 
     if (policy.kind === "failures" && policy.escalation) {
       lockCounters.set(name, limiterFor(`${name}.locks`, Number.MAX_SAFE_INTEGER, policy.escalation.window));
     }
+  }
+
+  function refused(limit: RateLimitName, msBeforeNext: number): RateLimitResult {
+    options.onRefusal?.(limit);
+    return { ok: false, limit, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) };
   }
 
   function failurePolicy(name: RateLimitName): FailurePolicy {
