@@ -3,7 +3,7 @@
 // paid EDU order, a saved sandbox card (a setup that succeeded) and a subscription anchored at
 // `anchor`: month 1 paid, month 2 scheduled and due at `due` (month 3 starts at `monthThree`).
 // `tag` (lower-case letters and digits) keeps the rows of several batches apart: e-mails
-// abbonato<i>@<tag>.example, orders NX<TAG>-<i>, payments PX<TAG>-<i>, sandbox ids *_<tag><i>.
+// abbonato<i>@<tag>.example, orders NX<TAG>-<i>, payments PX<TAG>-<i>, sandbox ids *_<tag>_<i> (the underscore keeps batch 1's 11th apart from batch 11's 1st).
 import { sql } from "drizzle-orm";
 import type { Database } from "#server/db/client.ts";
 import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
@@ -21,7 +21,7 @@ export async function seedSubscriptions(
     const statements = [
       sql`create temp table bench_seed on commit drop as
         select i, gen_random_uuid() as user_id, gen_random_uuid() as order_id, gen_random_uuid() as sub_id,
-          gen_random_uuid() as first_id, 'sbx_seti_' || ${tag}::text || i as setup_id,
+          gen_random_uuid() as first_id, 'sbx_seti_' || ${tag}::text || '_' || i as setup_id,
           'abbonato' || i || '@' || ${tag}::text || '.example' as email,
           p.id as product_id, p.monthly_price_cents as price
         from generate_series(1, ${n}::int) as i, products p where p.code = ${EDU_PRODUCT_CODE}`,
@@ -37,7 +37,7 @@ export async function seedSubscriptions(
         from bench_seed s join products p on p.id = s.product_id join product_types t on t.id = p.product_type_id`,
       sql`insert into sandbox_gateway_objects (id, kind, idempotency_key, data, created_at)
         select setup_id, 'setup', ${tag}::text || ':setup:' || i, jsonb_build_object('status', 'succeeded',
-          'clientSecret', 'sbx_secret_' || ${tag}::text || i, 'metadata', '{}'::jsonb,
+          'clientSecret', 'sbx_secret_' || ${tag}::text || '_' || i, 'metadata', '{}'::jsonb,
           'card', jsonb_build_object('brand', 'visa', 'last4', '4242', 'behaviour', 'succeeds'), 'errorMessage', null), ${a}
         from bench_seed`,
       sql`insert into subscriptions (id, user_id, product_id, order_id, status, gateway, setup_id, card_brand, card_last4,
@@ -51,7 +51,7 @@ export async function seedSubscriptions(
         select gen_random_uuid(), sub_id, 2, ${d}, ${e}, price, 'scheduled', 0, ${d}, ${a}, ${a} from bench_seed`,
       sql`insert into payments (payment_code, order_id, user_id, gateway, method_code, amount_cents, charge_id,
           card_brand, card_last4, paid_at, subscription_period_id, created_at)
-        select 'PX' || ${upper}::text || '-' || i, order_id, user_id, 'sandbox', 'card_setup', price, 'sbx_ch_' || ${tag}::text || i,
+        select 'PX' || ${upper}::text || '-' || i, order_id, user_id, 'sandbox', 'card_setup', price, 'sbx_ch_' || ${tag}::text || '_' || i,
           'visa', '4242', ${a}, first_id, ${a} from bench_seed`,
       sql`insert into entitlements (user_id, product_id, source, starts_at, expires_at, order_id, created_at)
         select user_id, product_id, 'subscription', ${a}, ${d}, order_id, ${a} from bench_seed`,
