@@ -6,6 +6,7 @@ import { ConfigError } from "#server/config.ts";
 import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
+import { takeSnapshot } from "./pglite-snapshot.ts";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -33,6 +34,11 @@ export type DatabaseHandle = {
   migrate(db: Database): Promise<void>;
   /** Answers whether the database reads, and writes, now; fails when it does not answer in time. */
   ping(): Promise<void>;
+  /**
+   * The embedded database on disk: a consistent copy of its folder as a gzipped tarball, taken
+   * between statements with no transaction open (pglite-snapshot.ts). PostgreSQL has pg_dump.
+   */
+  snapshot?: () => Promise<Uint8Array>;
   close(): Promise<void>;
 };
 
@@ -69,16 +75,27 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
   }
   let client: PgliteClient;
+  let snapshot: () => Promise<Uint8Array>;
   try {
-    // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
-    client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
+    if (ownThread) {
+      const thread = await openPgliteThread(dataDir);
+      client = thread;
+      snapshot = () => thread.snapshot();
+    } else {
+      // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
+      // A process that holds the database alone (an operator's) takes its snapshot between its own calls.
+      const pglite = withPreparedStatements(await PGlite.create(dataDir));
+      client = pglite;
+      snapshot = () => takeSnapshot(pglite);
+    }
   } catch (error) {
     const where = dataDir ?? "memory";
     throw new ConfigError(`The embedded database in ${where} (DATA_DIR) could not be opened: ${describeThrown(error)}`, {
       cause: error,
     });
   }
-  return pgliteHandle(client, dataDir, logger);
+  const handle = pgliteHandle(client, dataDir, logger);
+  return dataDir ? { ...handle, snapshot } : handle;
 }
 
 function openPostgres({
