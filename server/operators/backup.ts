@@ -13,12 +13,12 @@
 // portal. Each records what it did in the audit log (a backup: in the database it copied, after
 // the copy; a restore: in the restored database).
 import { spawn } from "node:child_process";
-import { sql } from "drizzle-orm";
+import { sql, TransactionRollbackError } from "drizzle-orm";
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { createAuditLog } from "#server/audit/service.ts";
-import type { Config } from "#server/config.ts";
+import { ConfigError, type Config } from "#server/config.ts";
 import { openDatabase, type Database } from "#server/db/client.ts";
 import { holdDataDir, requestSnapshot } from "#server/db/pglite-owner.ts";
 import { restoreSnapshot } from "#server/db/pglite-snapshot.ts";
@@ -297,12 +297,22 @@ async function restored(config: Config, db: Database, database: string, file: st
     `select (select count(*) from users)::int as users, (select count(*) from orders)::int as orders,
             (select count(*) from payments)::int as payments`,
   );
+  // Compared, not recorded: a database that never started keeps no fingerprint, and the restored
+  // data stays what the backup held (the portal's first start records them).
   let warning: string | null = null;
-  try {
-    await checkKeyFingerprints(db, dataKeys(config), systemClock());
-  } catch (error) {
-    warning = (error as Error).message;
-  }
+  await db
+    .transaction(async (tx) => {
+      try {
+        await checkKeyFingerprints(tx, dataKeys(config), systemClock());
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        warning = error.message;
+      }
+      tx.rollback();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof TransactionRollbackError)) throw error;
+    });
   await record(db, "database_restored", actor, { file: path.basename(file) });
   return { database, file, tables: tables!.n, counts: counts!, warning };
 }
