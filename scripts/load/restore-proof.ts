@@ -1,5 +1,5 @@
 // The load's proof that a backup restores (docs/operating.md, "Back up and restore"): in the middle
-// of the run, while both instances serve, `npm run admin -- backup` (pg_dump) copies the private
+// of the run, while the instances serve, `npm run admin -- backup` (pg_dump) copies the private
 // cluster's database; after the run, `npm run admin -- restore` puts the copy into a new database of
 // the same cluster, a third instance of the portal starts on it, and the load's own checks run on the
 // restored data, for what was committed before the backup:

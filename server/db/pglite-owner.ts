@@ -20,7 +20,7 @@ import net from "node:net";
 import path from "node:path";
 import { ConfigError } from "#server/config.ts";
 
-export const OWNER_SOCKET = "portal.sock";
+const OWNER_SOCKET = "portal.sock";
 /** Linux's limit on a Unix socket's path (sun_path, 108 bytes with its NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
 /** How long a holder has to say who it is. */
@@ -44,7 +44,7 @@ export class DataDirHeld extends ConfigError {
   }
 }
 
-export const describeHolder = ({ holder, pid }: Hello) =>
+const describeHolder = ({ holder, pid }: Hello) =>
   pid === 0
     ? "A process that does not say which"
     : holder === "portal"
@@ -63,7 +63,7 @@ export function ownerSocketPath(dataDir: string): string {
 }
 
 /** What the holder answers to a snapshot request: the snapshot, and what to do once it is sent. */
-export type SnapshotService = {
+type SnapshotService = {
   snapshot(): Promise<Uint8Array>;
   /** After the bytes are handed over (the portal records it in the audit log). */
   onSnapshot?(request: SnapshotRequest, bytes: number): Promise<void>;

@@ -8,7 +8,7 @@ import path from "node:path";
 const DEBIAN_ROOT = "/usr/lib/postgresql";
 
 /** The folders that may hold PostgreSQL's programs, in the order they are preferred. */
-export function postgresBinCandidates(pgBinDir: string | undefined): string[] {
+function postgresBinCandidates(pgBinDir: string | undefined): string[] {
   const candidates: string[] = [];
   if (pgBinDir) candidates.push(pgBinDir);
   try {

@@ -19,6 +19,7 @@ import { auditLog, orders, payments, users } from "#server/db/schema/index.ts";
 import { runAdmin } from "#tests/support/admin-cli.ts";
 import { buyWithSandboxCard } from "#tests/support/checkout.ts";
 import { testConfig } from "#tests/support/config.ts";
+import { signedInCustomer } from "#tests/support/customers.ts";
 import type { TestDatabase } from "#tests/support/database.ts";
 import { createTestServices } from "#tests/support/services.ts";
 import { createSharedDatabase } from "#tests/support/shared-database.ts";
@@ -104,23 +105,13 @@ describe(`npm run admin -- backup and restore (${onPostgres ? "PostgreSQL: pg_du
   it("restores into an empty database what the backup held, and refuses a database that holds tables", async () => {
     // A command run once records the keys' fingerprints, as the portal's first start does.
     expect((await runAdmin(["codes:batches", "--yes"], folder, shared.env)).code).toBe(0);
-    // A customer who bought an eBook with the sandbox's card: an account, a paid order, a payment.
+    // A customer who bought an eBook with the sandbox's card: an account, a session, a paid order, a payment.
     const { userId, before, bought } = await shared.withDatabase(async (database) => {
       const services = await createTestServices(database as TestDatabase, testConfig());
       try {
-        const registered = await services.accounts.register({
-          firstname: "Maria",
-          lastname: "Rossi",
-          email: "copia.sicura@example.it",
-          password: "Segreta1!",
-        });
-        if (!registered.ok) throw new Error("setup: registration failed");
-        await buyWithSandboxCard(services, registered.user.id, "EB-9788828813217");
-        return {
-          userId: registered.user.id,
-          before: await rowCounts(database.db),
-          bought: await purchase(database.db, registered.user.id),
-        };
+        const { user } = await signedInCustomer(services, database.db);
+        await buyWithSandboxCard(services, user.id, "EB-9788828813217");
+        return { userId: user.id, before: await rowCounts(database.db), bought: await purchase(database.db, user.id) };
       } finally {
         await services.close();
       }
