@@ -8,7 +8,8 @@
 // The worker answers in the order it was asked, one exchange at a time, so a statement sent while
 // no transaction is open runs outside any. A transaction holds the connection: statements of
 // others wait until it ends (as they do in PGlite's own `query()`), and it begins only after what
-// was sent before it.
+// was sent before it. A snapshot (an operator's backup) is sent the same way, once no transaction
+// is open: the worker takes it between the statements before it and those after.
 import { Worker } from "node:worker_threads";
 import {
   TransactionAbortedError,

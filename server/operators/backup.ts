@@ -224,7 +224,7 @@ async function backupPglite(config: Config, out: BackupTarget, actor: string): P
   }
   if (asked) {
     bytes = asked.bytes;
-    how = `taken by the running portal (pid ${asked.holder.pid}) between two statements, ${asked.ms} ms`;
+    how = `taken by the running portal, pid ${asked.holder.pid}, between two statements in ${asked.ms} ms`;
   } else {
     // Nobody holds the database: this command does, while it copies it.
     const hold = await holdDataDir(config.dataDir, "operator");
