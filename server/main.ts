@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig } from "./config.ts";
-import { openDatabase } from "./db/client.ts";
+import { openDatabase, prepareEmbeddedFolder } from "./db/client.ts";
 import { holdDataDir } from "./db/pglite-owner.ts";
 import { prepareDatabase } from "./db/prepare.ts";
 import { createHttpApp } from "./http/app.ts";
@@ -41,6 +41,7 @@ async function main() {
 
   // The embedded database is one process's: this one claims it first (a second portal on the same
   // DATA_DIR stops here), and hands operators' `backup` its snapshots (server/db/pglite-owner.ts).
+  if (!config.database.url) await prepareEmbeddedFolder(config.database.pgliteDir);
   const hold = config.database.url ? null : await holdDataDir(config.dataDir, "portal");
   const database = await openDatabase(
     config.database.url

@@ -67,13 +67,7 @@ const STARTUP_LOCK_KEY = 7_402_118_311;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
   const { dataDir, ownThread, logger } = options;
-  // Said before PGlite starts, as one line naming the setting: on a full or read-only folder
-  // PGlite's own failure names nothing ('[object Object]', 'PGlite failed to initialize properly').
-  if (dataDir) {
-    await prepareDataDir(dataDir).catch((error: Error) => {
-      throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
-    });
-  }
+  if (dataDir) await prepareEmbeddedFolder(dataDir);
   let client: PgliteClient;
   let snapshot: () => Promise<Uint8Array>;
   try {
@@ -96,6 +90,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const handle = pgliteHandle(client, dataDir, logger);
   return dataDir ? { ...handle, snapshot } : handle;
+}
+
+/**
+ * Makes the embedded database's folder if need be and checks that it takes writes, saying what is
+ * wrong in one line naming the setting: on a full or read-only folder PGlite's own failure names
+ * nothing ('[object Object]', 'PGlite failed to initialize properly').
+ */
+export async function prepareEmbeddedFolder(dataDir: string): Promise<void> {
+  await prepareDataDir(dataDir).catch((error: Error) => {
+    throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
+  });
 }
 
 function openPostgres({

@@ -152,7 +152,10 @@ async function listenClaiming(server: net.Server, socketPath: string, dataDir: s
       });
       return;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt > 2) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EADDRINUSE")
+        throw new ConfigError(`DATA_DIR: cannot make its socket ${socketPath}: ${code ?? String(error)}`);
+      if (attempt > 2) throw error;
       const holder = await whoHolds(socketPath);
       if (holder) throw new DataDirHeld(dataDir, holder);
       unlinkSync(socketPath);
