@@ -515,6 +515,10 @@ async function startDeployment(): Promise<Deployment> {
   // and be tried again, not hang the run).
   database = new pg.Pool({ connectionString: postgres.url, max: 4, connectionTimeoutMillis: 5_000, query_timeout: 60_000 });
   database.on("error", () => undefined);
+  // A connection checked out when PostgreSQL restarts (a transaction between two statements) has
+  // no pool listener: its 'error' event would end the run; its next statement fails instead, and
+  // withRetry tries again.
+  database.on("connect", (client) => client.on("error", () => undefined));
   const db = drizzle({ client: database, schema }) as unknown as Database;
   return { origin, proxyPort: proxyPort!, env, db };
 }
