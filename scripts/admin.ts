@@ -8,7 +8,8 @@ import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:f
 import { userInfo } from "node:os";
 import path from "node:path";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { ConfigError, loadConfig } from "#server/config.ts";
+import { ConfigError, loadConfig, type Config } from "#server/config.ts";
+import { backupDatabase, restoreDatabase } from "#server/operators/backup.ts";
 import { importCatalogue } from "#server/operators/catalogue.ts";
 import { codesCsv, createCodes, disableBatch, listBatches } from "#server/operators/codes.ts";
 import { euroCents, operatorActor, OperatorError, type Operator } from "#server/operators/context.ts";
@@ -36,14 +37,26 @@ import { STAMP_DUTY_CENTS } from "#server/invoices/fatturapa.ts";
 import { table, when, withOperatorServices, type OperatorRun } from "./operator-runtime.ts";
 
 type Values = Record<string, string | boolean | undefined>;
-type Command = {
+type CommandLine = {
   /** The positional arguments, in order (all required). */
   args: string[];
   options?: ParseArgsOptionsConfig;
   help: string;
-  /** Prints the result; returns the exit code when not 0. `run`: where the database is, how far the clock runs ahead. */
-  run(op: Operator, args: string[], values: Values, run: Pick<OperatorRun, "where" | "aheadMs">): Promise<number | void>;
 };
+type Command = CommandLine &
+  (
+    | {
+        /** Prints the result; returns the exit code when not 0. `run`: where the database is, how far the clock runs ahead. */
+        run(op: Operator, args: string[], values: Values, run: Pick<OperatorRun, "where" | "aheadMs">): Promise<number | void>;
+      }
+    | {
+        /** A command on the database itself (backup, restore), without the services; `actor`: operator:<name>. */
+        own(config: Config, args: string[], values: Values, actor: string): Promise<number | void>;
+      }
+  );
+
+/** A size as operators read it. */
+const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
 /** Where a file the operator named goes, created new (never over another) and readable by them only. */
 function createPrivateFile(file: string): { fd: number; path: string } {
@@ -829,6 +842,51 @@ const COMMANDS: Record<string, Command> = {
       return 1;
     },
   },
+
+  backup: {
+    args: [],
+    options: { out: { type: "string" } },
+    help: `backup --out <file>
+    A consistent copy of the whole database, taken while the portal runs, into a new file readable
+    by you only. PostgreSQL: pg_dump's custom format (pg_dump of the server's major version or
+    newer: PG_BINDIR, pg_config, /usr/lib/postgresql). PGlite: the running portal takes it between
+    two statements (or this command, when no portal runs on DATA_DIR). Keep the secrets apart.`,
+    async own(config, _args, values, actor) {
+      if (typeof values.out !== "string") throw new UsageError("--out <file> is needed");
+      const out = createPrivateFile(values.out);
+      let result;
+      try {
+        result = await backupDatabase(config, out, actor);
+      } catch (error) {
+        unlinkSync(out.path);
+        throw error;
+      } finally {
+        closeSync(out.fd);
+      }
+      console.log(`Backup of ${result.database} written to ${result.file}: ${megabytes(result.bytes)} (${result.how}).`);
+      console.log(`Restore it into an empty database with: npm run admin -- restore ${result.file}`);
+    },
+  },
+
+  restore: {
+    args: ["file"],
+    help: `restore <file>
+    A backup made by \`backup\` restored into the configured database, which must be empty: with
+    DATABASE_URL an empty PostgreSQL database (pg_restore, all or nothing, then ANALYZE); without,
+    an empty DATA_DIR. Refuses a database that holds tables already. Start the portal with the
+    secrets kept with the backup (ACTIVATION_CODE_KEY): the command checks it.`,
+    async own(config, [file], _values, actor) {
+      const result = await restoreDatabase(config, file!, actor);
+      const { users, orders, payments } = result.counts;
+      console.log(
+        `Restored ${result.file} into ${result.database}: ${result.tables} tables, ${users} accounts, ${orders} orders, ${payments} payments.`,
+      );
+      if (result.warning) {
+        console.error(`But the portal will not start on it with these settings: ${result.warning}`);
+        return 1;
+      }
+    },
+  },
 };
 
 /** What became of the credit note of a refund `orders:refund` made, when its payment was invoiced. */
@@ -875,7 +933,7 @@ ${Object.values(COMMANDS)
 
 Every command is written to the audit log as operator:<your system user, or --actor>.
 With NODE_ENV=production every command needs --yes. Uses DATABASE_URL, or the embedded PGlite
-in DATA_DIR (stop the portal first: PGlite is one process at a time).`;
+in DATA_DIR (stop the portal first: PGlite is one process at a time; backup works while it runs).`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -917,6 +975,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const actor = operatorActor(text(values.actor) ?? systemUser());
+  if ("own" in command) return (await command.own(config, args, values, actor)) ?? 0;
   return withOperatorServices(config, async ({ db, services, where, aheadMs }) => {
     if (!config.isProduction) console.error(`(database: ${where})`);
     return (await command.run({ db, services, actor }, args, values, { where, aheadMs })) ?? 0;

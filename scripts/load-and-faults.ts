@@ -19,17 +19,20 @@
 //                       second month into the run (SQL), so the job runner charges it too
 //    Meanwhile the job runners of both instances charge the months falling due, and the faults come:
 //    instance 1 restarted at 25 % of the run (SIGTERM, then started again), PostgreSQL restarted at
-//    50 % (pg_ctl restart -m fast), instance 2 restarted at 75 %.
+//    50 % (pg_ctl restart -m fast), instance 2 restarted at 75 %. Once PostgreSQL is back, a backup is
+//    taken with the operators' command (npm run admin -- backup: pg_dump) while the load goes on.
 // 4. Waits for the work under way to settle (months due, payments being taken; at most --settle),
 //    then checks: no 5xx; every paid order charged once with its access; every month due paid once;
 //    no code used beyond its uses; nothing a customer was told is done missing; every session the
 //    load created still opens the dashboard, except sessions whose request a restart cut (counted).
-// 5. Lighthouse (Debian's Chromium, mobile profile) on /, /edu/, /dashboard/ and a checkout page;
+// 5. The backup restored (npm run admin -- restore) into a new database of the cluster, a third
+//    instance started on it, and the checks that hold at every moment run on it for what was
+//    committed before the backup (scripts/load/restore-proof.ts).
+// 6. Lighthouse (Debian's Chromium, mobile profile) on /, /edu/, /dashboard/ and a checkout page;
 //    then the dashboard's latency at 50 connections (autocannon through the proxy).
 // Prints a report, writes it as JSON (--out, default ./load-report-<time>.json) and exits 1 when a
 // check fails. Everything it started (cluster, instances, proxy, Chromium) is stopped at the end,
 // on failure and on Ctrl-C too.
-import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync, mkdtempSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -53,6 +56,7 @@ import { databaseChecks, ledgerChecks, pendingWork, SEED_TAG, type Check } from 
 import { lighthousePages, type PageFigures } from "./load/lighthouse.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "./load/postgres.ts";
 import { startProxy, type Proxy, type ProxyStats } from "./load/proxy.ts";
+import { proveRestore, runAdminCommand, takeBackup, type MidRunBackup } from "./load/restore-proof.ts";
 
 /** The busiest minute assumed (docs/performance.md, "Load and faults"): customer visits a minute. */
 const PEAK_VISITS_PER_MINUTE = 120;
@@ -135,6 +139,8 @@ let database: pg.Pool | undefined;
 let customers: Customer[] = [];
 let scratch: string | undefined;
 let tearingDown: Promise<void> | undefined;
+/** The backup taken in the middle of the run, restored after it (scripts/load/restore-proof.ts). */
+let midRunBackup: Promise<MidRunBackup | undefined> | undefined;
 
 function teardown() {
   tearingDown ??= (async () => {
@@ -173,10 +179,9 @@ const rowsOf = async <T>(db: Database, query: ReturnType<typeof sql>) =>
 // ── preparation ──────────────────────────────────────────────────────────────
 
 /** A batch of codes made by the operators' command, read back from the CSV it writes. */
-function createCodes(env: NodeJS.ProcessEnv, sku: string, count: number, maxUses: number): Promise<string[]> {
+async function createCodes(env: NodeJS.ProcessEnv, sku: string, count: number, maxUses: number): Promise<string[]> {
   const file = path.join(scratch!, `codes-${maxUses}.csv`);
-  const args = [
-    "scripts/admin.ts",
+  await runAdminCommand(env, [
     "codes:create",
     "--product",
     sku,
@@ -190,21 +195,10 @@ function createCodes(env: NodeJS.ProcessEnv, sku: string, count: number, maxUses
     `load and faults ${stamp}`,
     "--out",
     file,
-    "--actor",
-    "load-and-faults",
-    "--yes",
-  ];
-  return new Promise<string[]>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`npm run admin -- codes:create failed (exit ${code}): ${stderr}`));
-      const codes = readFileSync(file, "utf8").trim().split("\n").slice(1);
-      rmSync(file);
-      resolve(codes);
-    });
-  });
+  ]);
+  const codes = readFileSync(file, "utf8").trim().split("\n").slice(1);
+  rmSync(file);
+  return codes;
 }
 
 /** Subscriptions whose second month falls due at moments spread over the load (one batch per 10 s). */
@@ -367,7 +361,21 @@ async function drive(opts: {
   return { started, skipped, moved, notMoved };
 }
 
-async function injectFaults(loadStart: number, faults: Fault[]) {
+/** The backup of the middle of the run (npm run admin -- backup), taken now; undefined when it failed (said among the failures). */
+async function backUpNow(loadStart: number, env: NodeJS.ProcessEnv): Promise<MidRunBackup | undefined> {
+  const log = (text: string) => console.log(`  [${seconds(now() - (loadStart - epoch))} s] backup: ${text}`);
+  log("npm run admin -- backup (pg_dump) while the instances serve");
+  try {
+    const backup = await takeBackup(env, path.join(scratch!, "mid-run.dump"), ledger, now());
+    log(backup.said);
+    return backup;
+  } catch (error) {
+    failures.push(`the backup in the middle of the run: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+async function injectFaults(loadStart: number, faults: Fault[], env: NodeJS.ProcessEnv) {
   const at = (share: number) => new Promise((r) => setTimeout(r, Math.max(0, loadStart + share * durationMs - Date.now())));
   const restartInstance = async (instance: Instance) => {
     const begin = now();
@@ -394,6 +402,8 @@ async function injectFaults(loadStart: number, faults: Fault[]) {
   const { downMs } = await postgres!.restart();
   faults.push({ what: "PostgreSQL restarted", at: begin, stopMs: downMs, end: now() });
   console.log(`  [${seconds(now() - (loadStart - epoch))} s] PostgreSQL: accepting connections again after ${seconds(downMs)} s`);
+  // Alongside what follows, so that it moves no fault: pg_dump minds no instance's restart.
+  midRunBackup = backUpNow(loadStart, env);
   await at(0.75);
   await restartInstance(instances[1]!);
 }
@@ -505,6 +515,10 @@ async function startDeployment(): Promise<Deployment> {
   // and be tried again, not hang the run).
   database = new pg.Pool({ connectionString: postgres.url, max: 4, connectionTimeoutMillis: 5_000, query_timeout: 60_000 });
   database.on("error", () => undefined);
+  // A connection checked out when PostgreSQL restarts (a transaction between two statements) has
+  // no pool listener: its 'error' event would end the run; its next statement fails instead, and
+  // withRetry tries again.
+  database.on("connect", (client) => client.on("error", () => undefined));
   const db = drizzle({ client: database, schema }) as unknown as Database;
   return { origin, proxyPort: proxyPort!, env, db };
 }
@@ -560,7 +574,10 @@ type LoadRun = {
 };
 
 /** Inserts the months falling due during the run, then drives the load for --duration while the faults come. */
-async function runLoad({ origin, db }: Deployment, { products, single, multi, setupSamples }: Preparation): Promise<LoadRun> {
+async function runLoad(
+  { origin, db, env }: Deployment,
+  { products, single, multi, setupSamples }: Preparation,
+): Promise<LoadRun> {
   const loadStart = Date.now() + 1_000;
   const loadEnd = loadStart + durationMs;
   const t = performance.now();
@@ -579,7 +596,9 @@ async function runLoad({ origin, db }: Deployment, { products, single, multi, se
   }, 30_000);
   const [driven] = await Promise.all([
     drive({ origin, products, single, multi, loadEnd, db }),
-    injectFaults(loadStart, faults).catch((error: unknown) => failures.push(`a fault could not be injected: ${String(error)}`)),
+    injectFaults(loadStart, faults, env).catch((error: unknown) =>
+      failures.push(`a fault could not be injected: ${String(error)}`),
+    ),
   ]);
   clearInterval(progress);
   const loadMs = Date.now() - loadStart;
@@ -781,6 +800,50 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
   report.settledSeconds = settledMs / 1000;
 }
 
+/** The mid-run backup restored, a portal started on it, the checks on it; printed and reported. */
+async function restoreAndCheck({ env }: Deployment, { maxUses }: Preparation, { loadStart }: LoadRun) {
+  const backup = await midRunBackup;
+  if (!backup) return; // not taken (a fault failed before it), or its failure is among the failures
+  console.log("\nBackup and restore");
+  const proof = await proveRestore({
+    serverUrl: postgres!.url,
+    env,
+    backup,
+    backupAt: new Date(epoch + backup.at),
+    maxUses,
+    onInstance: (instance) => instances.push(instance),
+  });
+  checks.push(...proof.checks);
+  const { restoreMs, readyMs, underWay, told, database, sessionsTried } = proof.figures;
+  console.log(
+    `  backup at ${seconds(backup.at - (loadStart - epoch))} s of the load, under the load: ${(backup.bytes / 1e6).toFixed(1)} MB in ${seconds(backup.ms)} s (npm run admin -- backup, pg_dump)`,
+  );
+  console.log(
+    `  restored into a new database in ${seconds(restoreMs)} s (npm run admin -- restore); a portal on it ready in ${seconds(readyMs)} s`,
+  );
+  console.log(
+    `  on the copy: ${database.paid_orders} paid orders, ${database.payments} payments, ${database.redemptions} code redemptions; ` +
+      `before the backup the customers had seen ${told.confirmedPurchases} orders confirmed, ${told.activations} codes activated, ` +
+      `${told.eduBought} EDU bought; ${sessionsTried} of their sessions tried on the copy's dashboard`,
+  );
+  console.log(
+    `  under way at the backup's moment (finished by the portal on the copy once their leases run out): ` +
+      `${underWay.months} month(s) due (${underWay.charging} being charged), ${underWay.attempts} payment(s)`,
+  );
+  report.restore = {
+    backupAtSecond: (backup.at - (loadStart - epoch)) / 1000,
+    backupSeconds: backup.ms / 1000,
+    backupBytes: backup.bytes,
+    restoreSeconds: restoreMs / 1000,
+    readySeconds: readyMs / 1000,
+    underWay,
+    told,
+    database,
+    sessionsTried,
+    checks: proof.checks,
+  };
+}
+
 /** Lighthouse and the dashboard at 50 connections, on the idle deployment. */
 async function measureIdleDeployment(origin: string, products: string[]) {
   const viewer = customers[0]!;
@@ -841,6 +904,7 @@ try {
   const settledMs = await settle(deployment.db, run.loadEnd);
   const outcome = await checkOutcome(deployment, preparation, run);
   reportLoadAndFaults(run, outcome, settledMs);
+  await restoreAndCheck(deployment, preparation, run);
   await measureIdleDeployment(deployment.origin, preparation.products);
 } catch (error) {
   failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));

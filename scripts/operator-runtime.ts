@@ -8,8 +8,9 @@ import { sql } from "drizzle-orm";
 import pino from "pino";
 import type { Config } from "#server/config.ts";
 import { openDatabase, type Database } from "#server/db/client.ts";
+import { DataDirHeld, holdDataDir } from "#server/db/pglite-owner.ts";
 import { createShiftableClock } from "#server/lib/clock.ts";
-import { createLogger } from "#server/logger.ts";
+import { createLogger, type Logger } from "#server/logger.ts";
 import { OperatorError } from "#server/operators/context.ts";
 import { checkKeyFingerprints, dataKeys } from "#server/security/key-fingerprints.ts";
 import { createServices, type Services } from "#server/services.ts";
@@ -47,6 +48,24 @@ export async function withOperatorServices<T>(config: Config, work: (run: Operat
   // Warnings and errors (a charge or a refund that could not complete) go to stderr, so stdout
   // stays the command's output; LOG_LEVEL=info shows more.
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : "warn", pino.destination({ dest: 2, sync: true }));
+  // The embedded database is one process's: not while the portal runs on it (server/db/pglite-owner.ts).
+  const hold = config.database.url ? null : await holdDataDir(config.dataDir, "operator").catch(stopThePortalFirst);
+  try {
+    return await withDatabase(config, log, work);
+  } finally {
+    await hold?.close();
+  }
+}
+
+/** A DataDirHeld error, with what the operator does about it. */
+function stopThePortalFirst(error: Error): never {
+  if (!(error instanceof DataDirHeld)) throw error;
+  throw new OperatorError(
+    `${error.message} Stop it first (${error.holder.holder === "portal" ? "only `backup` works while it runs" : "or wait for it to end"}).`,
+  );
+}
+
+async function withDatabase<T>(config: Config, log: Logger, work: (run: OperatorRun) => Promise<T>): Promise<T> {
   const database = await openDatabase(
     config.database.url
       ? { url: config.database.url, poolMax: 2, timeouts: config.database.timeouts }

@@ -50,6 +50,8 @@ const envSchema = z.object({
       .refine(isPostgresUrl, "not a PostgreSQL URL: postgres://user:password@host:5432/database (unset: the embedded database)"),
   ),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  /** The folder of PostgreSQL's pg_dump and pg_restore (npm run admin -- backup); unset: found (server/lib/postgres-binaries.ts). */
+  PG_BINDIR: optional(z.string().min(1)),
   // Every wait for PostgreSQL, in milliseconds (server/db/timeouts.ts says what each bounds).
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
@@ -220,7 +222,14 @@ export type Config = {
   /** How an instance stops (server/http/shutdown.ts): the drain, then at most the rest of the limit. */
   shutdown: { drainMs: number; timeoutMs: number };
   dataDir: string;
-  database: { url: string | undefined; poolMax: number; pgliteDir: string; timeouts: DatabaseTimeouts };
+  database: {
+    url: string | undefined;
+    poolMax: number;
+    pgliteDir: string;
+    timeouts: DatabaseTimeouts;
+    /** PG_BINDIR: where pg_dump and pg_restore are, when they are not found by themselves. */
+    binDir: string | undefined;
+  };
   secrets: { session: string; oidcClient: string; oidcCookieKeys: string[]; activationCodeKey: string };
   /** The cost of a new password hash (server/accounts/passwords.ts); `minimal` only outside production. */
   passwordHashCost: "standard" | "minimal";
@@ -397,6 +406,7 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
       url: e.DATABASE_URL || undefined,
       poolMax: e.DATABASE_POOL_MAX,
       pgliteDir: path.join(dataDir, "pglite"),
+      binDir: e.PG_BINDIR,
       timeouts: {
         connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
         statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

@@ -6,7 +6,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig } from "./config.ts";
-import { openDatabase } from "./db/client.ts";
+import { openDatabase, prepareEmbeddedFolder } from "./db/client.ts";
+import { holdDataDir } from "./db/pglite-owner.ts";
 import { prepareDatabase } from "./db/prepare.ts";
 import { createHttpApp } from "./http/app.ts";
 import { createLogger } from "./logger.ts";
@@ -40,6 +41,10 @@ async function main() {
   }
 
   const metrics = createMetrics({ process: true });
+  // The embedded database is one process's: this one claims it first (a second portal on the same
+  // DATA_DIR stops here), and hands operators' `backup` its snapshots (server/db/pglite-owner.ts).
+  if (!config.database.url) await prepareEmbeddedFolder(config.database.pgliteDir);
+  const hold = config.database.url ? null : await holdDataDir(config.dataDir, "portal");
   const database = await openDatabase(
     config.database.url
       ? {
@@ -58,6 +63,13 @@ async function main() {
   if (devClock?.offsetMs())
     log.warn({ offsetMs: devClock.offsetMs() }, "the clock runs ahead of the system's (moved at /dev/orologio)");
   const services = await createServices({ config, database, log, devClock, startBackgroundWork: true, metrics });
+  hold?.serveSnapshots({
+    snapshot: database.snapshot!,
+    async onSnapshot({ actor, file }, bytes) {
+      await services.audit.record("database_backed_up", { actor, details: { file, bytes, format: "PGlite dumpDataDir" } });
+      log.info({ actor, bytes }, "backup taken for an operator");
+    },
+  });
 
   let build: ServerBuild | (() => Promise<ServerBuild>);
   let devMiddleware;
@@ -80,6 +92,7 @@ async function main() {
     await closeDevServer();
     await services.close();
     await database.close();
+    await hold?.close();
   };
   await listenWithGracefulShutdown(app, {
     host: config.host,

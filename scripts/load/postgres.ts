@@ -3,35 +3,17 @@
 // on purpose during the load, stopped and removed at the end. Never the machine's shared server,
 // which others' tests use. PostgreSQL refuses to run as root: as root the binaries run as the
 // `postgres` system user (runuser), which owns the folder.
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { missingTools, postgresBinDirs } from "#server/lib/postgres-binaries.ts";
 
-/** The folder of initdb and pg_ctl: PG_BINDIR, pg_config --bindir, or the newest /usr/lib/postgresql/<n>/bin. */
+/** The folder of initdb and pg_ctl (server/lib/postgres-binaries.ts: PG_BINDIR, pg_config, Debian's). */
 function postgresBinDir(): string {
-  const candidates: string[] = [];
-  if (process.env.PG_BINDIR) candidates.push(process.env.PG_BINDIR);
-  try {
-    candidates.push(execFileSync("pg_config", ["--bindir"], { encoding: "utf8" }).trim());
-  } catch {
-    // no pg_config on the PATH
-  }
-  const debian = "/usr/lib/postgresql";
-  if (existsSync(debian)) {
-    const versions = readdirSync(debian)
-      .filter((v) => /^\d+$/.test(v))
-      .sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
-  }
-  const found = candidates.find((dir) => existsSync(path.join(dir, "initdb")) && existsSync(path.join(dir, "pg_ctl")));
-  if (!found) {
-    throw new Error(
-      "PostgreSQL's server binaries (initdb, pg_ctl) were not found: install them (Debian: apt-get install postgresql) " +
-        "or set PG_BINDIR to their folder.",
-    );
-  }
+  const [found] = postgresBinDirs(["initdb", "pg_ctl"], process.env.PG_BINDIR);
+  if (!found) throw new Error(missingTools(["initdb", "pg_ctl"], "postgresql"));
   return found;
 }
 

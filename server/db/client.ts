@@ -6,6 +6,7 @@ import { ConfigError } from "#server/config.ts";
 import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
+import { takeSnapshot } from "./pglite-snapshot.ts";
 import type { Logger as DrizzleLogger } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -36,6 +37,11 @@ export type DatabaseHandle = {
   ping(): Promise<void>;
   /** The pool's connections now (PostgreSQL); null for the embedded database, which has none. */
   poolState(): { inUse: number; idle: number; waiting: number } | null;
+  /**
+   * The embedded database on disk: a consistent copy of its folder as a gzipped tarball, taken
+   * between statements with no transaction open (pglite-snapshot.ts). PostgreSQL has pg_dump.
+   */
+  snapshot?: () => Promise<Uint8Array>;
   close(): Promise<void>;
 };
 
@@ -66,24 +72,40 @@ const STARTUP_LOCK_KEY = 7_402_118_311;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options);
   const { dataDir, ownThread, logger } = options;
-  // Said before PGlite starts, as one line naming the setting: on a full or read-only folder
-  // PGlite's own failure names nothing ('[object Object]', 'PGlite failed to initialize properly').
-  if (dataDir) {
-    await prepareDataDir(dataDir).catch((error: Error) => {
-      throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
-    });
-  }
+  if (dataDir) await prepareEmbeddedFolder(dataDir);
   let client: PgliteClient;
+  let snapshot: () => Promise<Uint8Array>;
   try {
-    // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
-    client = ownThread ? await openPgliteThread(dataDir) : withPreparedStatements(await PGlite.create(dataDir));
+    if (ownThread) {
+      const thread = await openPgliteThread(dataDir);
+      client = thread;
+      snapshot = () => thread.snapshot();
+    } else {
+      // In this thread, every call goes through the wrapper, which must know when PGlite is busy.
+      // A process that holds the database alone (an operator's) takes its snapshot between its own calls.
+      const pglite = withPreparedStatements(await PGlite.create(dataDir));
+      client = pglite;
+      snapshot = () => takeSnapshot(pglite);
+    }
   } catch (error) {
     const where = dataDir ?? "memory";
     throw new ConfigError(`The embedded database in ${where} (DATA_DIR) could not be opened: ${describeThrown(error)}`, {
       cause: error,
     });
   }
-  return pgliteHandle(client, dataDir, logger);
+  const handle = pgliteHandle(client, dataDir, logger);
+  return dataDir ? { ...handle, snapshot } : handle;
+}
+
+/**
+ * Makes the embedded database's folder if need be and checks that it takes writes, saying what is
+ * wrong in one line naming the setting: on a full or read-only folder PGlite's own failure names
+ * nothing ('[object Object]', 'PGlite failed to initialize properly').
+ */
+export async function prepareEmbeddedFolder(dataDir: string): Promise<void> {
+  await prepareDataDir(dataDir).catch((error: Error) => {
+    throw new ConfigError(`The embedded database's folder (DATA_DIR): ${error.message}`, { cause: error });
+  });
 }
 
 function openPostgres({

@@ -8,7 +8,8 @@
 // The worker answers in the order it was asked, one exchange at a time, so a statement sent while
 // no transaction is open runs outside any. A transaction holds the connection: statements of
 // others wait until it ends (as they do in PGlite's own `query()`), and it begins only after what
-// was sent before it.
+// was sent before it. A snapshot (an operator's backup) is sent the same way, once no transaction
+// is open: the worker takes it between the statements before it and those after.
 import { Worker } from "node:worker_threads";
 import {
   TransactionAbortedError,
@@ -40,9 +41,14 @@ export type PgliteClient = {
   transaction<T>(work: (tx: Pick<Transaction, "query">) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 };
+/** The server's client: also takes a snapshot of the database (pglite-snapshot.ts) between statements. */
+export type PgliteThread = PgliteClient & {
+  /** Once no transaction is open: a checkpoint, then the data folder as a gzipped tarball. */
+  snapshot(): Promise<Uint8Array>;
+};
 
 /** PGlite on `dataDir` (undefined: in memory), in a worker thread. */
-export async function openPgliteThread(dataDir: string | undefined): Promise<PgliteClient> {
+export async function openPgliteThread(dataDir: string | undefined): Promise<PgliteThread> {
   const worker = new Worker(new URL("./pglite-thread.worker.ts", import.meta.url), { workerData: { dataDir } });
   const waiting: { resolve(answer: Buffer): void; reject(error: Error): void }[] = [];
   let stopped: Error | null = null;
@@ -76,7 +82,7 @@ export async function openPgliteThread(dataDir: string | undefined): Promise<Pgl
     if (stopped) return Promise.reject(stopped);
     return new Promise((resolve, reject) => {
       waiting.push({ resolve, reject });
-      if ("close" in toWorker) return worker.postMessage(toWorker);
+      if (!("message" in toWorker)) return worker.postMessage(toWorker);
       // A copy of its own, handed over (a Buffer may share its memory with others).
       const message = new Uint8Array(toWorker.message);
       worker.postMessage({ message }, [message.buffer]);
@@ -143,7 +149,7 @@ export async function openPgliteThread(dataDir: string | undefined): Promise<Pgl
     }
   }
 
-  const client: PgliteClient = {
+  const client: PgliteThread = {
     query: (text, params = [], options) => execute(text, params, options, true),
     async transaction(work) {
       while (transaction) await transaction.catch(() => {});
@@ -167,6 +173,12 @@ export async function openPgliteThread(dataDir: string | undefined): Promise<Pgl
       } finally {
         transaction = null;
       }
+    },
+    async snapshot() {
+      // Sent in the same turn as the check: no transaction can begin in between, and statements
+      // sent after it are answered after the snapshot.
+      while (transaction) await transaction.catch(() => {});
+      return send({ snapshot: true });
     },
     async close() {
       while (transaction) await transaction.catch(() => {});

@@ -2,13 +2,15 @@
 // `workerData.dataDir`, says "ready" (or why not), then answers each message of Postgres's
 // protocol with Postgres's whole answer, in the order they came: one exchange at a time, as
 // PGlite itself works. Everything above the bytes (statements, transactions, values) is the
-// server thread's.
+// server thread's. A snapshot (a backup: pglite-owner.ts) is a checkpoint, then PGlite's own
+// dumpDataDir(), between two exchanges: messages that come meanwhile wait for it, in order.
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { exchange } from "./pglite-protocol.ts";
+import { takeSnapshot } from "./pglite-snapshot.ts";
 
-/** What the server thread sends: protocol bytes to run, or the order to close. */
-export type ToWorker = { message: Uint8Array } | { close: true };
+/** What the server thread sends: protocol bytes to run, a snapshot to take, or the order to close. */
+export type ToWorker = { message: Uint8Array } | { snapshot: true } | { close: true };
 /** What comes back: one of these per message, in order. */
 export type FromWorker = { ready: true } | { failed: string } | { answer: Uint8Array } | { error: string } | { closed: true };
 
@@ -17,9 +19,26 @@ const post = (reply: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessa
 
 try {
   const db = await PGlite.create((workerData as { dataDir: string | undefined }).dataDir);
-  port.on("message", (received: ToWorker) => {
+  /** Messages that came while a snapshot was being taken, answered after it. */
+  let held: ToWorker[] | null = null;
+  const answer = (received: ToWorker) => {
+    if (held) return void held.push(received);
+    if ("snapshot" in received) {
+      held = [];
+      void takeSnapshot(db)
+        .then(
+          (bytes) => post({ answer: bytes }, [bytes.buffer as ArrayBuffer]),
+          (error: unknown) => post({ error: `the snapshot failed: ${error instanceof Error ? error.message : String(error)}` }),
+        )
+        .finally(() => {
+          const waiting = held!;
+          held = null;
+          for (const next of waiting) answer(next);
+        });
+      return;
+    }
     if ("close" in received) {
-      port.removeAllListeners("message");
+      port.off("message", answer);
       void db.close().then(
         () => post({ closed: true }),
         (error: unknown) => post({ error: String(error) }),
@@ -28,12 +47,13 @@ try {
     }
     try {
       // A copy of its own, handed over rather than copied again.
-      const answer = new Uint8Array(exchange(db, received.message));
-      post({ answer }, [answer.buffer]);
+      const bytes = new Uint8Array(exchange(db, received.message));
+      post({ answer: bytes }, [bytes.buffer]);
     } catch (error) {
       post({ error: error instanceof Error ? error.message : String(error) });
     }
-  });
+  };
+  port.on("message", answer);
   post({ ready: true });
 } catch (error) {
   post({ failed: error instanceof Error ? (error.stack ?? error.message) : String(error) });

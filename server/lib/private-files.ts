@@ -1,7 +1,7 @@
 // Files holding customers' personal data (e-invoices with names, codici fiscali and addresses;
 // the embedded database; secrets) are the portal's user's only: 0600 in folders made 0700. A
 // folder that exists already keeps its mode: it may be one the operator made, shared on purpose
-// with whatever collects from it (docs/operating.md, "Backups: what to keep").
+// with whatever collects from it (docs/operating.md, "Back up and restore").
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 

@@ -48,7 +48,7 @@ export async function checkKeyFingerprints(db: Queryable, keys: Record<string, s
     const what = DATA_KEYS[changed.setting]?.unreadable ?? "the data it protects would be unreadable";
     throw new ConfigError(
       `${changed.setting} is not the key this database was written with: start with the value kept with its backup ` +
-        `(docs/operating.md, "Backups: what to keep"); with this one ${what}.`,
+        `(docs/operating.md, "Back up and restore"); with this one ${what}.`,
     );
   }
 }

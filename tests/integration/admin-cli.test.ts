@@ -19,9 +19,9 @@ import { testConfig } from "#tests/support/config.ts";
 import type { TestDatabase } from "#tests/support/database.ts";
 import { createTestServices } from "#tests/support/services.ts";
 import { createSharedDatabase } from "#tests/support/shared-database.ts";
-import { runNode, type NodeRun } from "#tests/support/run-node.ts";
+import type { NodeRun } from "#tests/support/run-node.ts";
+import { runAdmin } from "#tests/support/admin-cli.ts";
 
-const SCRIPT = path.resolve(import.meta.dirname, "../../scripts/admin.ts");
 const config = testConfig();
 let shared: Awaited<ReturnType<typeof createSharedDatabase>>;
 /** The commands' working folder: where the CSV goes. */
@@ -38,19 +38,7 @@ afterAll(async () => {
 
 /** Runs the command in production, as an operator on the server would, with the test's secrets. */
 function admin(args: string[], settings: NodeJS.ProcessEnv = {}): Promise<NodeRun> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_ENV: "production",
-    PAYMENTS: "sandbox",
-    MAIL_DISABLED: "true",
-    SESSION_SECRET: "test-session-secret-that-is-long-enough-0123456789",
-    OIDC_CLIENT_SECRET: "test-oidc-client-secret-long-enough-0123456789",
-    OIDC_COOKIE_KEYS: "test-oidc-cookie-key-long-enough-0123456789",
-    ACTIVATION_CODE_KEY: config.secrets.activationCodeKey,
-    ...shared.env,
-    ...settings,
-  };
-  return runNode([SCRIPT, ...args], { cwd: folder, env });
+  return runAdmin(args, folder, { ...shared.env, ...settings });
 }
 
 describe("npm run admin", () => {

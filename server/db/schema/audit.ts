@@ -39,6 +39,10 @@ export const AUDIT_EVENTS = [
   "catalogue_imported",
   "subscriptions_listed",
   "due_work_run",
+  // npm run admin -- backup | restore (server/operators/backup.ts); the running portal records the
+  // backups it takes for an operator (server/db/pglite-owner.ts).
+  "database_backed_up",
+  "database_restored",
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
