@@ -7,7 +7,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import type { Config } from "#server/config.ts";
-import { openDatabase, type Database } from "#server/db/client.ts";
+import { configuredDatabase, openDatabase, type Database } from "#server/db/client.ts";
 import { createShiftableClock } from "#server/lib/clock.ts";
 import { createLogger } from "#server/logger.ts";
 import { OperatorError } from "#server/operators/context.ts";
@@ -47,11 +47,7 @@ export async function withOperatorServices<T>(config: Config, work: (run: Operat
   // Warnings and errors (a charge or a refund that could not complete) go to stderr, so stdout
   // stays the command's output; LOG_LEVEL=info shows more.
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : "warn", pino.destination({ dest: 2, sync: true }));
-  const database = await openDatabase(
-    config.database.url
-      ? { url: config.database.url, poolMax: 2, timeouts: config.database.timeouts }
-      : { dataDir: config.database.pgliteDir },
-  );
+  const database = await openDatabase(configuredDatabase(config.database, { poolMax: 2 }));
   const pgliteDir = path.relative(process.cwd(), config.database.pgliteDir);
   const where = config.database.url
     ? "PostgreSQL"

@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig } from "./config.ts";
-import { openDatabase } from "./db/client.ts";
+import { configuredDatabase, openDatabase } from "./db/client.ts";
 import { prepareDatabase } from "./db/prepare.ts";
 import { createHttpApp } from "./http/app.ts";
 import { createLogger } from "./logger.ts";
@@ -39,14 +39,10 @@ async function main() {
   }
 
   const database = await openDatabase(
-    config.database.url
-      ? {
-          url: config.database.url,
-          poolMax: config.database.poolMax,
-          timeouts: config.database.timeouts,
-          onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
-        }
-      : { dataDir: config.database.pgliteDir, ownThread: true },
+    configuredDatabase(config.database, {
+      ownThread: true,
+      onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
+    }),
   );
   await prepareDatabase(database, config, log);
   if (config.invoicing.seller) await checkTaxRegime(database.db, config.invoicing.seller);
