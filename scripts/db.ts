@@ -2,7 +2,7 @@
 // in DATA_DIR):  node scripts/db.ts migrate | seed | reset | rotate-signing-key
 import { sql } from "drizzle-orm";
 import { loadConfig } from "#server/config.ts";
-import { openDatabase } from "#server/db/client.ts";
+import { configuredDatabase, openDatabase } from "#server/db/client.ts";
 import { prepareDatabase } from "#server/db/prepare.ts";
 import { seedDemoAccounts } from "#server/db/seed/accounts.ts";
 import { seedAndLogDemoCodes } from "#server/db/seed/activation-codes.ts";
@@ -19,11 +19,7 @@ if (!["migrate", "seed", "reset", "rotate-signing-key"].includes(command ?? ""))
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
-const database = await openDatabase(
-  config.database.url
-    ? { url: config.database.url, poolMax: 2, timeouts: config.database.timeouts }
-    : { dataDir: config.database.pgliteDir },
-);
+const database = await openDatabase(configuredDatabase(config.database, { poolMax: 2 }));
 try {
   if (command === "migrate") {
     await database.withStartupLock((db) => database.migrate(db));

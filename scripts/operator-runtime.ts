@@ -7,7 +7,7 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import type { Config } from "#server/config.ts";
-import { openDatabase, type Database } from "#server/db/client.ts";
+import { configuredDatabase, openDatabase, type Database } from "#server/db/client.ts";
 import { DataDirHeld, holdDataDir } from "#server/db/pglite-owner.ts";
 import { createShiftableClock } from "#server/lib/clock.ts";
 import { createLogger, type Logger } from "#server/logger.ts";
@@ -66,11 +66,7 @@ function stopThePortalFirst(error: Error): never {
 }
 
 async function withDatabase<T>(config: Config, log: Logger, work: (run: OperatorRun) => Promise<T>): Promise<T> {
-  const database = await openDatabase(
-    config.database.url
-      ? { url: config.database.url, poolMax: 2, timeouts: config.database.timeouts }
-      : { dataDir: config.database.pgliteDir },
-  );
+  const database = await openDatabase(configuredDatabase(config.database, { poolMax: 2 }));
   const pgliteDir = path.relative(process.cwd(), config.database.pgliteDir);
   const where = config.database.url
     ? "PostgreSQL"

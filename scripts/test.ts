@@ -1,7 +1,7 @@
 // `npm test`: every test. The production build first (the browser tests serve it, and so do the
 // integration tests that start real instances, e.g. the rolling restart: built once here, never
 // by a test while other tests' Vite servers write their types), then unit and integration tests
-// (vitest: PGlite, and PostgreSQL too when DATABASE_URL is set), then the browser tests
+// (vitest: PGlite, and PostgreSQL too when DATABASE_URL is set, some of it through PgBouncer), then the browser tests
 // (Playwright, Debian's Chromium) with and without JavaScript.
 //   npm test                   all of it
 //   npm run test:e2e           only the browser tests
@@ -22,7 +22,9 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
 step("production build", "react-router", ["build"]);
 
 if (!e2eOnly) {
-  const targets = process.env.DATABASE_URL ? "PGlite and PostgreSQL" : "PGlite (set DATABASE_URL to add PostgreSQL)";
+  const targets = process.env.DATABASE_URL
+    ? "PGlite, PostgreSQL, and PostgreSQL through PgBouncer"
+    : "PGlite (set DATABASE_URL to add PostgreSQL)";
   step(`unit and integration tests on ${targets}`, "vitest", ["run"]);
 }
 

@@ -358,5 +358,30 @@ describe("loadConfig", () => {
       expect(loadConfig({ env: { DATA_DIR: tempDir(), DATABASE_URL: url } }).database.url).toBe(url);
       expect(loadConfig({ env: { DATA_DIR: tempDir(), DATABASE_URL: "" } }).database.url).toBeUndefined();
     });
+
+    it("DATABASE_POOLER=transaction without the pooler's address or PostgreSQL's own", () => {
+      const pooler = "postgres://portal:secret@127.0.0.1:6432/portal";
+      const direct = "postgres://portal:secret@db.example.it:5432/portal";
+      expect(mistake({ DATABASE_POOLER: "transaction" })).toMatch(/^DATABASE_POOLER=transaction needs DATABASE_URL/);
+      expect(mistake({ DATABASE_POOLER: "transaction", DATABASE_URL: pooler })).toMatch(
+        /^DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: PostgreSQL itself/,
+      );
+      expect(mistake({ DATABASE_DIRECT_URL: direct })).toMatch(/^DATABASE_DIRECT_URL is set without DATABASE_URL/);
+      expect(mistake({ DATABASE_POOLER: "session", DATABASE_URL: pooler })).toMatch(/^Invalid configuration: DATABASE_POOLER: /);
+      const env = { DATA_DIR: tempDir(), DATABASE_URL: pooler };
+      expect(loadConfig({ env: { ...env, DATABASE_POOLER: "transaction", DATABASE_DIRECT_URL: direct } }).database).toMatchObject(
+        {
+          url: pooler,
+          pooler: "transaction",
+          directUrl: direct,
+        },
+      );
+      // Without a pooler in transaction mode, the start-up migrates where the pool goes unless told.
+      expect(loadConfig({ env }).database).toMatchObject({ url: pooler, pooler: "none", directUrl: pooler });
+      expect(loadConfig({ env: { ...env, DATABASE_POOLER: "", DATABASE_DIRECT_URL: direct } }).database).toMatchObject({
+        pooler: "none",
+        directUrl: direct,
+      });
+    });
   });
 });

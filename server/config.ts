@@ -52,6 +52,20 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
   /** The folder of PostgreSQL's pg_dump and pg_restore (npm run admin -- backup); unset: found (server/lib/postgres-binaries.ts). */
   PG_BINDIR: optional(z.string().min(1)),
+  /**
+   * `transaction`: DATABASE_URL leads to a pooler in transaction mode (PgBouncer's pool_mode =
+   * transaction), where each transaction may run on another server connection (server/db/pooler.ts
+   * says what the portal gives up for it); unset or `none`: DATABASE_URL is PostgreSQL itself, or a
+   * pooler in session mode.
+   */
+  DATABASE_POOLER: optional(z.enum(["none", "transaction"])),
+  /**
+   * PostgreSQL itself (or a pooler's database in session mode), for what needs one session from
+   * start to end: the start-up's migrations and seeding under their advisory lock. Unset: DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: optional(
+    z.string().refine(isPostgresUrl, "not a PostgreSQL URL: postgres://user:password@host:5432/database"),
+  ),
   // Every wait for PostgreSQL, in milliseconds (server/db/timeouts.ts says what each bounds).
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
@@ -224,6 +238,10 @@ export type Config = {
   dataDir: string;
   database: {
     url: string | undefined;
+    /** `transaction`: DATABASE_URL is a pooler in transaction mode (server/db/pooler.ts). */
+    pooler: "none" | "transaction";
+    /** Where the start-up migrates under its advisory lock: DATABASE_DIRECT_URL, else DATABASE_URL. */
+    directUrl: string | undefined;
     poolMax: number;
     pgliteDir: string;
     timeouts: DatabaseTimeouts;
@@ -352,6 +370,26 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     throw new ConfigError("MAIL_DISABLED=true and SMTP_URL are both set: unset one (MAIL_DISABLED turns mail off).");
   }
 
+  const pooler = e.DATABASE_POOLER ?? "none";
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+    throw new ConfigError(
+      "DATABASE_DIRECT_URL is set without DATABASE_URL: set DATABASE_URL too (the address the instances' pool uses).",
+    );
+  }
+  if (pooler === "transaction" && !e.DATABASE_URL) {
+    throw new ConfigError(
+      "DATABASE_POOLER=transaction needs DATABASE_URL: the pooler's address (the embedded database has none).",
+    );
+  }
+  // The start-up's advisory lock is held by a session: through a pooler in transaction mode it
+  // would be taken on one server connection and released on another, or never.
+  if (pooler === "transaction" && !e.DATABASE_DIRECT_URL) {
+    throw new ConfigError(
+      "DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: PostgreSQL itself (or a PgBouncer database in session mode), " +
+        "where the start-up migrates under its advisory lock (docs/operating.md, PgBouncer).",
+    );
+  }
+
   const drainMs = e.SHUTDOWN_DRAIN_MS ?? (isProduction ? DEFAULT_PRODUCTION_DRAIN_MS : 0);
   const timeoutMs = e.SHUTDOWN_TIMEOUT_MS ?? drainMs + DEFAULT_STOP_AFTER_DRAIN_MS;
   if (timeoutMs < drainMs + MIN_STOP_AFTER_DRAIN_MS) {
@@ -404,6 +442,8 @@ export function loadConfig({ env = process.env, onGeneratedSecrets }: LoadConfig
     dataDir,
     database: {
       url: e.DATABASE_URL || undefined,
+      pooler,
+      directUrl: e.DATABASE_DIRECT_URL ?? (e.DATABASE_URL || undefined),
       poolMax: e.DATABASE_POOL_MAX,
       pgliteDir: path.join(dataDir, "pglite"),
       binDir: e.PG_BINDIR,

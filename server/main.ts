@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
 import { ConfigError, loadConfig } from "./config.ts";
-import { openDatabase, prepareEmbeddedFolder } from "./db/client.ts";
+import { configuredDatabase, openDatabase, prepareEmbeddedFolder } from "./db/client.ts";
 import { holdDataDir } from "./db/pglite-owner.ts";
 import { prepareDatabase } from "./db/prepare.ts";
 import { createHttpApp } from "./http/app.ts";
@@ -46,15 +46,11 @@ async function main() {
   if (!config.database.url) await prepareEmbeddedFolder(config.database.pgliteDir);
   const hold = config.database.url ? null : await holdDataDir(config.dataDir, "portal");
   const database = await openDatabase(
-    config.database.url
-      ? {
-          url: config.database.url,
-          poolMax: config.database.poolMax,
-          timeouts: config.database.timeouts,
-          onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
-          metrics,
-        }
-      : { dataDir: config.database.pgliteDir, ownThread: true },
+    configuredDatabase(config.database, {
+      ownThread: true,
+      onConnectionError: (error) => log.warn({ err: error }, "PostgreSQL connection lost (replaced, or waited for)"),
+      metrics,
+    }),
   );
   await prepareDatabase(database, config, log);
   if (config.invoicing.seller) await checkTaxRegime(database.db, config.invoicing.seller);

@@ -11,7 +11,9 @@ const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
 /** Refuses to start (ConfigError) when the port is taken or PostgreSQL cannot be reached. */
 export async function preflight(config: Config): Promise<void> {
   await checkPortFree(config.host, config.port);
-  if (config.database.url) await checkDatabaseReachable(config.database.url);
+  const { url, directUrl } = config.database;
+  if (url) await checkDatabaseReachable(url, "DATABASE_URL");
+  if (directUrl && directUrl !== url) await checkDatabaseReachable(directUrl, "DATABASE_DIRECT_URL");
 }
 
 /** Says, at start, what a production instance runs without. */
@@ -62,14 +64,14 @@ function listenProblem(host: string, port: number, error: NodeJS.ErrnoException)
   }
 }
 
-async function checkDatabaseReachable(url: string): Promise<void> {
+async function checkDatabaseReachable(url: string, setting: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
   // A connection that fails after connecting emits 'error': without a listener that is a crash.
   client.on("error", () => {});
   try {
     await client.connect();
   } catch (error) {
-    throw new ConfigError(`DATABASE_URL: cannot connect to PostgreSQL at ${whereOf(url)}: ${databaseProblem(error)}.`);
+    throw new ConfigError(`${setting}: cannot connect to PostgreSQL at ${whereOf(url)}: ${databaseProblem(error)}.`);
   } finally {
     await client.end().catch(() => {});
   }

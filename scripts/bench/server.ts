@@ -5,7 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "#server/config.ts";
-import { openDatabase } from "#server/db/client.ts";
+import { configuredDatabase, openDatabase } from "#server/db/client.ts";
 import { seedDatabase } from "#server/db/seed/index.ts";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -57,9 +57,7 @@ export function measuredProductionEnv(settings: NodeJS.ProcessEnv): NodeJS.Proce
  */
 export async function seedDemoCatalogue(env: NodeJS.ProcessEnv) {
   const config = loadConfig({ env });
-  const database = await openDatabase(
-    config.database.url ? { url: config.database.url, poolMax: 1 } : { dataDir: config.database.pgliteDir },
-  );
+  const database = await openDatabase(configuredDatabase(config.database, { poolMax: 1 }));
   try {
     await database.withStartupLock(async (db) => {
       await database.migrate(db);

@@ -36,7 +36,7 @@ let eduProductId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  if (database.url) otherInstance = await openDatabase({ url: database.url, poolMax: 5 });
+  if (database.connection) otherInstance = await openDatabase({ ...database.connection, poolMax: 5 });
   limits = createRateLimits(database.db, { clearExpiredByTimeout: false });
   activation = createActivation({ db: database.db, codeKey: KEY, rateLimits: limits });
   const firstOfType = async (code: string) => {

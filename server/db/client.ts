@@ -2,7 +2,7 @@
 // Both speak the same SQL and expose the same Drizzle API, so nothing above this file knows
 // which one it is talking to.
 import { PGlite } from "@electric-sql/pglite";
-import { ConfigError } from "#server/config.ts";
+import { ConfigError, type Config } from "#server/config.ts";
 import { checkWritable, describeThrown, prepareDataDir } from "./data-dir.ts";
 import { withPreparedStatements } from "./pglite-statements.ts";
 import { asPglite, openPgliteThread, type PgliteClient } from "./pglite-thread.ts";
@@ -14,6 +14,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
+import { forTransactionPooler, pooledTimeoutsDiffering } from "./pooler.ts";
 import { reconnecting, reconnectingDatabase } from "./reconnecting-pool.ts";
 import { ANSWER_MARGIN_MS, DEFAULT_DATABASE_TIMEOUTS, KEEP_ALIVE_DELAY_MS, type DatabaseTimeouts } from "./timeouts.ts";
 import * as schema from "./schema/index.ts";
@@ -33,6 +34,12 @@ export type DatabaseHandle = {
   withStartupLock<T>(work: (db: Database) => Promise<T>): Promise<T>;
   /** Applies the committed SQL migrations on the given connection. */
   migrate(db: Database): Promise<void>;
+  /**
+   * Behind a pooler in transaction mode, the timeouts a statement outside a transaction runs with
+   * (the role's defaults) where they differ from this handle's, as `setting: found (configured)`;
+   * none elsewhere, where the timeouts are the session's (pooler.ts).
+   */
+  timeoutsDifferingOutsideTransactions(): Promise<string[]>;
   /** Answers whether the database reads, and writes, now; fails when it does not answer in time. */
   ping(): Promise<void>;
   /** The pool's connections now (PostgreSQL); null for the embedded database, which has none. */
@@ -59,12 +66,34 @@ export type OpenDatabaseOptions =
       timeouts?: Partial<DatabaseTimeouts>;
       /** Where the outages waited out are counted (server/metrics.ts). */
       metrics?: Metrics;
+      /** `transaction`: `url` is a pooler in transaction mode (pooler.ts). */
+      pooler?: "none" | "transaction";
+      /** Where `withStartupLock` connects: PostgreSQL itself, one session (default: `url`). */
+      directUrl?: string;
     }
   /**
    * `dataDir` undefined keeps the PGlite database in memory (tests). `ownThread`: PGlite runs in a
    * worker thread (the server, which renders pages meanwhile; pglite-thread.ts), not in this one.
    */
   | { url?: undefined; dataDir: string | undefined; ownThread?: boolean; logger?: DrizzleLogger };
+
+/**
+ * What opens the configured database: PostgreSQL (DATABASE_URL, maybe through a pooler) with a pool
+ * of `poolMax` (DATABASE_POOL_MAX unless told), or the embedded PGlite in DATA_DIR.
+ */
+export function configuredDatabase(
+  database: Config["database"],
+  {
+    poolMax = database.poolMax,
+    onConnectionError,
+    ownThread,
+    metrics,
+  }: { poolMax?: number; onConnectionError?: (error: Error) => void; ownThread?: boolean; metrics?: Metrics } = {},
+): OpenDatabaseOptions {
+  if (!database.url) return { dataDir: database.pgliteDir, ownThread };
+  const { url, pooler, directUrl, timeouts } = database;
+  return { url, pooler, directUrl, timeouts, poolMax, onConnectionError, metrics };
+}
 
 /** Arbitrary constant shared by every instance: the key of the start-up advisory lock. */
 const STARTUP_LOCK_KEY = 7_402_118_311;
@@ -115,20 +144,27 @@ function openPostgres({
   onConnectionError,
   timeouts: given,
   metrics,
+  pooler = "none",
+  directUrl = url,
 }: Extract<OpenDatabaseOptions, { url: string }>): DatabaseHandle {
   const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...given };
   const connection = {
-    connectionString: url,
     connectionTimeoutMillis: timeouts.connectMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
   };
-  const pool = new pg.Pool({
-    ...connection,
-    max: poolMax,
+  // Directly, the timeouts are the session's, given at connect time; a pooler in transaction mode
+  // refuses them there, and each transaction sets its own (pooler.ts).
+  const sessionTimeouts = {
     statement_timeout: timeouts.statementMs,
     lock_timeout: timeouts.lockMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+  };
+  const pool = new pg.Pool({
+    ...connection,
+    connectionString: url,
+    max: poolMax,
+    ...(pooler === "transaction" ? {} : sessionTimeouts),
     query_timeout: timeouts.statementMs + ANSWER_MARGIN_MS,
   });
   const connectWithoutWaiting = pool.connect.bind(pool);
@@ -141,6 +177,7 @@ function openPostgres({
     onWaitedOut: () => metrics?.db.outagesWaitedOut.inc(),
   };
   reconnecting(pool, outages);
+  if (pooler === "transaction") pool.on("connect", (client) => forTransactionPooler(client, timeouts));
   // Without a listener an idle connection's error would crash the process; the pool drops
   // that connection and opens a new one for the next query.
   pool.on("error", (error) => onConnectionError?.(error));
@@ -155,12 +192,14 @@ function openPostgres({
     db,
     kind: "postgres",
     async withStartupLock(work) {
-      // A connection of its own, without the pool's statement and lock timeouts: it waits for
-      // another instance's migration to end, and a migration may rewrite a large table.
-      const client = new pg.Client(connection);
+      // A connection of its own, to PostgreSQL itself (the lock is the session's), without the
+      // pool's statement and lock timeouts (nor the role's): it waits for another instance's
+      // migration to end, and a migration may rewrite a large table.
+      const client = new pg.Client({ ...connection, connectionString: directUrl });
       client.on("error", (error) => onConnectionError?.(error));
       await client.connect();
       try {
+        await client.query("set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0");
         await client.query("select pg_advisory_lock($1)", [STARTUP_LOCK_KEY]);
         try {
           return await work(drizzlePg({ client, schema, logger }));
@@ -172,6 +211,7 @@ function openPostgres({
       }
     },
     migrate: (conn) => migratePg(conn as Parameters<typeof migratePg>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
+    timeoutsDifferingOutsideTransactions: async () => (pooler === "transaction" ? pooledTimeoutsDiffering(db, timeouts) : []),
     // Readiness says how the database is now: it does not wait an outage out, and a database
     // that does not answer within the connect timeout is not ready.
     ping: () => withinTime(timeouts.connectMs, () => pingOnce(connectWithoutWaiting, timeouts.connectMs)),
@@ -229,6 +269,7 @@ function pgliteHandle(client: PgliteClient, dataDir: string | undefined, logger?
       }
     },
     migrate: (conn) => migratePglite(conn as Parameters<typeof migratePglite>[0], { migrationsFolder: MIGRATIONS_FOLDER }),
+    timeoutsDifferingOutsideTransactions: async () => [],
     // Reads answering is not enough: on a full or read-only disk every write fails, and an
     // instance that cannot sign anyone in must leave the balancer's rotation.
     async ping() {

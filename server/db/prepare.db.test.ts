@@ -115,10 +115,10 @@ describe("prepareDatabase", () => {
     const reference = await counts();
     const fresh = await createTestDatabase({ migrate: false });
     try {
-      if (!fresh.url) return expect(fresh.kind).toBe("pglite"); // a PGlite directory has a single owner process
+      if (!fresh.connection) return expect(fresh.kind).toBe("pglite"); // a PGlite directory has a single owner process
       const [a, b] = await Promise.all([
-        openDatabase({ url: fresh.url, poolMax: 2 }),
-        openDatabase({ url: fresh.url, poolMax: 2 }),
+        openDatabase({ ...fresh.connection, poolMax: 2 }),
+        openDatabase({ ...fresh.connection, poolMax: 2 }),
       ]);
       try {
         await Promise.all([prepareDatabase(a, testConfig(), log), prepareDatabase(b, testConfig(), log)]);

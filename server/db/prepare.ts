@@ -42,6 +42,14 @@ export async function prepareDatabase(
         "the catalogue has no product: load the publisher's with `npm run admin -- catalogue:import <file>` (docs/operating.md, The catalogue)",
       );
     }
+    const differing = await database.timeoutsDifferingOutsideTransactions();
+    if (differing.length > 0) {
+      log.warn(
+        { differing },
+        "behind the pooler, statements outside a transaction run with the role's timeouts, not the configured ones: " +
+          "set them with ALTER ROLE … SET (docs/operating.md, PgBouncer)",
+      );
+    }
     log.info({ database: database.kind, seeded: inserted }, inserted ? "database migrated and seeded" : "database migrated");
   });
 }

@@ -17,7 +17,7 @@ const EMAIL = "mario.rossi@example.it";
 
 beforeAll(async () => {
   database = await createTestDatabase({ seed: false });
-  if (database.url) otherInstance = await openDatabase({ url: database.url, poolMax: 5 });
+  if (database.connection) otherInstance = await openDatabase({ ...database.connection, poolMax: 5 });
 });
 afterAll(async () => {
   await otherInstance?.close();

@@ -62,8 +62,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   config = testConfig({ PUBLIC_ORIGIN: ORIGIN });
   services = await createTestServices(database, config, { now: () => clock });
-  if (database.url) {
-    secondPool = await openDatabase({ url: database.url, poolMax: 5 });
+  if (database.connection) {
+    secondPool = await openDatabase({ ...database.connection, poolMax: 5 });
     second = await createServices({ config, database: secondPool, log: createLogger("silent"), now: () => clock });
   } else {
     second = services;

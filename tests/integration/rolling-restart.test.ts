@@ -11,6 +11,7 @@ import { buildIfStale } from "#scripts/build-if-stale.ts";
 import { Instance } from "#scripts/load/instances.ts";
 import { rollingRestart } from "#scripts/rolling-restart.ts";
 import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
+import { connectionEnv } from "#tests/support/database-location.ts";
 import { NGINX_BINARY, startNginx } from "#tests/support/nginx.ts";
 
 // Two instances share one database: PGlite admits one process at a time, so this runs in the
@@ -40,7 +41,7 @@ runs("a rolling restart through Debian's nginx, under load", () => {
       PAYMENTS: "sandbox",
       SMTP_URL: "",
       MAIL_DISABLED: "true",
-      DATABASE_URL: database.url,
+      ...connectionEnv(database.connection!),
       PUBLIC_ORIGIN: nginx.origin,
       TRUST_PROXY: "1",
       LOG_LEVEL: "info",

@@ -298,7 +298,7 @@ describe("once, whatever happens", () => {
     let other: Services;
     beforeAll(async () => {
       // On PostgreSQL the other instance has its own pool; PGlite is one process's.
-      if (database.url) otherPool = await openDatabase({ url: database.url, poolMax: 5 });
+      if (database.connection) otherPool = await openDatabase({ ...database.connection, poolMax: 5 });
       other = await createServices({
         config: config(),
         database: otherPool ?? database,

@@ -34,7 +34,7 @@ const MINUTE = 60_000;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  if (database.url) otherPool = await openDatabase({ url: database.url, poolMax: 5 });
+  if (database.connection) otherPool = await openDatabase({ ...database.connection, poolMax: 5 });
   instance = subscriptionInstance(database.db, now);
   other = subscriptionInstance((otherPool ?? database).db, now);
 });

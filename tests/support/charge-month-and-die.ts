@@ -5,8 +5,9 @@
 // wrapped so that the process kills itself:
 //   after-create   the month's charge exists at the gateway, not yet confirmed;
 //   after-confirm  the gateway has charged the card, the database has not recorded it.
-// Usage: node tests/support/charge-month-and-die.ts <database url or PGlite dir> <ISO instant> <point>
+// Usage: node tests/support/charge-month-and-die.ts <database: tests/support/database-location.ts> <ISO instant> <point>
 import { openDatabase } from "#server/db/client.ts";
+import { databaseAt } from "./database-location.ts";
 import type { PaymentGateway } from "#server/payments/gateway.ts";
 import { subscriptionInstance } from "./subscriptions.ts";
 
@@ -15,7 +16,7 @@ const clock = new Date(instant ?? "");
 if (!where || Number.isNaN(clock.getTime()) || (point !== "after-create" && point !== "after-confirm")) {
   throw new Error("usage: charge-month-and-die.ts <database> <ISO instant> <after-create|after-confirm>");
 }
-const database = await openDatabase(where.startsWith("postgres") ? { url: where } : { dataDir: where });
+const database = await openDatabase(databaseAt(where));
 const die = () => process.kill(process.pid, "SIGKILL");
 const instance = subscriptionInstance(
   database.db,

@@ -9,15 +9,23 @@ import type { Logger as DrizzleLogger } from "drizzle-orm";
 import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
+import { DEFAULT_DATABASE_TIMEOUTS } from "#server/db/timeouts.ts";
 import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
 import { seedDatabase } from "#server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { cloneDatabase, type DatabaseTemplates } from "./database-templates.ts";
+import { throughPgbouncer } from "#scripts/pgbouncer.ts";
+import type { PostgresConnection } from "./database-location.ts";
 
 export type TestDatabase = DatabaseHandle & {
   name: string;
-  /** The connection URL when this is a PostgreSQL database (for opening a second pool). */
+  /**
+   * When this is a PostgreSQL database, the URL the portal uses: PgBouncer's in the `pgbouncer`
+   * project (then `connection.directUrl` is PostgreSQL itself).
+   */
   url?: string;
+  /** How another pool of the same database is opened: `openDatabase({ ...connection, poolMax })`. */
+  connection?: PostgresConnection;
   destroy(): Promise<void>;
 };
 
@@ -97,23 +105,31 @@ async function createPostgresDatabase(logger: DrizzleLogger | undefined, templat
   await admin.connect();
   if (template) await cloneDatabase(admin, name, template);
   else await admin.query(`create database ${name}`);
+  const connection = postgresConnection(Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString());
+  // Behind the pooler a statement outside a transaction runs with the role's timeouts: set as
+  // docs/operating.md says, to the portal's defaults.
+  if (connection.pooler === "transaction") {
+    for (const [setting, value] of Object.entries(ROLE_TIMEOUTS))
+      await admin.query(`alter role current_user in database ${name} set ${setting} = ${value}`);
+  }
   await admin.end();
 
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ url: url.toString(), poolMax: 5, logger });
+  const handle = await openDatabase({ ...connection, poolMax: 5, logger });
   return {
     ...handle,
     name,
-    url: url.toString(),
+    url: connection.url,
+    connection,
     async destroy() {
       await handle.close();
       const cleanup = new pg.Client({ connectionString: serverUrl });
       await cleanup.connect();
-      // The pool's connections may still be closing: wait for them rather than kill them.
+      // The pool's connections may still be closing: wait for them rather than kill them. PgBouncer
+      // keeps its own to the database open (server_idle_timeout): those are ended.
+      const force = connection.pooler === "transaction" ? " with (force)" : "";
       for (let attempt = 0; ; attempt++) {
         try {
-          await cleanup.query(`drop database if exists ${name}`);
+          await cleanup.query(`drop database if exists ${name}${force}`);
           break;
         } catch (error) {
           if (attempt >= 50) throw error;
@@ -123,4 +139,21 @@ async function createPostgresDatabase(logger: DrizzleLogger | undefined, templat
       await cleanup.end();
     },
   };
+}
+
+/** The portal's default timeouts, as the role's defaults in a pooled database (server/db/pooler.ts). */
+const ROLE_TIMEOUTS = {
+  statement_timeout: DEFAULT_DATABASE_TIMEOUTS.statementMs,
+  lock_timeout: DEFAULT_DATABASE_TIMEOUTS.lockMs,
+  idle_in_transaction_session_timeout: DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
+};
+
+/**
+ * How the portal reaches the database at `directUrl`: directly, or in the `pgbouncer` project
+ * through the run's PgBouncer in transaction mode (tests/support/pgbouncer-setup.ts).
+ */
+function postgresConnection(directUrl: string): PostgresConnection {
+  const port = inject("pgbouncerPort") as number | undefined;
+  if (port === undefined) return { url: directUrl, pooler: "none", directUrl };
+  return { url: throughPgbouncer(directUrl, port), pooler: "transaction", directUrl };
 }

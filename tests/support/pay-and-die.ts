@@ -5,8 +5,9 @@
 //                  exists at the gateway, the database does not know it (args: order, customer);
 //   after-create   settling: the charge exists at the gateway, not yet confirmed (arg: the setup);
 //   after-confirm  settling: the gateway has charged the card, the database has not recorded it.
-// Usage: node tests/support/pay-and-die.ts <database url or PGlite dir> <point> <id…>
+// Usage: node tests/support/pay-and-die.ts <database: tests/support/database-location.ts> <point> <id…>
 import { openDatabase } from "#server/db/client.ts";
+import { databaseAt } from "./database-location.ts";
 import { createJobRunner } from "#server/jobs/runner.ts";
 import { createLogger } from "#server/logger.ts";
 import { createMailService } from "#server/mail/service.ts";
@@ -20,7 +21,7 @@ const [where, point, ...ids] = process.argv.slice(2);
 if (!where || !POINTS.includes(point as never) || ids.length !== (point === "after-setup" ? 2 : 1)) {
   throw new Error("usage: pay-and-die.ts <database> after-setup <order id> <user id> | after-create|after-confirm <setup id>");
 }
-const database = await openDatabase(where.startsWith("postgres") ? { url: where } : { dataDir: where });
+const database = await openDatabase(databaseAt(where));
 const log = createLogger("silent");
 const { gateway } = createSandboxGateway(database.db);
 const die = () => process.kill(process.pid, "SIGKILL");

@@ -69,7 +69,7 @@ export function paymentHarness() {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    if (database.url) otherInstance = await openDatabase({ url: database.url, poolMax: 5 });
+    if (database.connection) otherInstance = await openDatabase({ ...database.connection, poolMax: 5 });
     services = servicesOver(database.db);
     const bySku = async (prefix: string) => {
       const [row] = await database.db

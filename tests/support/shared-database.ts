@@ -11,6 +11,7 @@ import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
 import { seedDatabase } from "#server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { copyPgliteTemplate, createTestDatabase } from "./database.ts";
+import { connectionEnv, locationOf } from "./database-location.ts";
 
 export async function createSharedDatabase(folderPrefix: string) {
   const postgres = process.env.TEST_DATABASE === "postgres" ? await createTestDatabase() : undefined;
@@ -31,14 +32,14 @@ export async function createSharedDatabase(folderPrefix: string) {
       await handle.close();
     }
   }
-  /** Where another process finds it: PostgreSQL's URL, or the PGlite folder. */
-  const location = postgres ? postgres.url! : pgliteDir!;
+  /** Where another process finds it (`databaseAt`): PostgreSQL's connection, or the PGlite folder. */
+  const location = locationOf(postgres ? postgres.connection! : pgliteDir!);
   return {
     location,
-    /** The settings that point the portal's scripts at it: DATABASE_URL, or DATA_DIR. */
-    env: postgres ? { DATABASE_URL: location } : { DATA_DIR: dataDir! },
+    /** The settings that point the portal's scripts at it: DATABASE_URL (and the pooler's), or DATA_DIR. */
+    env: postgres ? connectionEnv(postgres.connection!) : { DATA_DIR: dataDir! },
     async withDatabase<T>(work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
-      const handle = postgres ? await openDatabase({ url: location, poolMax: 2 }) : await openDatabase({ dataDir: location });
+      const handle = await openDatabase(postgres ? { ...postgres.connection!, poolMax: 2 } : { dataDir: pgliteDir! });
       try {
         return await work(handle);
       } finally {
