@@ -92,37 +92,45 @@ describe("npm run admin", { timeout: 2 * RUN_MS }, () => {
     expect(created).toHaveLength(1);
   });
 
-  it("refuses, in one line naming it, an ACTIVATION_CODE_KEY other than the database's", async () => {
-    expect((await admin(["codes:batches", "--yes"])).code).toBe(0); // the database learns its key
-    const run = await admin(["codes:batches", "--yes"], {
-      ACTIVATION_CODE_KEY: "another-activation-code-key-long-enough-0123456789",
-    });
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe("");
-    expect(run.stderr.trim().split("\n")).toEqual([
-      expect.stringMatching(/^ACTIVATION_CODE_KEY is not the key this database was written with/),
-    ]);
-  }, 3 * RUN_MS); // two runs of the script
+  it(
+    "refuses, in one line naming it, an ACTIVATION_CODE_KEY other than the database's",
+    async () => {
+      expect((await admin(["codes:batches", "--yes"])).code).toBe(0); // the database learns its key
+      const run = await admin(["codes:batches", "--yes"], {
+        ACTIVATION_CODE_KEY: "another-activation-code-key-long-enough-0123456789",
+      });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(/^ACTIVATION_CODE_KEY is not the key this database was written with/),
+      ]);
+    },
+    3 * RUN_MS,
+  ); // two runs of the script
 
-  it("catalogue:import reads the file it names: a dry run writes nothing, a bad row is told by its line", async () => {
-    const example = path.resolve(import.meta.dirname, "../../deploy/catalogue-example.csv");
-    const dry = await admin(["catalogue:import", example, "--dry-run", "--yes"]);
-    expect(dry.stderr).toBe("");
-    expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^Dry run, nothing written: 6 row\(s\): \d+ product\(s\) would be created/);
-    const one = path.join(folder, "nuovo.csv");
-    writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;990\n");
-    const run = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
-    expect(run.stdout).toContain("1 product(s) were created");
-    expect(run.stdout).toContain("  + EB-NUOVO-1");
-    writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;9,90\n");
-    const bad = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("line 2: price_cents must be a whole number");
-    expect(bad.stderr).not.toContain("    at "); // no stack trace
-    const [product] = await shared.withDatabase((d) => d.db.select().from(products).where(eq(products.sku, "EB-NUOVO-1")));
-    expect(product!.priceCents).toBe(990);
-  }, 4 * RUN_MS); // three runs of the script, each opening the database
+  it(
+    "catalogue:import reads the file it names: a dry run writes nothing, a bad row is told by its line",
+    async () => {
+      const example = path.resolve(import.meta.dirname, "../../deploy/catalogue-example.csv");
+      const dry = await admin(["catalogue:import", example, "--dry-run", "--yes"]);
+      expect(dry.stderr).toBe("");
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toMatch(/^Dry run, nothing written: 6 row\(s\): \d+ product\(s\) would be created/);
+      const one = path.join(folder, "nuovo.csv");
+      writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;990\n");
+      const run = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
+      expect(run.stdout).toContain("1 product(s) were created");
+      expect(run.stdout).toContain("  + EB-NUOVO-1");
+      writeFileSync(one, "sku;type;name;price_cents\nEB-NUOVO-1;ebook;Un eBook nuovo;9,90\n");
+      const bad = await admin(["catalogue:import", "nuovo.csv", "--yes"]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("line 2: price_cents must be a whole number");
+      expect(bad.stderr).not.toContain("    at "); // no stack trace
+      const [product] = await shared.withDatabase((d) => d.db.select().from(products).where(eq(products.sku, "EB-NUOVO-1")));
+      expect(product!.priceCents).toBe(990);
+    },
+    4 * RUN_MS,
+  ); // three runs of the script, each opening the database
 
   it("invoices:export needs its month, and writes the month's invoices into the folder it names", async () => {
     const missing = await admin(["invoices:export", "--yes"]);
@@ -140,96 +148,108 @@ describe("npm run admin", { timeout: 2 * RUN_MS }, () => {
       details: { month: "2026-11", count: 0, numbers: [] },
     });
   });
-  it("orders:refund reads its options: a line is whole, an amount has a decimal comma; orders:refunds names a state", async () => {
-    const both = await admin(["orders:refund", "NX261123-7K3M9Q", "--line", "EB-9788828813217", "--amount", "5", "--yes"]);
-    expect(both.code).toBe(2);
-    expect(both.stderr).toContain("--line gives back a whole line");
-    const dot = await admin(["orders:refund", "NX261123-7K3M9Q", "--amount", "12.50", "--yes"]);
-    expect(dot.code).toBe(1);
-    expect(dot.stderr.trim()).toBe('--amount is an amount in euros with a decimal comma (12,50), not "12.50"');
-    const state = await admin(["orders:refunds", "--state", "lost", "--yes"]);
-    expect(state.code).toBe(1);
-    expect(state.stderr.trim()).toBe('--state is pending, succeeded or failed, not "lost"');
-  }, 4 * RUN_MS); // three runs of the script, each opening the database
+  it(
+    "orders:refund reads its options: a line is whole, an amount has a decimal comma; orders:refunds names a state",
+    async () => {
+      const both = await admin(["orders:refund", "NX261123-7K3M9Q", "--line", "EB-9788828813217", "--amount", "5", "--yes"]);
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain("--line gives back a whole line");
+      const dot = await admin(["orders:refund", "NX261123-7K3M9Q", "--amount", "12.50", "--yes"]);
+      expect(dot.code).toBe(1);
+      expect(dot.stderr.trim()).toBe('--amount is an amount in euros with a decimal comma (12,50), not "12.50"');
+      const state = await admin(["orders:refunds", "--state", "lost", "--yes"]);
+      expect(state.code).toBe(1);
+      expect(state.stderr.trim()).toBe('--state is pending, succeeded or failed, not "lost"');
+    },
+    4 * RUN_MS,
+  ); // three runs of the script, each opening the database
 
-  it("subscriptions:list and subscriptions:run-due print the subscriptions' months and what ran", async () => {
-    const list = await admin(["subscriptions:list", "--yes"]);
-    expect(list.stderr).toBe("");
-    expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^EDU subscriptions at .* \(Europe\/Rome\), (PostgreSQL|PGlite in .+)\n/);
-    for (const heading of ["Months due now: ", "Subscriptions past due: ", "Months whose every try failed"])
-      expect(list.stdout).toContain(heading);
-    const run = await admin(["subscriptions:run-due", "--yes"]);
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Ran what was due at /);
-    expect(run.stdout).toMatch(/failed month\(s\) \(subscriptions:list\)\.\n$/);
-    const entries = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "due_work_run")));
-    expect(entries).toMatchObject([{ actor: expect.stringMatching(/^operator:/) }]);
-  }, 3 * RUN_MS); // two runs of the script
+  it(
+    "subscriptions:list and subscriptions:run-due print the subscriptions' months and what ran",
+    async () => {
+      const list = await admin(["subscriptions:list", "--yes"]);
+      expect(list.stderr).toBe("");
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(/^EDU subscriptions at .* \(Europe\/Rome\), (PostgreSQL|PGlite in .+)\n/);
+      for (const heading of ["Months due now: ", "Subscriptions past due: ", "Months whose every try failed"])
+        expect(list.stdout).toContain(heading);
+      const run = await admin(["subscriptions:run-due", "--yes"]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Ran what was due at /);
+      expect(run.stdout).toMatch(/failed month\(s\) \(subscriptions:list\)\.\n$/);
+      const entries = await shared.withDatabase((d) => d.db.select().from(auditLog).where(eq(auditLog.event, "due_work_run")));
+      expect(entries).toMatchObject([{ actor: expect.stringMatching(/^operator:/) }]);
+    },
+    3 * RUN_MS,
+  ); // two runs of the script
 
-  it("invoices:export, invoices:status, invoices:list and orders:show print a credit note with the invoice it corrects", async () => {
-    // An invoiced eBook paid on 23 November 2026 and given back in part two days later, on the test's clock.
-    const { orderCode, invoice, note } = await shared.withDatabase(async (database) => {
-      let clock = START;
-      const services = await createTestServices(database as TestDatabase, testConfig(), {
-        now: () => clock,
-        log: createLogger("silent"),
-      });
-      try {
-        const registered = await services.accounts.register({
-          firstname: "Maria",
-          lastname: "Rossi",
-          email: "nota.credito@example.it",
-          password: "Segreta1!",
+  it(
+    "invoices:export, invoices:status, invoices:list and orders:show print a credit note with the invoice it corrects",
+    async () => {
+      // An invoiced eBook paid on 23 November 2026 and given back in part two days later, on the test's clock.
+      const { orderCode, invoice, note } = await shared.withDatabase(async (database) => {
+        let clock = START;
+        const services = await createTestServices(database as TestDatabase, testConfig(), {
+          now: () => clock,
+          log: createLogger("silent"),
         });
-        if (!registered.ok) throw new Error("setup: registration failed");
-        const opened = await services.checkout.open(registered.user.id, "EB-9788828813217");
-        if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
-        const started = await services.payments.start(
-          registered.user.id,
-          opened.orderId,
-          checkoutDetails({ billing: COMPANY_BILLING }),
-        );
-        if (!started.ok) throw new Error(`setup: ${started.reason}`);
-        await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
-        await services.payments.settleSetup(started.setupId);
-        await services.jobs.runDue();
-        const [payment] = await database.db.select().from(payments).where(eq(payments.orderId, opened.orderId));
-        const [paid] = await database.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
-        clock = new Date(START.getTime() + 2 * DAY);
-        const op = { db: database.db, services, actor: "operator:test" };
-        const [order] = await database.db.select().from(orders).where(eq(orders.id, opened.orderId));
-        const refunded = await refundOrder(op, order!.orderCode, { kind: "amount", amountCents: 500, paymentCode: null });
-        return { orderCode: order!.orderCode, invoice: paid!, note: refunded.refunds[0]!.creditNote! };
-      } finally {
-        await services.close();
-      }
-    });
-    expect(note.documentNumber).toMatch(/^NC\/\d+$/);
+        try {
+          const registered = await services.accounts.register({
+            firstname: "Maria",
+            lastname: "Rossi",
+            email: "nota.credito@example.it",
+            password: "Segreta1!",
+          });
+          if (!registered.ok) throw new Error("setup: registration failed");
+          const opened = await services.checkout.open(registered.user.id, "EB-9788828813217");
+          if (!opened.ok) throw new Error(`setup: ${opened.reason}`);
+          const started = await services.payments.start(
+            registered.user.id,
+            opened.orderId,
+            checkoutDetails({ billing: COMPANY_BILLING }),
+          );
+          if (!started.ok) throw new Error(`setup: ${started.reason}`);
+          await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
+          await services.payments.settleSetup(started.setupId);
+          await services.jobs.runDue();
+          const [payment] = await database.db.select().from(payments).where(eq(payments.orderId, opened.orderId));
+          const [paid] = await database.db.select().from(invoices).where(eq(invoices.paymentId, payment!.id));
+          clock = new Date(START.getTime() + 2 * DAY);
+          const op = { db: database.db, services, actor: "operator:test" };
+          const [order] = await database.db.select().from(orders).where(eq(orders.id, opened.orderId));
+          const refunded = await refundOrder(op, order!.orderCode, { kind: "amount", amountCents: 500, paymentCode: null });
+          return { orderCode: order!.orderCode, invoice: paid!, note: refunded.refunds[0]!.creditNote! };
+        } finally {
+          await services.close();
+        }
+      });
+      expect(note.documentNumber).toMatch(/^NC\/\d+$/);
 
-    const exported = await admin(["invoices:export", "--month", "2026-11", "--out", "fatture-nc", "--yes"]);
-    expect(exported.code).toBe(0);
-    expect(exported.stdout).toMatch(new RegExp(`^\\s+${invoice.documentNumber}\\s+TD01 invoice\\s+-\\s+23/11/2026`, "m"));
-    expect(exported.stdout).toMatch(
-      new RegExp(`^\\s+${note.documentNumber}\\s+TD04 credit note\\s+${invoice.documentNumber}\\s+25/11/2026\\s+5,00`, "m"),
-    );
-    expect(exported.stdout).toMatch(/1 invoice\(s\), .*, and 1 credit note\(s\), 5,00\s€ given back, of 2026-11/);
+      const exported = await admin(["invoices:export", "--month", "2026-11", "--out", "fatture-nc", "--yes"]);
+      expect(exported.code).toBe(0);
+      expect(exported.stdout).toMatch(new RegExp(`^\\s+${invoice.documentNumber}\\s+TD01 invoice\\s+-\\s+23/11/2026`, "m"));
+      expect(exported.stdout).toMatch(
+        new RegExp(`^\\s+${note.documentNumber}\\s+TD04 credit note\\s+${invoice.documentNumber}\\s+25/11/2026\\s+5,00`, "m"),
+      );
+      expect(exported.stdout).toMatch(/1 invoice\(s\), .*, and 1 credit note\(s\), 5,00\s€ given back, of 2026-11/);
 
-    const status = await admin(["invoices:status", note.documentNumber, "--yes"]);
-    expect(status.code).toBe(0);
-    expect(status.stdout).toContain(
-      `Credit note (TD04) ${note.documentNumber}, correcting ${invoice.documentNumber}, of 25/11/2026`,
-    );
+      const status = await admin(["invoices:status", note.documentNumber, "--yes"]);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toContain(
+        `Credit note (TD04) ${note.documentNumber}, correcting ${invoice.documentNumber}, of 25/11/2026`,
+      );
 
-    const listed = await admin(["invoices:list", "--month", "2026-11", "--yes"]);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(
-      new RegExp(`^\\s+${note.documentNumber}\\s+TD04 credit note\\s+${invoice.documentNumber}\\s`, "m"),
-    );
+      const listed = await admin(["invoices:list", "--month", "2026-11", "--yes"]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(
+        new RegExp(`^\\s+${note.documentNumber}\\s+TD04 credit note\\s+${invoice.documentNumber}\\s`, "m"),
+      );
 
-    const shown = await admin(["orders:show", orderCode, "--yes"]);
-    expect(shown.code).toBe(0);
-    expect(shown.stdout).toContain(`${note.documentNumber} of 25/11/2026`);
-  }, 5 * RUN_MS); // four runs of the script
+      const shown = await admin(["orders:show", orderCode, "--yes"]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`${note.documentNumber} of 25/11/2026`);
+    },
+    5 * RUN_MS,
+  ); // four runs of the script
 });
