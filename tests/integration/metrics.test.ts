@@ -33,12 +33,17 @@ async function scrape(): Promise<Map<string, number>> {
   return samples;
 }
 
+/** How much each of `names` moved since the scrape `before`. */
+async function movedSince(before: Map<string, number>, names: string[]): Promise<Record<string, number>> {
+  const after = await scrape();
+  return Object.fromEntries(names.map((name) => [name, (after.get(name) ?? 0) - (before.get(name) ?? 0)]));
+}
+
 /** How much each of `names` moved while `work` ran. */
 async function moved(names: string[], work: () => Promise<unknown>): Promise<Record<string, number>> {
   const before = await scrape();
   await work();
-  const after = await scrape();
-  return Object.fromEntries(names.map((name) => [name, (after.get(name) ?? 0) - (before.get(name) ?? 0)]));
+  return movedSince(before, names);
 }
 
 describe("GET /metrics", () => {
@@ -84,13 +89,21 @@ describe("GET /metrics", () => {
     const page = 'portal_http_requests_total{route="/dashboard",method="GET",status="200"}';
     const notFound = 'portal_http_requests_total{route="/*",method="GET",status="404"}';
     const api = 'portal_http_requests_total{route="/api/v1/pim/universita/getall/",method="GET",status="200"}';
-    const counted = await moved([page, notFound, api], async () => {
-      expect((await portal.fetch("/dashboard/", { headers: { cookie } })).status).toBe(200);
-      expect((await portal.fetch("/dashboard/", { headers: { cookie } })).status).toBe(200);
-      expect((await portal.fetch("/nessuna-pagina-cosi/", {})).status).toBe(404);
-      expect((await portal.fetch("/api/v1/pim/universita/getall/")).status).toBe(200);
-    });
-    expect(counted).toEqual({ [page]: 2, [notFound]: 1, [api]: 1 });
+    const before = await scrape();
+    const statusOf = async (path: string, init: RequestInit = {}) => {
+      const response = await portal.fetch(path, init);
+      await response.arrayBuffer();
+      return response.status;
+    };
+    expect(await statusOf("/dashboard/", { headers: { cookie } })).toBe(200);
+    expect(await statusOf("/dashboard/", { headers: { cookie } })).toBe(200);
+    expect(await statusOf("/nessuna-pagina-cosi/")).toBe(404);
+    expect(await statusOf("/api/v1/pim/universita/getall/")).toBe(200);
+    // A request is counted when the server has finished writing its answer ('finish'), which can
+    // come a moment after the client has read it: the scrape is repeated until it has (5 s at most).
+    await expect
+      .poll(() => movedSince(before, [page, notFound, api]), { timeout: 5_000 })
+      .toEqual({ [page]: 2, [notFound]: 1, [api]: 1 });
     // The checkout's order id is in its address, never in a series.
     await portal.fetch(`/checkout/${opened.ok ? opened.orderId : "x"}/`, { headers: { cookie } });
     const text = [...(await scrape()).keys()].join("\n");
