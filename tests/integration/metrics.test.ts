@@ -105,9 +105,9 @@ describe("GET /metrics", () => {
       .poll(() => movedSince(before, [page, notFound, api]), { timeout: 5_000 })
       .toEqual({ [page]: 2, [notFound]: 1, [api]: 1 });
     // The checkout's order id is in its address, never in a series.
-    await portal.fetch(`/checkout/${opened.ok ? opened.orderId : "x"}/`, { headers: { cookie } });
-    const text = [...(await scrape()).keys()].join("\n");
-    expect(text).toContain('route="/checkout/:order"');
-    expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    await statusOf(`/checkout/${opened.ok ? opened.orderId : "x"}/`, { headers: { cookie } });
+    const series = async () => [...(await scrape()).keys()].join("\n");
+    await expect.poll(series, { timeout: 5_000 }).toContain('route="/checkout/:order"');
+    expect(await series()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
   });
 });
