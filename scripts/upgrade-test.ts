@@ -166,6 +166,10 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     log(`two instances of the previous release serve behind ${nginx.origin}`);
 
     pool = new pg.Pool({ connectionString: databaseUrl.href, max: 2 });
+    // Dropping the database at the end ends its connections (57P01) even as the pool closes them:
+    // without listeners that 'error' event would end the process.
+    pool.on("error", () => undefined);
+    pool.on("connect", (client) => client.on("error", () => undefined));
     const db = drizzle({ client: pool, schema }) as unknown as Database;
     const products = (
       (await db.execute(
