@@ -30,7 +30,7 @@ import * as schema from "#server/db/schema/index.ts";
 import { freePort, measuredProductionEnv } from "#scripts/bench/server.ts";
 import { buildIfStale } from "#scripts/build-if-stale.ts";
 import { Recorder } from "#scripts/load/client.ts";
-import { createCustomers, newLedger, visit, type Customer, type VisitKind } from "#scripts/load/customers.ts";
+import { createCustomers, newLedger, visit, type Customer, type Ledger, type VisitKind } from "#scripts/load/customers.ts";
 import { Instance } from "#scripts/load/instances.ts";
 import { databaseChecks, ledgerChecks, pendingWork, type Check } from "#scripts/load/invariants.ts";
 import { rollingRestart } from "#scripts/rolling-restart.ts";
@@ -60,6 +60,8 @@ export type UpgradeResult = {
     visits: number;
     failedVisits: number;
     purchasesConfirmed: number;
+    /** Purchases paid (checkout visits that ended confirmed) by phase. */
+    purchasesBy: { beforeMigration: number; previousOnNewSchema: number; duringRoll: number; after: number };
     /** ms each step took. */
     buildPreviousMs: number;
     migrateMs: number;
@@ -121,8 +123,21 @@ async function unpackAndBuild(ref: string, dir: string): Promise<void> {
 }
 
 const VISIT_MIX: VisitKind[] = ["dashboard", "dashboard", "checkout", "sign-in"];
-/** Card payments a customer starts at most (the portal allows 10 an hour each). */
+/**
+ * Card payments a customer starts at most (the portal allows 10 an hour each), one every
+ * CHECKOUT_EVERY_MS at most: spread over the run, so purchases go on during the migration and the
+ * roll instead of all in the first seconds.
+ */
 const PAYMENTS_EACH = 8;
+const CHECKOUT_EVERY_MS = 6_000;
+
+/** Checkout visits that succeeded, counted by the phase they began in (`marks`: migration, roll, its end). */
+function purchasesByPhase(visits: Ledger["visits"], marks: number[]): UpgradeResult["figures"]["purchasesBy"] {
+  const counts = [0, 0, 0, 0];
+  for (const v of visits) if (v.kind === "checkout" && v.ok) counts[marks.filter((mark) => v.at >= mark).length]!++;
+  const [beforeMigration = 0, previousOnNewSchema = 0, duringRoll = 0, after = 0] = counts;
+  return { beforeMigration, previousOnNewSchema, duringRoll, after };
+}
 
 export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const { adminUrl, customers: customerCount = 4, phaseMs = 8_000, log = console.log } = options;
@@ -195,11 +210,15 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     const setupSamples = recorder.samples.length;
     const ctx = { origin: nginx.origin, ledger, recorder, products, onEduBought: () => undefined };
     let loading = true;
+    const lastCheckout: number[] = [];
     const load = Promise.all(
       customers.map(async (customer, i) => {
         for (let n = i; loading; n++) {
           let kind = VISIT_MIX[n % VISIT_MIX.length]!;
-          if (kind === "checkout" && customer.payments >= PAYMENTS_EACH) kind = "dashboard";
+          if (kind === "checkout") {
+            if (customer.payments >= PAYMENTS_EACH || Date.now() - (lastCheckout[i] ?? 0) < CHECKOUT_EVERY_MS) kind = "dashboard";
+            else lastCheckout[i] = Date.now();
+          }
           await visit(kind, [customer], ctx);
         }
       }),
@@ -208,6 +227,7 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     const pause = () => new Promise((resolve) => setTimeout(resolve, phaseMs));
 
     await pause();
+    const marks = [recorder.now()];
     t = performance.now();
     await node(root, ["scripts/db.ts", "migrate"], env);
     const migrateMs = performance.now() - t;
@@ -215,6 +235,7 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     await pause();
 
     const replaced: UpgradeResult["figures"]["replaced"] = [];
+    marks.push(recorder.now());
     t = performance.now();
     await rollingRestart(
       instances.map((instance) => `127.0.0.1:${instance.port}`),
@@ -233,6 +254,7 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
       },
     );
     const rollMs = performance.now() - t;
+    marks.push(recorder.now());
     await pause();
     loading = false;
     await load;
@@ -287,6 +309,7 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
         visits: ledger.visits.length,
         failedVisits: failedVisits.length,
         purchasesConfirmed: ledger.purchases.filter((p) => p.outcome === "confirmed").length,
+        purchasesBy: purchasesByPhase(ledger.visits, marks),
         buildPreviousMs: Math.round(buildPreviousMs),
         migrateMs: Math.round(migrateMs),
         replaced,
