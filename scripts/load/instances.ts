@@ -16,14 +16,17 @@ export class Instance {
   readonly log = new ServerLog();
   private readonly env: NodeJS.ProcessEnv;
   private readonly dataDir: string;
+  /** The release's folder: this tree, or another release's (scripts/upgrade-test.ts). */
+  private readonly cwd: string | undefined;
   private child: ChildProcess | undefined;
   /** Exits nobody asked for (a crash), with their code or signal. */
   readonly unexpectedExits: string[] = [];
   private stopping = false;
 
-  constructor(index: number, port: number, env: NodeJS.ProcessEnv) {
+  constructor(index: number, port: number, env: NodeJS.ProcessEnv, cwd?: string) {
     this.index = index;
     this.port = port;
+    this.cwd = cwd;
     this.dataDir = mkdtempSync(path.join(tmpdir(), `portal-load-${index}-`));
     this.env = { ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: this.dataDir };
   }
@@ -31,7 +34,11 @@ export class Instance {
   /** Starts the instance and resolves once its /readyz answers 200; how long that took (ms). */
   async start(): Promise<number> {
     const started = performance.now();
-    const child = spawn(process.execPath, ["server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env: this.env });
+    const child = spawn(process.execPath, ["server/main.ts"], {
+      cwd: this.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: this.env,
+    });
     this.log.attach(child, `[instance ${this.index + 1}] `);
     child.on("exit", (code, signal) => {
       if (!this.stopping) this.unexpectedExits.push(signal ?? `exit ${code}`);

@@ -1,3 +1,6 @@
+-- squawk-ignore-file require-lock-timeout
+-- Squawk's exceptions: written before the portal's first release, when no instance served while
+-- migrations ran and no table held customers' rows, so its locks blocked nobody.
 ALTER TABLE "activation_code_batches" ADD COLUMN "disabled_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "audit_log" ADD COLUMN "actor" text;--> statement-breakpoint
 ALTER TABLE "audit_log" ADD COLUMN "details" jsonb;--> statement-breakpoint
