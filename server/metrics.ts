@@ -60,9 +60,11 @@ export function createMetrics({ process = false }: MetricsOptions = {}) {
       refunded: counter("portal_refunds_succeeded_total", "Refunds the gateway completed", ["gateway"]),
     },
     subscriptions: {
-      monthsCharged: counter("portal_subscription_months_charged_total", "EDU subscription months charged and recorded", [
-        "gateway",
-      ]),
+      monthsCharged: counter(
+        "portal_subscription_months_charged_total",
+        "EDU months charged and recorded after the first (which the checkout pays)",
+        ["gateway"],
+      ),
       monthsFailed: counter(
         "portal_subscription_months_failed_total",
         "Tries of an EDU month's charge the bank declined, by what follows: retry (tried again later), last (the month's last try: the subscription ends), customer (the customer's own try, on the page)",
