@@ -11,6 +11,16 @@ export function percentiles(values: readonly number[]): { p50: number; p99: numb
   return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
 }
 
+/**
+ * Side A's figures against side B's, measured in pairs of rounds: the ratio of their sums, and the
+ * lowest and highest of the pairs' own ratios (its spread).
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[]): { ratio: number; low: number; high: number } {
+  const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+  const pairs = a.map((value, i) => value / b[i]!);
+  return { ratio: sum(a) / sum(b), low: Math.min(...pairs), high: Math.max(...pairs) };
+}
+
 /** A table on the console: the first column left-aligned, the others (figures) right-aligned. */
 export function table(head: string[], rows: string[][]) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
