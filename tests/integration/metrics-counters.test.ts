@@ -1,11 +1,12 @@
 // The counters of the work done after a purchase (issue 32): the EDU months the job runner charges
-// and those the bank declines, the e-invoices issued and handed to SDI, the mails queued and those
+// and those the bank declines, the e-invoices and credit notes issued and handed to SDI, the mails queued and those
 // SMTP would not take. Each moves by exactly what the database shows happened, and only once it
 // committed: a mail written in a transaction that rolls back is not counted.
-import { count, eq, isNotNull } from "drizzle-orm";
+import { count, desc, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "#scripts/bench/server.ts";
-import { invoices, mailOutbox, subscriptions } from "#server/db/schema/index.ts";
+import { invoices, mailOutbox, payments, subscriptions } from "#server/db/schema/index.ts";
+import { requestRefund } from "#server/payments/refunds.ts";
 import type { Services } from "#server/services.ts";
 import { EDU_PRODUCT_CODE } from "#shared/library-constants.ts";
 import { DAY_MS, periodStart } from "#shared/subscription.ts";
@@ -35,6 +36,7 @@ const COUNTERS = {
   retried: ["portal_subscription_months_failed_total", { gateway: "sandbox", outcome: "retry" }],
   lastTry: ["portal_subscription_months_failed_total", { gateway: "sandbox", outcome: "last" }],
   invoices: ["portal_invoices_issued_total", { type: "invoice" }],
+  creditNotes: ["portal_invoices_issued_total", { type: "credit_note" }],
   transmitted: ["portal_invoice_files_transmitted_total", {}],
   mailsQueued: ["portal_mails_queued_total", {}],
   mailsFailed: ["portal_mails_failed_total", {}],
@@ -60,6 +62,7 @@ async function facts() {
   const { db } = database;
   return {
     invoices: await total(db.select({ n: count() }).from(invoices).where(eq(invoices.type, "TD01"))),
+    creditNotes: await total(db.select({ n: count() }).from(invoices).where(eq(invoices.type, "TD04"))),
     transmitted: await total(db.select({ n: count() }).from(invoices).where(isNotNull(invoices.transmittedAt))),
     mailsQueued: await total(db.select({ n: count() }).from(mailOutbox)),
   };
@@ -75,7 +78,16 @@ async function moved(work: () => Promise<unknown>, of: Services = services) {
   return { counted: by(before, after), happened: by(factsBefore, factsAfter) };
 }
 
-const NOTHING: Counted = { charged: 0, retried: 0, lastTry: 0, invoices: 0, transmitted: 0, mailsQueued: 0, mailsFailed: 0 };
+const NOTHING: Counted = {
+  charged: 0,
+  retried: 0,
+  lastTry: 0,
+  invoices: 0,
+  creditNotes: 0,
+  transmitted: 0,
+  mailsQueued: 0,
+  mailsFailed: 0,
+};
 
 describe("the counters of the work after a purchase", () => {
   it("count each EDU month charged or declined, each e-invoice issued and sent, each mail queued, once", async () => {
@@ -99,6 +111,27 @@ describe("the counters of the work after a purchase", () => {
     expect(charged.counted).toEqual({ ...NOTHING, charged: 1, ...charged.happened });
     expect((await moved(() => services.jobs.runDue())).counted).toEqual(NOTHING);
 
+    // Month 2 given back by an operator: its credit note, issued and handed to SDI.
+    const [month2] = await database.db
+      .select()
+      .from(payments)
+      .where(eq(payments.userId, user.id))
+      .orderBy(desc(payments.paidAt))
+      .limit(1);
+    const refunded = await moved(async () => {
+      const decided = await database.db.transaction((tx) =>
+        requestRefund(
+          tx,
+          { paymentId: month2!.id, cover: { kind: "payment" }, reason: "operator", requestedBy: "operator:test" },
+          clock,
+        ),
+      );
+      await services.refunds.processRefund(decided!.id);
+      await services.jobs.runDue();
+    });
+    expect(refunded.happened).toMatchObject({ invoices: 0, creditNotes: 1, transmitted: 1 });
+    expect(refunded.counted).toEqual({ ...NOTHING, ...refunded.happened });
+
     // Month 3 declined, tried again 1, 3 and 7 days later: three retries, then the last try (a mail each).
     await services.sandbox!.simulateSavedCard(sub!.setupId, "declined");
     const declined = await moved(async () => {
@@ -108,7 +141,7 @@ describe("the counters of the work after a purchase", () => {
       }
     });
     expect((await database.db.select().from(subscriptions).where(eq(subscriptions.id, sub!.id)))[0]!.status).toBe("ended");
-    expect(declined.happened).toEqual({ invoices: 0, transmitted: 0, mailsQueued: 4 });
+    expect(declined.happened).toEqual({ invoices: 0, creditNotes: 0, transmitted: 0, mailsQueued: 4 });
     expect(declined.counted).toEqual({ ...NOTHING, retried: 3, lastTry: 1, mailsQueued: 4 });
   });
 
@@ -122,7 +155,7 @@ describe("the counters of the work after a purchase", () => {
         })
         .catch(() => undefined),
     );
-    expect(rolledBack).toEqual({ counted: NOTHING, happened: { invoices: 0, transmitted: 0, mailsQueued: 0 } });
+    expect(rolledBack).toEqual({ counted: NOTHING, happened: { invoices: 0, creditNotes: 0, transmitted: 0, mailsQueued: 0 } });
 
     const committed = await moved(async () => {
       const deliver = await database.db.transaction((tx) => services.mail.owe(tx, message));
