@@ -1,7 +1,8 @@
-// The counters of the work done after a purchase (issue 32): the EDU months the job runner charges
-// and those the bank declines, the e-invoices and credit notes issued and handed to SDI, the mails queued and those
-// SMTP would not take. Each moves by exactly what the database shows happened, and only once it
-// committed: a mail written in a transaction that rolls back is not counted.
+// The counters of the work done after a purchase (issue 32): the EDU months the job runner
+// charges and those the bank declines, the e-invoices and credit notes issued and handed to SDI,
+// the mails queued and those SMTP would not take. Each moves by exactly what the database shows
+// happened, and only once it committed: a mail written in a transaction that rolls back is not
+// counted.
 import { count, desc, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "#scripts/bench/server.ts";
