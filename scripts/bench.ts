@@ -159,7 +159,8 @@ function run(command: string, args: string[]) {
 /** A production server the bench started, with a DATA_DIR of its own. */
 type BenchServer = {
   origin: string;
-  /** The origin its sign-ins and cookies are for. */ publicOrigin: string;
+  /** The origin its sign-ins and cookies are for. */
+  publicOrigin: string;
   stop(): Promise<void>;
 };
 
