@@ -33,11 +33,12 @@
 //   4. After the load, a few whole purchases in a row (sandbox card): p50/p99 of 'Completa
 //      l'acquisto' and of the return to 'Ordine confermato'. (PGlite) The checkout page's client
 //      JavaScript, budget 180 KB gzip.
-//   5. (PGlite) What the metrics cost: two servers alike but for METRICS_TOKEN, the dashboard
-//      loaded on each in turn, METRICS_ROUNDS rounds each of BENCH_DURATION / 2 s, each pair in the
+//   5. (PGlite) What the metrics cost: one server with two doors, one with METRICS_TOKEN's
+//      counting and /metrics, one without (scripts/bench/metrics-doors.ts), the dashboard loaded
+//      through each in turn, METRICS_ROUNDS rounds each of BENCH_DURATION / 2 s, each pair in the
 //      other order from the one before (A B, B A …) so that drift weighs on both alike; /metrics
-//      scraped every SCRAPE_INTERVAL_MS on the one that has it. Prints each round's requests/s and
-//      the ratio with metrics to without (their sums; the spread: the lowest and highest pair).
+//      scraped every SCRAPE_INTERVAL_MS. Prints each round's requests/s and the ratio with metrics
+//      to without (their sums; the spread: the lowest and highest pair).
 //      Budget: ≥ 0.97 (metrics cost less than 3 % of the dashboard's throughput).
 // Exits 1 when any request failed (non-2xx, socket error, timeout) or a target or budget is missed.
 //
@@ -108,7 +109,7 @@ const READY_TIMEOUT_MS = 120_000;
 /** The metrics' budget: the dashboard with METRICS_TOKEN set keeps ≥ 97 % of its throughput without. */
 const METRICS_MIN_RATIO = 0.97;
 /** Rounds of each side (with and without metrics), alternating (see metricsCost). */
-const METRICS_ROUNDS = 4;
+const METRICS_ROUNDS = 5;
 /**
  * How often the bench scrapes /metrics while it loads the server that has them. Prometheus reads
  * each instance every 15 s while it serves about 16 requests/s (the load's twice the peak,
@@ -124,7 +125,7 @@ const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
 
 const failures: string[] = [];
-/** The servers running (the metrics' part runs two at once), stopped at the end or on a signal. */
+/** The servers running, stopped at the end or on a signal. */
 const servers = new Set<BenchServer>();
 let running: { stop(): void } | undefined;
 let interrupted = false;
@@ -165,10 +166,15 @@ type BenchServer = {
 };
 
 /**
- * Starts a production server (`settings` add to its environment) and waits until it is ready; its
- * output (warn and above) is tallied by message for the report (ServerLog).
+ * Starts a production server (`settings` add to its environment; `entry`: the script it runs) and
+ * waits until it is ready; its output (warn and above) is tallied by message for the report (ServerLog).
  */
-async function startServer(name: string, databaseUrl: string, settings: NodeJS.ProcessEnv = {}): Promise<BenchServer> {
+async function startServer(
+  name: string,
+  databaseUrl: string,
+  settings: NodeJS.ProcessEnv = {},
+  entry = "server/main.ts",
+): Promise<BenchServer> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   console.log(`\nStarting the production server on ${origin} (${name})…`);
@@ -182,7 +188,7 @@ async function startServer(name: string, databaseUrl: string, settings: NodeJS.P
     ...settings,
   });
   await seedDemoCatalogue(env);
-  const child = spawn(process.execPath, [...profile, "server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, [...profile, entry], { stdio: ["ignore", "pipe", "pipe"], env });
   serverLog.attach(child);
   let ready = false;
   let stopping: Promise<void> | undefined;
@@ -498,51 +504,54 @@ async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
 }
 
 /**
- * What the metrics cost (issue 32): the dashboard's throughput on two servers alike but for
- * METRICS_TOKEN (set: every request counted and timed, /metrics scraped every SCRAPE_INTERVAL_MS;
- * unset: neither), loaded in alternating rounds, each pair in the other order from the one before
- * (A B, B A, A B …), so that the machine running faster or slower for a while weighs on both alike.
+ * What the metrics cost (issue 32): the dashboard's throughput through two doors of one server
+ * (scripts/bench/metrics-doors.ts: the same process, services and database; one door counts and
+ * times every request and has /metrics, scraped every SCRAPE_INTERVAL_MS, the other neither),
+ * loaded in alternating rounds, each pair in the other order from the one before (A B, B A, A B …),
+ * so that the machine running faster or slower for a while weighs on both alike.
  */
 async function metricsCost() {
   const token = randomBytes(32).toString("base64url");
+  const withoutPort = await freePort();
+  const server = await startServer(
+    "PGlite, one server with two doors: with metrics, and without",
+    "",
+    { METRICS_TOKEN: token, METRICS_FREE_PORT: String(withoutPort) },
+    "scripts/bench/metrics-doors.ts",
+  );
   const sides = [
-    { name: "with metrics", server: await startServer("PGlite, METRICS_TOKEN set", "", { METRICS_TOKEN: token }) },
-    // Unset even when the bench's own environment sets it.
-    { name: "without", server: await startServer("PGlite, METRICS_TOKEN unset", "", { METRICS_TOKEN: "" }) },
+    { name: "with metrics", origin: server.origin },
+    { name: "without", origin: `http://127.0.0.1:${withoutPort}` },
   ];
   try {
-    const cookies = await Promise.all(sides.map(async ({ server }) => (await signedInProfessional(server.publicOrigin)).cookie));
-    console.log(`\nMetrics' cost: ${DASHBOARD}, warm-up ${WARMUP_SECONDS} s on each server`);
-    for (const [i, { server }] of sides.entries()) {
-      checkResponses(`${DASHBOARD} (warm-up)`, await load(server.origin + DASHBOARD, WARMUP_SECONDS, { cookie: cookies[i]! }));
-    }
+    const headers = { cookie: (await signedInProfessional(server.publicOrigin)).cookie };
+    console.log(`\nMetrics' cost: ${DASHBOARD}, warm-up ${WARMUP_SECONDS} s through each door`);
+    for (const { origin } of sides)
+      checkResponses(`${DASHBOARD} (warm-up)`, await load(origin + DASHBOARD, WARMUP_SECONDS, headers));
     const seconds = duration / 2;
     console.log(
-      `${METRICS_ROUNDS} rounds each of ${seconds} s after ${RAMP_SECONDS} s not counted, alternating, /metrics scraped every ${SCRAPE_INTERVAL_MS / 1000} s on the server with metrics`,
+      `${METRICS_ROUNDS} rounds each of ${seconds} s after ${RAMP_SECONDS} s not counted, alternating, /metrics scraped every ${SCRAPE_INTERVAL_MS / 1000} s through the door with metrics`,
     );
     const perSecond: number[][] = [[], []];
     let scrapes = 0;
+    const scrape = () =>
+      fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          if (res.status === 200) scrapes++;
+          else failures.push(`GET /metrics answered ${res.status}`);
+        })
+        .catch((error: unknown) => failures.push(`GET /metrics: ${String(error)}`));
     for (let round = 0; round < METRICS_ROUNDS; round++) {
       for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
-        const { server } = sides[i]!;
+        const { name, origin } = sides[i]!;
         let answers = 0;
-        const scraper =
-          i === 0
-            ? setInterval(() => {
-                fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })
-                  .then(async (res) => {
-                    await res.arrayBuffer();
-                    if (res.status === 200) scrapes++;
-                    else failures.push(`GET /metrics answered ${res.status}`);
-                  })
-                  .catch((error: unknown) => failures.push(`GET /metrics: ${String(error)}`));
-              }, SCRAPE_INTERVAL_MS)
-            : undefined;
+        const scraper = i === 0 ? setInterval(() => void scrape(), SCRAPE_INTERVAL_MS) : undefined;
         try {
-          const result = await load(server.origin + DASHBOARD, RAMP_SECONDS + seconds, { cookie: cookies[i]! }, (at) => {
+          const result = await load(origin + DASHBOARD, RAMP_SECONDS + seconds, headers, (at) => {
             if (at >= RAMP_SECONDS) answers++;
           });
-          checkResponses(`${DASHBOARD} (${sides[i]!.name})`, result);
+          checkResponses(`${DASHBOARD} (${name})`, result);
         } finally {
           clearInterval(scraper);
         }
@@ -559,7 +568,7 @@ async function metricsCost() {
     console.log(`\n${label}: ${pass ? "PASS" : "FAIL"} (${figure})`);
     if (!pass) failures.push(`${label}: ${figure}`);
   } finally {
-    await Promise.all(sides.map(({ server }) => server.stop()));
+    await server.stop();
   }
 }
 
