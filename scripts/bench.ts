@@ -109,7 +109,7 @@ const READY_TIMEOUT_MS = 120_000;
 /** The metrics' budget: the dashboard with METRICS_TOKEN set keeps ≥ 97 % of its throughput without. */
 const METRICS_MIN_RATIO = 0.97;
 /** Rounds of each side (with and without metrics), alternating (see metricsCost). */
-const METRICS_ROUNDS = 5;
+const METRICS_ROUNDS = 8;
 /**
  * How often the bench scrapes /metrics while it loads the server that has them. Prometheus reads
  * each instance every 15 s while it serves about 16 requests/s (the load's twice the peak,
