@@ -38,7 +38,7 @@
 //      through each in turn, METRICS_ROUNDS rounds each of BENCH_DURATION / 2 s, each pair in the
 //      other order from the one before (A B, B A …) so that drift weighs on both alike; /metrics
 //      scraped every SCRAPE_INTERVAL_MS. Prints each round's requests/s and the ratio with metrics
-//      to without (their sums; the spread: the lowest and highest pair).
+//      to without (the median of the pairs'; the spread: the lowest and highest pair).
 //      Budget: ≥ 0.97 (metrics cost less than 3 % of the dashboard's throughput).
 // Exits 1 when any request failed (non-2xx, socket error, timeout) or a target or budget is missed.
 //

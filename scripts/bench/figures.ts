@@ -12,13 +12,15 @@ export function percentiles(values: readonly number[]): { p50: number; p99: numb
 }
 
 /**
- * Side A's figures against side B's, measured in pairs of rounds: the ratio of their sums, and the
- * lowest and highest of the pairs' own ratios (its spread).
+ * Side A's figures against side B's, measured in pairs of rounds: the median of the pairs' ratios
+ * (a round that a neighbour's burst of work slowed moves it less than it moves their sums), and the
+ * lowest and highest of them (its spread).
  */
 export function pairedRatio(a: readonly number[], b: readonly number[]): { ratio: number; low: number; high: number } {
-  const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-  const pairs = a.map((value, i) => value / b[i]!);
-  return { ratio: sum(a) / sum(b), low: Math.min(...pairs), high: Math.max(...pairs) };
+  const pairs = a.map((value, i) => value / b[i]!).sort((x, y) => x - y);
+  const middle = pairs.length / 2;
+  const ratio = pairs.length % 2 ? pairs[Math.floor(middle)]! : (pairs[middle - 1]! + pairs[middle]!) / 2;
+  return { ratio, low: pairs[0]!, high: pairs.at(-1)! };
 }
 
 /** A table on the console: the first column left-aligned, the others (figures) right-aligned. */
