@@ -534,19 +534,24 @@ async function metricsCost() {
     );
     const perSecond: number[][] = [[], []];
     let scrapes = 0;
-    const scrape = () =>
-      fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+    /** The scrapes under way: each round waits for its own before the next (and the server's stop). */
+    const pending = new Set<Promise<unknown>>();
+    const scrape = () => {
+      const done = fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })
         .then(async (res) => {
           await res.arrayBuffer();
           if (res.status === 200) scrapes++;
           else failures.push(`GET /metrics answered ${res.status}`);
         })
-        .catch((error: unknown) => failures.push(`GET /metrics: ${String(error)}`));
+        .catch((error: unknown) => failures.push(`GET /metrics: ${String(error)}`))
+        .finally(() => pending.delete(done));
+      pending.add(done);
+    };
     for (let round = 0; round < METRICS_ROUNDS; round++) {
       for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
         const { name, origin } = sides[i]!;
         let answers = 0;
-        const scraper = i === 0 ? setInterval(() => void scrape(), SCRAPE_INTERVAL_MS) : undefined;
+        const scraper = i === 0 ? setInterval(scrape, SCRAPE_INTERVAL_MS) : undefined;
         try {
           const result = await load(origin + DASHBOARD, RAMP_SECONDS + seconds, headers, (at) => {
             if (at >= RAMP_SECONDS) answers++;
@@ -554,6 +559,7 @@ async function metricsCost() {
           checkResponses(`${DASHBOARD} (${name})`, result);
         } finally {
           clearInterval(scraper);
+          await Promise.all(pending);
         }
         perSecond[i]!.push(answers / seconds);
       }
