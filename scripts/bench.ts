@@ -33,6 +33,13 @@
 //   4. After the load, a few whole purchases in a row (sandbox card): p50/p99 of 'Completa
 //      l'acquisto' and of the return to 'Ordine confermato'. (PGlite) The checkout page's client
 //      JavaScript, budget 180 KB gzip.
+//   5. (PGlite) What the metrics cost: one server with two doors, one with METRICS_TOKEN's
+//      counting and /metrics, one without (scripts/bench/metrics-doors.ts), the dashboard loaded
+//      through each in turn, METRICS_ROUNDS rounds each of BENCH_DURATION / 2 s, each pair in the
+//      other order from the one before (A B, B A …) so that drift weighs on both alike; /metrics
+//      scraped every SCRAPE_INTERVAL_MS. Prints each round's requests/s and the ratio with metrics
+//      to without (the median of the pairs'; the spread: the lowest and highest pair).
+//      Budget: ≥ 0.97 (metrics cost less than 3 % of the dashboard's throughput).
 // Exits 1 when any request failed (non-2xx, socket error, timeout) or a target or budget is missed.
 //
 // Environment:
@@ -40,10 +47,11 @@
 //   BENCH_CONNECTIONS   concurrent connections (default 20)
 //   DATABASE_URL        a PostgreSQL server (any database on it) to measure on as well
 //   BENCH_CPU_PROF      a directory: the server writes a V8 CPU profile there (node --cpu-prof)
+//   BENCH_METRICS_ONLY  true: the build and part 5 only
 import autocannon from "autocannon";
 import type { Result } from "autocannon";
 import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -51,7 +59,7 @@ import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
-import { percentiles, table } from "./bench/figures.ts";
+import { pairedRatio, percentiles, table } from "./bench/figures.ts";
 import { freePort, measuredProductionEnv, seedDemoCatalogue, ServerLog, waitUntilReady } from "./bench/server.ts";
 
 /** Measured on every database, with the checkout page of an open order (its address is the order's). */
@@ -98,19 +106,29 @@ const TURNS = 3;
 const RAMP_SECONDS = 1;
 const WARMUP_SECONDS = 3;
 const READY_TIMEOUT_MS = 120_000;
+/** The metrics' budget: the dashboard with METRICS_TOKEN set keeps ≥ 97 % of its throughput without. */
+const METRICS_MIN_RATIO = 0.97;
+/** Rounds of each side (with and without metrics), alternating (see metricsCost). */
+const METRICS_ROUNDS = 8;
+/**
+ * How often the bench scrapes /metrics while it loads the server that has them. Prometheus reads
+ * each instance every 15 s while it serves about 16 requests/s (the load's twice the peak,
+ * docs/performance.md); the bench drives the dashboard at some 30 times that (about 450/s on this
+ * 2-core machine), so it scrapes 30 times as often.
+ */
+const SCRAPE_INTERVAL_MS = 500;
 
 const duration = positiveNumber("BENCH_DURATION", 10);
 const connections = positiveNumber("BENCH_CONNECTIONS", 20);
+const metricsOnly = process.env.BENCH_METRICS_ONLY === "true";
 const root = path.resolve(import.meta.dirname, "..");
 process.chdir(root);
 
 const failures: string[] = [];
-let server: ChildProcess | undefined;
-let dataDir: string | undefined;
+/** The servers running, stopped at the end or on a signal. */
+const servers = new Set<BenchServer>();
 let running: { stop(): void } | undefined;
 let interrupted = false;
-let ready = false;
-let stopping: Promise<void> | undefined;
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -139,42 +157,72 @@ function run(command: string, args: string[]) {
   });
 }
 
-/** Starts the server; its output (warn and above) is tallied by message for the report (ServerLog). */
-async function startServer(port: number, databaseUrl: string) {
-  dataDir = mkdtempSync(path.join(tmpdir(), "portal-bench-"));
+/** A production server the bench started, with a DATA_DIR of its own. */
+type BenchServer = {
+  origin: string;
+  /** The origin its sign-ins and cookies are for. */
+  publicOrigin: string;
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts a production server (`settings` add to its environment; `entry`: the script it runs) and
+ * waits until it is ready; its output (warn and above) is tallied by message for the report (ServerLog).
+ */
+async function startServer(
+  name: string,
+  databaseUrl: string,
+  settings: NodeJS.ProcessEnv = {},
+  entry = "server/main.ts",
+): Promise<BenchServer> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  console.log(`\nStarting the production server on ${origin} (${name})…`);
+  const dataDir = mkdtempSync(path.join(tmpdir(), "portal-bench-"));
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const env = measuredProductionEnv({ PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
+  const env = measuredProductionEnv({
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ...settings,
+  });
   await seedDemoCatalogue(env);
-  const child = spawn(process.execPath, [...profile, "server/main.ts"], { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, [...profile, entry], { stdio: ["ignore", "pipe", "pipe"], env });
   serverLog.attach(child);
+  let ready = false;
+  let stopping: Promise<void> | undefined;
   child.on("exit", (code, signal) => {
     if (ready && !stopping) failures.push(`the server stopped on its own (${signal ?? `exit ${code}`}; its output is above)`);
   });
-  server = child;
-  return child;
+  /** SIGTERM (SIGKILL after 15 s), then removes the temporary DATA_DIR. */
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && !child.signalCode) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+      servers.delete(server);
+    })());
+  const server: BenchServer = { origin, publicOrigin: `http://localhost:${port}`, stop };
+  servers.add(server);
+  const started = Date.now();
+  await waitUntilReady(origin, child, READY_TIMEOUT_MS);
+  ready = true;
+  console.log(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return server;
 }
 
 const serverLog = new ServerLog();
 
-/** SIGTERM (SIGKILL after 15 s), then removes the temporary DATA_DIR. */
-async function stopServer() {
+/** Stops the load under way and every server. */
+async function stopServers() {
   running?.stop();
-  stopping ??= (async () => {
-    const child = server;
-    if (child && child.exitCode === null && !child.signalCode) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-      await exited;
-      clearTimeout(killer);
-    }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    server = undefined;
-    dataDir = undefined;
-    ready = false;
-  })();
-  await stopping;
-  stopping = undefined;
+  await Promise.all([...servers].map((server) => server.stop()));
 }
 
 // ── load ─────────────────────────────────────────────────────────────────────
@@ -387,7 +435,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     interrupted = true;
     console.error(`\n${signal}: stopping the server`);
-    void stopServer().finally(() => process.exit(130));
+    void stopServers().finally(() => process.exit(130));
   });
 }
 
@@ -431,17 +479,10 @@ async function createBenchDatabase(serverUrl: string) {
 
 /** One database: a server of its own, the load, the figures; on PGlite the weights and sign-ins too. */
 async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  console.log(`\nStarting the production server on ${origin} (${database})…`);
-  const child = await startServer(port, databaseUrl);
-  const started = Date.now();
-  await waitUntilReady(origin, child, READY_TIMEOUT_MS);
-  ready = true;
-  console.log(`ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const server = await startServer(database, databaseUrl);
+  const { origin, publicOrigin } = server;
   try {
     // Signed-in pages need the public origin: the session cookie is set for it by the sign-in.
-    const publicOrigin = `http://localhost:${port}`;
     const { cookie, email, password } = await signedInProfessional(publicOrigin);
     const checkout = await openCheckout(publicOrigin, cookie, "abbonamentoedu");
     const subscriber = (await signedInProfessional(publicOrigin)).cookie;
@@ -458,7 +499,82 @@ async function benchOn(database: "PGlite" | "PostgreSQL", databaseUrl: string) {
     }
     return measured;
   } finally {
-    await stopServer();
+    await server.stop();
+  }
+}
+
+/**
+ * What the metrics cost (issue 32): the dashboard's throughput through two doors of one server
+ * (scripts/bench/metrics-doors.ts: the same process, services and database; one door counts and
+ * times every request and has /metrics, scraped every SCRAPE_INTERVAL_MS, the other neither),
+ * loaded in alternating rounds, each pair in the other order from the one before (A B, B A, A B …),
+ * so that the machine running faster or slower for a while weighs on both alike.
+ */
+async function metricsCost() {
+  const token = randomBytes(32).toString("base64url");
+  const withoutPort = await freePort();
+  const server = await startServer(
+    "PGlite, one server with two doors: with metrics, and without",
+    "",
+    { METRICS_TOKEN: token, METRICS_FREE_PORT: String(withoutPort) },
+    "scripts/bench/metrics-doors.ts",
+  );
+  const sides = [
+    { name: "with metrics", origin: server.origin },
+    { name: "without", origin: `http://127.0.0.1:${withoutPort}` },
+  ];
+  try {
+    const headers = { cookie: (await signedInProfessional(server.publicOrigin)).cookie };
+    console.log(`\nMetrics' cost: ${DASHBOARD}, warm-up ${WARMUP_SECONDS} s through each door`);
+    for (const { origin } of sides)
+      checkResponses(`${DASHBOARD} (warm-up)`, await load(origin + DASHBOARD, WARMUP_SECONDS, headers));
+    const seconds = duration / 2;
+    console.log(
+      `${METRICS_ROUNDS} rounds each of ${seconds} s after ${RAMP_SECONDS} s not counted, alternating, /metrics scraped every ${SCRAPE_INTERVAL_MS / 1000} s through the door with metrics`,
+    );
+    const perSecond: number[][] = [[], []];
+    let scrapes = 0;
+    /** The scrapes under way: each round waits for its own before the next (and the server's stop). */
+    const pending = new Set<Promise<unknown>>();
+    const scrape = () => {
+      const done = fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          if (res.status === 200) scrapes++;
+          else failures.push(`GET /metrics answered ${res.status}`);
+        })
+        .catch((error: unknown) => failures.push(`GET /metrics: ${String(error)}`))
+        .finally(() => pending.delete(done));
+      pending.add(done);
+    };
+    for (let round = 0; round < METRICS_ROUNDS; round++) {
+      for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const { name, origin } = sides[i]!;
+        let answers = 0;
+        const scraper = i === 0 ? setInterval(scrape, SCRAPE_INTERVAL_MS) : undefined;
+        try {
+          const result = await load(origin + DASHBOARD, RAMP_SECONDS + seconds, headers, (at) => {
+            if (at >= RAMP_SECONDS) answers++;
+          });
+          checkResponses(`${DASHBOARD} (${name})`, result);
+        } finally {
+          clearInterval(scraper);
+          await Promise.all(pending);
+        }
+        perSecond[i]!.push(answers / seconds);
+      }
+    }
+    const [withMetrics, without] = perSecond as [number[], number[]];
+    const { ratio, low, high } = pairedRatio(withMetrics, without);
+    const rounds = (values: number[]) => values.map((v) => v.toFixed(0)).join(", ");
+    console.log(`  with metrics: ${rounds(withMetrics)} req/s (${scrapes} scrapes)\n  without:      ${rounds(without)} req/s`);
+    const label = `PGlite: ${DASHBOARD} with metrics ≥ ${METRICS_MIN_RATIO} × without`;
+    const figure = `${ratio.toFixed(3)}, rounds ${low.toFixed(3)} to ${high.toFixed(3)}`;
+    const pass = ratio >= METRICS_MIN_RATIO;
+    console.log(`\n${label}: ${pass ? "PASS" : "FAIL"} (${figure})`);
+    if (!pass) failures.push(`${label}: ${figure}`);
+  } finally {
+    await server.stop();
   }
 }
 
@@ -467,8 +583,11 @@ let benchDatabase: Awaited<ReturnType<typeof createBenchDatabase>> | undefined;
 try {
   console.log("Building the portal…");
   await run(process.execPath, [path.join(root, "node_modules/.bin/react-router"), "build"]);
-  results.push({ database: "PGlite", measured: await benchOn("PGlite", "") });
-  if (process.env.DATABASE_URL) {
+  if (!metricsOnly) results.push({ database: "PGlite", measured: await benchOn("PGlite", "") });
+  await metricsCost();
+  if (metricsOnly) {
+    console.log("\n(BENCH_METRICS_ONLY: the metrics' cost alone.)");
+  } else if (process.env.DATABASE_URL) {
     benchDatabase = await createBenchDatabase(process.env.DATABASE_URL);
     results.push({ database: "PostgreSQL", measured: await benchOn("PostgreSQL", benchDatabase.url) });
   } else {
@@ -478,7 +597,7 @@ try {
 } catch (error) {
   failures.push(error instanceof Error ? error.message : String(error));
 } finally {
-  await stopServer();
+  await stopServers();
   await benchDatabase?.drop().catch((error: unknown) => failures.push(`dropping the bench database: ${String(error)}`));
 }
 

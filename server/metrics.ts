@@ -59,6 +59,37 @@ export function createMetrics({ process = false }: MetricsOptions = {}) {
       declined: counter("portal_payments_declined_total", "Card charges the bank declined", ["gateway"]),
       refunded: counter("portal_refunds_succeeded_total", "Refunds the gateway completed", ["gateway"]),
     },
+    subscriptions: {
+      monthsCharged: counter(
+        "portal_subscription_months_charged_total",
+        "EDU months charged and recorded after the first (which the checkout pays)",
+        ["gateway"],
+      ),
+      monthsFailed: counter(
+        "portal_subscription_months_failed_total",
+        "Tries of an EDU month's charge the bank declined, by what follows: retry (tried again later), last (the month's last try: the subscription ends), customer (the customer's own try, on the page)",
+        ["gateway", "outcome"],
+      ),
+    },
+    invoices: {
+      issued: counter("portal_invoices_issued_total", "E-invoices issued (numbered and written), by type: invoice, credit_note", [
+        "type",
+      ]),
+      transmitted: counter(
+        "portal_invoice_files_transmitted_total",
+        "E-invoice files handed to SDI's transmitter (a corrected file sent again counts again)",
+      ),
+    },
+    mails: {
+      queued: counter(
+        "portal_mails_queued_total",
+        "Mails written to the outbox with the change that owes them, once it committed",
+      ),
+      failed: counter(
+        "portal_mails_failed_total",
+        "Mail deliveries that failed (SMTP refused or unreachable): each try, tried again later",
+      ),
+    },
     signIns: {
       failures: counter("portal_sign_in_failures_total", "Sign-ins refused: a wrong e-mail address or password"),
       lockouts: counter("portal_sign_in_lockouts_total", "Sign-ins refused because the account or address is locked out"),

@@ -137,7 +137,7 @@ export async function createServices({
   const provider = createIdentityProvider({ config, db, accounts, signingKeys, now });
   const reference = createReferenceData(db);
   const jobs = createJobRunner({ db, log, now, metrics });
-  const mail = createMailService({ db, ...config.mail, runner: jobs, log, now });
+  const mail = createMailService({ db, ...config.mail, runner: jobs, log, now, metrics });
   const audit = createAuditLog(db, now);
   const passwordResets = createPasswordResets(db, now, passwords);
   const identity = createIdentityService(provider, db);
@@ -168,6 +168,7 @@ export async function createServices({
     transmitter: outboxTransmitter(config.invoicing.outboxDir),
     now,
     log,
+    metrics,
   });
   // SDI's notifications, read by every instance's job runner (docs/e-invoices.md).
   createSdiInbox({ db, inbox: inboxFolder(config.invoicing.inboxDir, MAX_NOTIFICATION_BYTES), runner: jobs, log, now });
@@ -191,6 +192,7 @@ export async function createServices({
     publicOrigin: config.publicOrigin,
     log,
     now,
+    metrics,
   });
   const stripeCardStep =
     stripe && config.stripe

@@ -25,6 +25,7 @@ import { lockCustomer } from "#server/db/customer-lock.ts";
 import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { forEachConcurrently } from "#server/lib/concurrently.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import type { Charge, PaymentGateway } from "#server/payments/gateway.ts";
 import { insertPayment } from "#server/payments/payment-rows.ts";
 import { DAY_MS, INSTALMENTS_PER_TERM, instalmentOf, nextRetryAt } from "#shared/subscription.ts";
@@ -52,11 +53,14 @@ export function createMonthCharging({
   gateway,
   log,
   now = systemClock,
+  metrics,
 }: {
   db: Database;
   gateway: PaymentGateway;
   log: Logger;
   now?: Clock;
+  /** Where the months charged and the tries declined are counted, once recorded (server/metrics.ts). */
+  metrics?: Metrics;
 }) {
   /** Which try of the month this is: the scheduled tries by number, the customer's numbered apart. */
   const tryOf = (period: PeriodRow) =>
@@ -200,14 +204,14 @@ export function createMonthCharging({
 
   async function recordPaid(period: PeriodRow, sub: SubscriptionRow, chargeId: string) {
     const at = now();
-    await db.transaction(async (tx) => {
+    const recorded = await db.transaction(async (tx) => {
       await lockCustomer(tx, sub.userId);
       const moved = await tx
         .update(subscriptionPeriods)
         .set({ status: "paid", leaseUntil: null, nextAttemptAt: null, lastError: null, tryKind: null, updatedAt: at })
         .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")))
         .returning({ id: subscriptionPeriods.id });
-      if (moved.length === 0) return; // another instance recorded it
+      if (moved.length === 0) return false; // another instance recorded it
       await insertPayment(tx, {
         orderId: sub.orderId,
         userId: sub.userId,
@@ -235,8 +239,15 @@ export function createMonthCharging({
         mailJob({ kind: "receipt", subscriptionId: sub.id, periodId: period.id }, `receipt:${period.id}`, at),
         at,
       );
+      return true;
     });
+    // Counted once committed, by the instance whose record moved the month.
+    if (recorded) metrics?.subscriptions.monthsCharged.inc({ gateway: gateway.name });
   }
+
+  /** A declined try, counted once its record has committed. */
+  const countFailed = (outcome: "retry" | "last" | "customer") =>
+    metrics?.subscriptions.monthsFailed.inc({ gateway: gateway.name, outcome });
 
   async function recordFailure(
     period: PeriodRow,
@@ -247,15 +258,17 @@ export function createMonthCharging({
     const at = now();
     if (period.tryKind === "customer") {
       // The customer saw it fail on the page: the month waits for its scheduled retry as before.
-      await db
+      const moved = await db
         .update(subscriptionPeriods)
         .set({ status: "scheduled", chargeId: null, leaseUntil: null, tryKind: null, lastError: errorMessage, updatedAt: at })
-        .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")));
+        .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")))
+        .returning({ id: subscriptionPeriods.id });
+      if (moved.length > 0) countFailed("customer");
       return;
     }
     const scheduled = nextRetryAt(period.startsAt, period.tries - period.triesBeforeMove);
     const retryAt = scheduled && new Date(Math.max(scheduled.getTime(), at.getTime() + MIN_RETRY_GAP_MS));
-    await db.transaction(async (tx) => {
+    const recorded = await db.transaction(async (tx) => {
       const moved = await tx
         .update(subscriptionPeriods)
         .set({
@@ -269,7 +282,7 @@ export function createMonthCharging({
         })
         .where(and(eq(subscriptionPeriods.id, period.id), eq(subscriptionPeriods.status, "charging")))
         .returning({ id: subscriptionPeriods.id });
-      if (moved.length === 0) return;
+      if (moved.length === 0) return false;
       if (retryAt) {
         await tx
           .update(subscriptions)
@@ -284,7 +297,7 @@ export function createMonthCharging({
           ),
           at,
         );
-        return;
+        return true;
       }
       // The last try failed: the subscription ends; access was paid up to this month's start.
       const ended = await tx
@@ -295,7 +308,9 @@ export function createMonthCharging({
       if (ended.length > 0) {
         await enqueueJob(tx, mailJob({ kind: "ended", subscriptionId: sub.id }, `ended:${sub.id}`, at), at);
       }
+      return true;
     });
+    if (recorded) countFailed(retryAt ? "retry" : "last");
   }
 
   /** A month due on a cancelled (or ended) subscription is not charged: the subscription ends with the paid time. */

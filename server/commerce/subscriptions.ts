@@ -19,6 +19,7 @@ import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { isGatewayRef } from "#server/lib/ids.ts";
 import { isUuid } from "#server/lib/uuid.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import type { MailService } from "#server/mail/service.ts";
 import type { RateLimits } from "#server/security/rate-limits.ts";
 import type { PaymentGateway } from "#server/payments/gateway.ts";
@@ -82,6 +83,8 @@ export type SubscriptionsOptions = {
   publicOrigin: string;
   log: Logger;
   now?: Clock;
+  /** Where the months charged and declined are counted (server/metrics.ts). */
+  metrics?: Metrics;
 };
 export function createSubscriptions({
   db,
@@ -92,8 +95,9 @@ export function createSubscriptions({
   publicOrigin,
   log,
   now = systemClock,
+  metrics,
 }: SubscriptionsOptions) {
-  const { claimForCustomer, chargeMonth, settleTry, chargeDue } = createMonthCharging({ db, gateway, log, now });
+  const { claimForCustomer, chargeMonth, settleTry, chargeDue } = createMonthCharging({ db, gateway, log, now, metrics });
   runner.sweep("subscription-charges", chargeDue);
   runner.handle(MAIL_QUEUE, createSubscriptionMails({ db, mail, publicOrigin, now }));
 

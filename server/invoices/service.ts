@@ -31,6 +31,7 @@ import { enqueueJob, type JobRunner } from "#server/jobs/runner.ts";
 import type { Clock } from "#server/lib/clock.ts";
 import { isOrderCode } from "#server/lib/ids.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import { DAY_MS } from "#shared/subscription.ts";
 import { fromRomeWallClock, romeDay } from "#shared/rome-clock.ts";
 import { fatturaPaXml, stampDutyDue, type CorrectedInvoice } from "./fatturapa.ts";
@@ -237,9 +238,11 @@ export type InvoicesOptions = {
   transmitter: InvoiceTransmitter;
   now: Clock;
   log?: Logger;
+  /** Where the documents issued and the files handed to SDI are counted, once committed (server/metrics.ts). */
+  metrics?: Metrics;
 };
 
-export function createInvoices({ db, invoicing, runner, transmitter, now, log }: InvoicesOptions) {
+export function createInvoices({ db, invoicing, runner, transmitter, now, log, metrics }: InvoicesOptions) {
   const invoiceNumbering = { numbering: "invoices", series: invoicing.series } as const;
   /** Credit notes' numbering: a series of their own, or the invoices' when CREDIT_NOTE_SERIES is INVOICE_SERIES. */
   const creditNoteNumbering: { numbering: InvoiceNumbering; series: string } =
@@ -353,35 +356,46 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
    * transaction under the year's counter, after the documents of that numbering still due from
    * their jobs that are dated before it (`at`): numbers follow the dates however the jobs run.
    */
-  async function numbered<T>(
+  async function numbered<T extends { type: string }>(
     numbering: InvoiceNumbering,
     at: Date,
     write: (tx: Transaction, last: number) => Promise<T | null>,
   ): Promise<T | null> {
     const year = Number(romeDay(at).slice(0, 4));
-    return db.transaction(async (tx) => {
+    /** The documents this transaction wrote, counted once it has committed. */
+    let written = { invoice: 0, credit_note: 0 };
+    const row = await db.transaction(async (tx) => {
+      written = { invoice: 0, credit_note: 0 }; // a transaction tried again starts over
       let last = await lockYear(tx, numbering, year);
       const due = [
         ...(numbering === invoiceNumbering.numbering ? await dueInvoices(tx, year, at) : []),
         ...(numbering === creditNoteNumbering.numbering ? await dueCreditNotes(tx, year, at) : []),
       ].sort((a, b) => a.at.getTime() - b.at.getTime() || (a.id < b.id ? -1 : 1));
       for (const earlier of due) {
-        const written =
+        const document =
           earlier.kind === "credit_note"
             ? await writeCreditNote(tx, earlier.id, last)
             : // One past its 12 days is left to its own job, which refuses it.
               romeDay(now()) <= issueDeadline(romeDay(earlier.at)) &&
               (await writeInvoice(tx, { id: earlier.id, paidAt: earlier.at }, last));
-        if (written) last += 1;
+        if (document) {
+          last += 1;
+          written[earlier.kind] += 1;
+        }
       }
       const row = await write(tx, last);
-      if (row) last += 1;
+      if (row) {
+        last += 1;
+        written[row.type === "TD04" ? "credit_note" : "invoice"] += 1;
+      }
       await tx
         .update(invoiceCounters)
         .set({ lastNumber: last })
         .where(and(eq(invoiceCounters.numbering, numbering), eq(invoiceCounters.year, year)));
       return row;
     });
+    for (const [type, n] of Object.entries(written)) if (n > 0) metrics?.invoices.issued.inc({ type }, n);
+    return row;
   }
 
   /**
@@ -440,7 +454,7 @@ export function createInvoices({ db, invoicing, runner, transmitter, now, log }:
     if (!row || row.transmittedAt) return;
     await transmissionOf(db, row.fileName);
     await transmitter.send({ fileName: row.fileName, xml: row.xml });
-    await db.transaction((tx) => markSent(tx, invoiceId, row.fileName, now()));
+    if (await db.transaction((tx) => markSent(tx, invoiceId, row.fileName, now()))) metrics?.invoices.transmitted.inc();
   }
 
   runner.handle(ISSUE_QUEUE, async ({ paymentId }: { paymentId: string }) => {

@@ -26,14 +26,19 @@ export async function transmissionOf(db: Queryable, fileName: string) {
   return made ?? null;
 }
 
-/** The transmitter took the invoice's file `fileName` at `at` (or SDI's notification about it shows it did). */
-export async function markSent(db: Queryable, invoiceId: string, fileName: string, at: Date) {
-  await db
+/**
+ * The transmitter took the invoice's file `fileName` at `at` (or SDI's notification about it shows
+ * it did); true when this call recorded it (not already recorded).
+ */
+export async function markSent(db: Queryable, invoiceId: string, fileName: string, at: Date): Promise<boolean> {
+  const marked = await db
     .update(invoices)
     .set({ transmittedAt: at })
-    .where(and(eq(invoices.id, invoiceId), eq(invoices.fileName, fileName), isNull(invoices.transmittedAt)));
+    .where(and(eq(invoices.id, invoiceId), eq(invoices.fileName, fileName), isNull(invoices.transmittedAt)))
+    .returning({ id: invoices.id });
   await db
     .update(invoiceTransmissions)
     .set({ sentAt: sql`coalesce(${invoiceTransmissions.sentAt}, ${at.toISOString()}::timestamptz)` })
     .where(eq(invoiceTransmissions.fileName, fileName));
+  return marked.length > 0;
 }

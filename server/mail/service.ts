@@ -18,6 +18,7 @@ import type { Config } from "#server/config.ts";
 import type { Database, Queryable } from "#server/db/client.ts";
 import { mailOutbox } from "#server/db/schema/index.ts";
 import type { Logger } from "#server/logger.ts";
+import type { Metrics } from "#server/metrics.ts";
 import { isUuid } from "#server/lib/uuid.ts";
 import { systemClock, type Clock } from "#server/lib/clock.ts";
 import type { JobRunner } from "#server/jobs/runner.ts";
@@ -52,6 +53,8 @@ export type MailServiceOptions = Config["mail"] & {
   runner: JobRunner;
   log: Logger;
   now?: Clock;
+  /** Where the mails queued (once their change has committed) and the failed deliveries are counted (server/metrics.ts). */
+  metrics?: Metrics;
 };
 
 const DELIVERY_QUEUE = "mail.deliver";
@@ -61,7 +64,7 @@ const deliveryKey = (mailId: string) => `${DELIVERY_QUEUE}:${mailId}`;
 const OUTBOX_PAGE_SIZE = 50;
 const OUTBOX_MAX_PAGE_SIZE = 500;
 
-export function createMailService({ db, smtpUrl, from, runner, log, now = systemClock }: MailServiceOptions) {
+export function createMailService({ db, smtpUrl, from, runner, log, now = systemClock, metrics }: MailServiceOptions) {
   // Created once: nodemailer parses the URL here and opens a connection per message.
   const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
 
@@ -73,7 +76,13 @@ export function createMailService({ db, smtpUrl, from, runner, log, now = system
         .where(and(eq(mailOutbox.id, mailId), isNull(mailOutbox.sentAt)));
       // Delivered already, or erased with its account meanwhile.
       if (!row) return;
-      const info = await transport.sendMail({ from, to: row.to, subject: row.subject, text: row.text, html: row.html });
+      const info = await transport
+        .sendMail({ from, to: row.to, subject: row.subject, text: row.text, html: row.html })
+        .catch((error: unknown) => {
+          // The job runner tries again later (and gives the mail up after its last try).
+          metrics?.mails.failed.inc();
+          throw error;
+        });
       await db.update(mailOutbox).set({ sentAt: now(), text: "", html: "" }).where(eq(mailOutbox.id, mailId));
       log.info({ mail: { id: mailId, messageId: info.messageId, subject: row.subject } }, "mail sent over SMTP");
     });
@@ -105,8 +114,12 @@ export function createMailService({ db, smtpUrl, from, runner, log, now = system
     return id;
   }
 
-  /** Delivers the mail now, once its transaction has committed; a failure is left to the job's next try. */
+  /**
+   * Counts the mail queued and delivers it now, once its transaction has committed (a mail written
+   * in a transaction that rolls back is neither); a failure is left to the job's next try.
+   */
   async function deliverNow(id: string): Promise<void> {
+    metrics?.mails.queued.inc();
     if (!transport) return;
     await runner.runNow(deliveryKey(id)).catch((err: unknown) => {
       log.warn({ err, mail: { id } }, "the mail could not be delivered now: the job runner tries again");
@@ -120,7 +133,8 @@ export function createMailService({ db, smtpUrl, from, runner, log, now = system
     /**
      * A mail that a change owes, written with it in the change's transaction `tx`: the change and
      * its mail commit together, or neither. The answer delivers it (with SMTP), to be called once
-     * `tx` has committed; it never fails, a delivery that fails being tried again later.
+     * `tx` has committed (the mail counts as queued then); it never fails, a delivery that fails
+     * being tried again later.
      */
     async owe(tx: Queryable, message: MailMessage): Promise<() => Promise<void>> {
       const id = await write(tx, message);

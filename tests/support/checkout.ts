@@ -57,11 +57,17 @@ export function checkoutDetails(overrides: Partial<CheckoutDetails> = {}): Check
 
 /**
  * A product bought at the checkout with the sandbox's good card, as a customer does (for EDU, the
- * card is saved for the months after): the order and the card's setup.
+ * card is saved for the months after): the order and the card's setup. `details` replace parts of
+ * what 'Completa l'acquisto' submits (an invoice's billing details).
  */
-export async function buyWithSandboxCard(services: Services, userId: string, productCode: string) {
+export async function buyWithSandboxCard(
+  services: Services,
+  userId: string,
+  productCode: string,
+  details: Partial<CheckoutDetails> = {},
+) {
   const opened = await services.checkout.open(userId, productCode);
-  const started = opened.ok ? await services.payments.start(userId, opened.orderId, checkoutDetails()) : null;
+  const started = opened.ok ? await services.payments.start(userId, opened.orderId, checkoutDetails(details)) : null;
   if (!opened.ok || !started?.ok) throw new Error(`setup: the payment of ${productCode} did not start`);
   await services.sandbox!.confirmCard(started.setupId, "4242 4242 4242 4242");
   const settled = await services.payments.settleSetup(started.setupId);

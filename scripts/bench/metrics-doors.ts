@@ -1,0 +1,47 @@
+// The production server of the bench's metrics part (scripts/bench.ts, part 5): one process that
+// answers on two ports with the same services, database and build behind both, counting and
+// timing its requests and serving /metrics on the first (PORT, METRICS_TOKEN set) and not on the
+// second (METRICS_FREE_PORT). Two server processes alike differ from each other by a tenth and
+// more on this machine whatever their settings (an A/A run of two servers without metrics gave
+// 0.88, every round below 1), more than the 3 % to be measured; two doors of one process differ
+// by the metrics only. Started as server/main.ts is, with the environment of a production instance.
+import { createServer } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ServerBuild } from "react-router";
+import { loadConfig } from "#server/config.ts";
+import { configuredDatabase, openDatabase, prepareEmbeddedFolder } from "#server/db/client.ts";
+import { prepareDatabase } from "#server/db/prepare.ts";
+import { createHttpApp } from "#server/http/app.ts";
+import { createLogger } from "#server/logger.ts";
+import { createMetrics } from "#server/metrics.ts";
+import { createServices } from "#server/services.ts";
+
+const config = loadConfig();
+const freePort = Number(process.env.METRICS_FREE_PORT);
+if (!config.metrics.token || !freePort) throw new Error("METRICS_TOKEN and METRICS_FREE_PORT must be set");
+const log = createLogger(config.logLevel);
+const metrics = createMetrics({ process: true });
+if (!config.database.url) await prepareEmbeddedFolder(config.database.pgliteDir);
+const database = await openDatabase(configuredDatabase(config.database, { ownThread: true, metrics }));
+await prepareDatabase(database, config, log);
+const services = await createServices({ config, database, log, startBackgroundWork: true, metrics });
+const build = (await import(pathToFileURL(path.resolve("build/server/index.js")).href)) as ServerBuild;
+const clientDir = path.resolve("build/client");
+
+const doors = [
+  { port: config.port, config },
+  { port: freePort, config: { ...config, metrics: { token: null } } },
+].map(({ port, config: doorConfig }) => {
+  const server = createServer(createHttpApp({ config: doorConfig, services, log, build, clientDir }));
+  return new Promise<typeof server>((resolve) => server.listen(port, config.host, () => resolve(server)));
+});
+const servers = await Promise.all(doors);
+
+process.once("SIGTERM", () => {
+  for (const server of servers) server.closeAllConnections();
+  void Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
+    .then(() => services.close())
+    .then(() => database.close())
+    .finally(() => process.exit(0));
+});
