@@ -16,6 +16,8 @@ export type Sample = {
   cut: boolean;
   /** A failure with no answer at all (timeout, reset). */
   error?: string;
+  /** The virtual customer who sent it (none for the run's own requests). */
+  customer?: number;
 };
 
 /** Which route a path belongs to: its ids, codes and query taken out. */

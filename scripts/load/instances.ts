@@ -1,6 +1,7 @@
 // The portal's instances of the load-and-faults run: `node server/main.ts` with NODE_ENV=production
 // on ports of their own, one database, one public origin (the proxy's), the same secrets; started,
-// stopped with SIGTERM (timed: the graceful stop lets requests in flight finish) and started again.
+// stopped with SIGTERM (timed: the graceful stop lets requests in flight finish) or killed with
+// SIGKILL (a crash), and started again.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,6 +57,19 @@ export class Instance {
     const exit = await exited;
     clearTimeout(killer);
     return { ms: performance.now() - started, exit };
+  }
+
+  /** SIGKILL (a crash: nothing finishes), and how it exited. The run asked for it: not an unexpected exit. */
+  async kill(): Promise<{ ms: number; exit: string }> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode) return { ms: 0, exit: "not running" };
+    this.stopping = true;
+    const started = performance.now();
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)),
+    );
+    child.kill("SIGKILL");
+    return { exit: await exited, ms: performance.now() - started };
   }
 
   /** Stops it if it runs (SIGTERM, then SIGKILL) and removes its data folder. */

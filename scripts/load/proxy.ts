@@ -15,6 +15,8 @@
 //     HEAD, which change nothing; any other method (a form's POST: a payment, an activation) may
 //     have been carried out, so it is not repeated: the client gets 502 with `x-load-proxy: cut`,
 //     and the proxy counts it, with its instance, time and path: the "lost in flight" requests;
+//   - it tells which requests are in flight at each instance (`inFlight`): the run kills an
+//     instance with SIGKILL while a payment's POST is in flight at it;
 //   - X-Forwarded-For gets the client's address appended, as Debian's nginx does with
 //     $proxy_add_x_forwarded_for (the instances run with TRUST_PROXY=1: they believe this proxy's
 //     last entry only, never what a client wrote before it), so each virtual customer has an
@@ -41,7 +43,16 @@ export type ProxyStats = {
   events: ProxyEvent[];
 };
 
-type Upstream = { port: number; agent: http.Agent; inRotation: boolean; inFlight: number; forwarded: number; answered: number };
+type Upstream = {
+  port: number;
+  agent: http.Agent;
+  inRotation: boolean;
+  inFlight: number;
+  /** The requests in flight at it ("POST /checkout/…"), by a number of the proxy's own. */
+  requests: Map<number, string>;
+  forwarded: number;
+  answered: number;
+};
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
 const IDEMPOTENT = new Set(["GET", "HEAD"]);
@@ -57,12 +68,14 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     agent: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 }),
     inRotation: true,
     inFlight: 0,
+    requests: new Map<number, string>(),
     forwarded: 0,
     answered: 0,
   }));
   const events: ProxyEvent[] = [];
   let noUpstream = 0;
   let turn = 0;
+  let requestNumber = 0;
   const now = () => Date.now() - epoch;
   const event = (e: Omit<ProxyEvent, "at">) => events.push({ at: now(), ...e });
 
@@ -101,12 +114,15 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     return new Promise((resolve) => {
       u.inFlight++;
       u.forwarded++;
+      const number = ++requestNumber;
+      u.requests.set(number, `${req.method} ${req.url}`);
       let settled = false;
       let responded = false;
       const done = (outcome: Outcome) => {
         if (settled) return;
         settled = true;
         u.inFlight--;
+        u.requests.delete(number);
         resolve(outcome);
       };
       const upstreamReq = http.request(
@@ -246,6 +262,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
         events: [...events],
       };
     },
+    inFlight: () => upstreams.map((u) => [...u.requests.values()]),
     close() {
       clearInterval(health);
       for (const s of servers) {
@@ -257,7 +274,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
   };
 }
 
-type Message = { type: "stats"; id: number } | { type: "close" };
+type Message = { type: "stats" | "inFlight"; id: number } | { type: "close" };
 
 if (!isMainThread && (workerData as { proxy?: boolean } | null)?.proxy) {
   const { ports, listenPort, epoch } = workerData as { ports: number[]; listenPort: number; epoch: number };
@@ -265,7 +282,8 @@ if (!isMainThread && (workerData as { proxy?: boolean } | null)?.proxy) {
   const port = await proxy.start();
   parentPort!.postMessage({ type: "listening", port });
   parentPort!.on("message", (message: Message) => {
-    if (message.type === "stats") parentPort!.postMessage({ type: "stats", id: message.id, stats: proxy.stats() });
+    if (message.type === "stats") parentPort!.postMessage({ type: "answer", id: message.id, answer: proxy.stats() });
+    if (message.type === "inFlight") parentPort!.postMessage({ type: "answer", id: message.id, answer: proxy.inFlight() });
     if (message.type === "close") {
       proxy.close();
       parentPort!.close();
@@ -273,28 +291,39 @@ if (!isMainThread && (workerData as { proxy?: boolean } | null)?.proxy) {
   });
 }
 
-export type Proxy = { port: number; stats(): Promise<ProxyStats>; close(): Promise<void> };
+export type Proxy = {
+  port: number;
+  stats(): Promise<ProxyStats>;
+  /** The requests in flight at each instance now ("POST /checkout/…"), by instance. */
+  inFlight(): Promise<string[][]>;
+  close(): Promise<void>;
+};
 
 /** Starts the proxy in a worker thread on `listenPort` in front of the instances on `ports`. */
 export async function startProxy(ports: number[], listenPort: number, epoch: number): Promise<Proxy> {
   const worker = new Worker(new URL(import.meta.url), { workerData: { proxy: true, ports, listenPort, epoch } });
   let nextId = 0;
-  const waiting = new Map<number, (stats: ProxyStats) => void>();
+  const waiting = new Map<number, (answer: unknown) => void>();
   const port = await new Promise<number>((resolve, reject) => {
     worker.once("error", reject);
-    worker.on("message", (message: { type: string; port?: number; id?: number; stats?: ProxyStats }) => {
+    worker.on("message", (message: { type: string; port?: number; id?: number; answer?: unknown }) => {
       if (message.type === "listening") resolve(message.port!);
-      if (message.type === "stats") waiting.get(message.id!)?.(message.stats!);
+      if (message.type === "answer") {
+        waiting.get(message.id!)?.(message.answer);
+        waiting.delete(message.id!);
+      }
     });
   });
+  const ask = <T>(type: "stats" | "inFlight") => {
+    const id = ++nextId;
+    const answer = new Promise<T>((resolve) => waiting.set(id, resolve as (answer: unknown) => void));
+    worker.postMessage({ type, id });
+    return answer;
+  };
   return {
     port,
-    stats() {
-      const id = ++nextId;
-      const answer = new Promise<ProxyStats>((resolve) => waiting.set(id, resolve));
-      worker.postMessage({ type: "stats", id });
-      return answer;
-    },
+    stats: () => ask<ProxyStats>("stats"),
+    inFlight: () => ask<string[][]>("inFlight"),
     async close() {
       worker.postMessage({ type: "close" });
       await new Promise((r) => setTimeout(r, 100));

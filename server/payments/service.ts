@@ -34,7 +34,7 @@ import { insertPayment } from "./payment-rows.ts";
 import { enqueueRefund } from "./refunds.ts";
 
 /** How long a claimed charge belongs to the instance that claimed it. */
-const CHARGE_LEASE_MS = 60_000;
+export const CHARGE_LEASE_MS = 60_000;
 /**
  * A card step the customer left this long after it began (a 3-D Secure page closed, no other card
  * given) is ended by the reconciler: it must not hold a capped discount code's use, nor the order,
