@@ -272,7 +272,7 @@ type Fault = {
   exit?: string;
   /** From start to /readyz 200 (instances). */
   startMs?: number;
-  /** What the proxy had in flight at the instance when it was killed. */
+  /** What the proxy had in flight at the instance (at both, for PostgreSQL) when it crashed. */
   killedInFlight?: string[];
   end: number;
 };
@@ -387,19 +387,20 @@ async function backUpNow(loadStart: number, env: NodeJS.ProcessEnv): Promise<Mid
   }
 }
 
-/** How long the SIGKILL waits for a card payment's POST in flight at its instance (then kills anyway). */
-const KILL_WAIT_MS = 30_000;
+/** How long a crash waits for a card payment's POST in flight (then comes anyway). */
+const CRASH_WAIT_MS = 30_000;
 const CHECKOUT_POST = /^POST \/checkout\//;
 
 /**
- * Until the proxy has a checkout's POST in flight at `instance` (the payment being started, its
- * card set up, charged and recorded: server/payments/service.ts), at most KILL_WAIT_MS; what is
- * in flight there then.
+ * Until the proxy has a checkout's POST in flight at `instance`, or at any instance (the payment
+ * being started, its card set up, charged and recorded: server/payments/service.ts), at most
+ * CRASH_WAIT_MS; what is in flight there then.
  */
-async function checkoutInFlight(instance: number): Promise<string[]> {
-  const giveUpAt = Date.now() + KILL_WAIT_MS;
+async function checkoutInFlight(instance?: number): Promise<string[]> {
+  const giveUpAt = Date.now() + CRASH_WAIT_MS;
   for (;;) {
-    const there = (await proxy!.inFlight())[instance] ?? [];
+    const all = await proxy!.inFlight();
+    const there = instance === undefined ? all.flat() : (all[instance] ?? []);
     if (there.some((r) => CHECKOUT_POST.test(r)) || Date.now() > giveUpAt) return there;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -432,14 +433,19 @@ async function injectFaults(loadStart: number, faults: Fault[], env: NodeJS.Proc
     );
   };
   const postgresFault = async (how: "restart" | "crash") => {
+    const killedInFlight = how === "crash" ? await checkoutInFlight() : undefined;
     const begin = now();
-    log(`PostgreSQL: ${how === "restart" ? "pg_ctl restart -m fast" : "pg_ctl stop -m immediate, then pg_ctl start"}`);
+    log(
+      `PostgreSQL: ${how === "restart" ? "pg_ctl restart -m fast" : "pg_ctl stop -m immediate, then pg_ctl start"}` +
+        (killedInFlight ? ` with ${killedInFlight.join(", ") || "nothing"} in flight` : ""),
+    );
     const { downMs } = how === "restart" ? await postgres!.restart() : await postgres!.crash();
     faults.push({
       what: how === "restart" ? "PostgreSQL restarted (fast)" : "PostgreSQL crashed (immediate)",
       kind: how,
       at: begin,
       stopMs: downMs,
+      killedInFlight,
       end: now(),
     });
     log(`PostgreSQL: accepting connections again after ${seconds(downMs)} s`);
@@ -705,6 +711,8 @@ type Outcome = {
   lostToCrash: SessionResult[];
   lostOtherwise: SessionResult[];
   failedVisitsByCrash: Map<Fault, number>;
+  /** What became of the orders whose payment the customer did not see confirmed: their statuses now. */
+  unconfirmedOrders: Record<string, number>;
 };
 
 /** The checks of what the load left: answers, exits, the database, the ledger, the sessions. */
@@ -782,6 +790,18 @@ async function checkOutcome(
       return { session, works: res.status === 200, status: res.status };
     }),
   );
+  const unconfirmedIds = ledger.purchases.filter((p) => p.outcome === "unconfirmed").map((p) => p.orderPath.split("/")[2]!);
+  const unconfirmedOrders: Record<string, number> = {};
+  if (unconfirmedIds.length) {
+    const rows = await rowsOf<{ status: string; n: number }>(
+      db,
+      sql`select status, count(*)::int as n from orders where id::text in (${sql.join(
+        unconfirmedIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) group by status`,
+    );
+    for (const r of rows) unconfirmedOrders[r.status] = r.n;
+  }
   const lost = sessionResults.filter((r) => !r.works);
   const metCrash = (r: SessionResult) =>
     excused.some(({ sample: s }) => s.customer === r.session.customer && s.at >= r.session.createdAt);
@@ -807,6 +827,7 @@ async function checkOutcome(
     lostToCrash,
     lostOtherwise,
     failedVisitsByCrash,
+    unconfirmedOrders,
   };
 }
 
@@ -866,7 +887,8 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
   );
   console.log(
     `purchases: ${ledger.purchases.filter((p) => p.outcome === "confirmed").length} confirmed of ${ledger.purchases.length} paid for ` +
-      `(${ledger.purchases.filter((p) => p.declinedFirst).length} first with a declined card); ` +
+      `(${ledger.purchases.filter((p) => p.declinedFirst).length} first with a declined card; the orders not confirmed to ` +
+      `their customer now ${JSON.stringify(outcome.unconfirmedOrders)}); ` +
       `EDU bought: ${ledger.eduBought.length} (second month moved into the run: ${driven.moved}, too late: ${driven.notMoved})`,
   );
   console.log(`database: ${JSON.stringify(figures)}; settled in ${seconds(settledMs)} s`);
@@ -907,7 +929,7 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
     ]),
   );
   for (const f of faultRows) {
-    if (f.killedInFlight) console.log(`  ${f.what}: in flight at the kill: ${f.killedInFlight.join(", ") || "nothing"}`);
+    if (f.killedInFlight) console.log(`  ${f.what}: in flight at the crash: ${f.killedInFlight.join(", ") || "nothing"}`);
     if (f.cutRequests.length) console.log(`  ${f.what}: cut ${f.cutRequests.join(", ")}`);
     if (f.s5xxDuring) console.log(`  ${f.what}: 5xx ${JSON.stringify(f.s5xxByRoute)}`);
     if (f.kind === "crash")
@@ -933,6 +955,7 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
   report.faults = faultRows;
   report.proxy = { forwarded: proxyStats.forwarded, answered: proxyStats.answered, noUpstream: proxyStats.noUpstream };
   report.database = figures;
+  report.unconfirmedOrders = outcome.unconfirmedOrders;
   report.sessions = { checked: sessionResults.length, lostToCrash: lostToCrash.length, lostOtherwise: lostOtherwise.length };
   report.settledSeconds = settledMs / 1000;
 }
