@@ -60,7 +60,9 @@ const chargeOf = async (orderId: string) => {
   const [row] = await h.database.db
     .select()
     .from(sandboxGatewayObjects)
-    .where(and(eq(sandboxGatewayObjects.kind, "charge"), sql`${sandboxGatewayObjects.data}->'metadata'->>'order_id' = ${orderId}`));
+    .where(
+      and(eq(sandboxGatewayObjects.kind, "charge"), sql`${sandboxGatewayObjects.data}->'metadata'->>'order_id' = ${orderId}`),
+    );
   return row!;
 };
 
@@ -73,7 +75,9 @@ describe("the load's stricter checks", () => {
   });
 
   it("fail on a succeeded charge whose order is not paid (and the order then waits for nothing)", async () => {
-    const labels = await failingWith((db) => db.execute(sql`update orders set status = 'waitforpayment' where id = ${paidOrder}`));
+    const labels = await failingWith((db) =>
+      db.execute(sql`update orders set status = 'waitforpayment' where id = ${paidOrder}`),
+    );
     expect(labels.filter((l) => !before.includes(l))).toEqual(expect.arrayContaining([NOT_PAID, WAITING]));
   });
 
