@@ -833,24 +833,12 @@ async function checkOutcome(
 
 /** Prints the load's figures and the faults', and puts them in the report. */
 function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }: LoadRun, outcome: Outcome, settledMs: number) {
-  const {
-    proxyStats,
-    routes,
-    total5xx,
-    totalCut,
-    totalErrors,
-    excused,
-    figures,
-    sessionResults,
-    lost,
-    lostToCrash,
-    lostOtherwise,
-  } = outcome;
+  const { proxyStats, routes, excused, figures, sessionResults, lost } = outcome;
   // ── report: load ──
   const requests = loadSamples.length;
   console.log(
     `\nLoad: ${requests} requests in ${seconds(loadMs)} s (${(requests / (loadMs / 1000)).toFixed(1)}/s), ` +
-      `${driven.started} visits (${((driven.started * 60_000) / loadMs).toFixed(0)} a minute), ${total5xx} × 5xx, ${totalCut} cut`,
+      `${driven.started} visits (${((driven.started * 60_000) / loadMs).toFixed(0)} a minute), ${outcome.total5xx} × 5xx, ${outcome.totalCut} cut`,
   );
   table(
     ["route", "requests", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx", "cut"],
@@ -937,7 +925,7 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
   }
   console.log(
     `sessions: ${sessionResults.length} checked, ${sessionResults.length - lost.length} open the dashboard, ` +
-      `${lostToCrash.length} lost by customers a crash met, ${lostOtherwise.length} lost otherwise`,
+      `${outcome.lostToCrash.length} lost by customers a crash met, ${outcome.lostOtherwise.length} lost otherwise`,
   );
 
   report.load = {
@@ -946,9 +934,9 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
     requestsPerSecond: requests / (loadMs / 1000),
     visits: driven.started,
     skipped: driven.skipped,
-    s5xx: total5xx,
-    cut: totalCut,
-    errors: totalErrors,
+    s5xx: outcome.total5xx,
+    cut: outcome.totalCut,
+    errors: outcome.totalErrors,
     routes,
     visitsByKind,
   };
@@ -956,7 +944,11 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
   report.proxy = { forwarded: proxyStats.forwarded, answered: proxyStats.answered, noUpstream: proxyStats.noUpstream };
   report.database = figures;
   report.unconfirmedOrders = outcome.unconfirmedOrders;
-  report.sessions = { checked: sessionResults.length, lostToCrash: lostToCrash.length, lostOtherwise: lostOtherwise.length };
+  report.sessions = {
+    checked: sessionResults.length,
+    lostToCrash: outcome.lostToCrash.length,
+    lostOtherwise: outcome.lostOtherwise.length,
+  };
   report.settledSeconds = settledMs / 1000;
 }
 

@@ -44,23 +44,16 @@ export class Instance {
   }
 
   /** SIGTERM, and how long the instance took to finish its requests and exit (ms), and how it exited. */
-  async stop(): Promise<{ ms: number; exit: string }> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode) return { ms: 0, exit: "not running" };
-    this.stopping = true;
-    const started = performance.now();
-    const exited = new Promise<string>((resolve) =>
-      child.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)),
-    );
-    child.kill("SIGTERM");
-    const killer = setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS);
-    const exit = await exited;
-    clearTimeout(killer);
-    return { ms: performance.now() - started, exit };
+  stop(): Promise<{ ms: number; exit: string }> {
+    return this.signal("SIGTERM");
   }
 
   /** SIGKILL (a crash: nothing finishes), and how it exited. The run asked for it: not an unexpected exit. */
-  async kill(): Promise<{ ms: number; exit: string }> {
+  kill(): Promise<{ ms: number; exit: string }> {
+    return this.signal("SIGKILL");
+  }
+
+  private async signal(signal: "SIGTERM" | "SIGKILL"): Promise<{ ms: number; exit: string }> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode) return { ms: 0, exit: "not running" };
     this.stopping = true;
@@ -68,8 +61,11 @@ export class Instance {
     const exited = new Promise<string>((resolve) =>
       child.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)),
     );
-    child.kill("SIGKILL");
-    return { exit: await exited, ms: performance.now() - started };
+    child.kill(signal);
+    const killer = signal === "SIGTERM" ? setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS) : undefined;
+    const exit = await exited;
+    clearTimeout(killer);
+    return { ms: performance.now() - started, exit };
   }
 
   /** Stops it if it runs (SIGTERM, then SIGKILL) and removes its data folder. */
