@@ -503,6 +503,9 @@ function perRoute(samples: Sample[]): RouteFigures[] {
     .sort((a, b) => b.count - a.count);
 }
 
+/** The order a checkout's path names ("/checkout/<id>/"), if it does. */
+const orderOf = (path: string) => /^\/checkout\/([^/]+)/.exec(path)?.[1];
+
 /** The request was in flight while the fault lasted (or in the second after it: connections found dead). */
 const during = (s: Sample, f: Fault) => s.at <= f.end + 1_000 && s.at + s.ms >= f.at;
 
@@ -710,7 +713,8 @@ type Outcome = {
   lost: SessionResult[];
   lostToCrash: SessionResult[];
   lostOtherwise: SessionResult[];
-  failedVisitsByCrash: Map<Fault, number>;
+  /** The customers of the visits each crash failed, one entry a visit. */
+  failedVisitsByCrash: Map<Fault, number[]>;
   /** What became of the orders whose payment the customer did not see confirmed: their statuses now. */
   unconfirmedOrders: Record<string, number>;
 };
@@ -762,14 +766,27 @@ async function checkOutcome(
     )),
   );
   checks.push(...(await ledgerChecks(db, ledger, env.ACTIVATION_CODE_KEY!, maxUses)));
-  // A visit's failure is the crash's when one of its requests is among those a crash excuses.
+  // A visit's failure is the crash's when one of its requests met it: one the crash excuses, a GET
+  // the proxy sent again from the killed instance (a sign-in's callback: its one-time code went
+  // with the first), or a request about an order whose payment a crash cut or failed (the payment,
+  // finished by the reconciler within its lease, is "under way" meanwhile: 409).
+  const excusedBy = new Map(excused.map((e) => [e.sample, e.fault]));
+  const touchedOrders = new Map(excused.map((e) => [orderOf(e.sample.path), e.fault]));
+  touchedOrders.delete(undefined);
+  const crashOf = (s: Sample) =>
+    excusedBy.get(s) ??
+    (s.resent ? faults.find((f) => f.kind === "crash" && during(s, f)) : undefined) ??
+    touchedOrders.get(orderOf(s.path));
   const crashOfVisit = (v: { customer: number; at: number; ms: number }) =>
-    excused.find(({ sample: s }) => s.customer === v.customer && s.at >= v.at && s.at <= v.at + v.ms)?.fault;
+    loadSamples
+      .filter((s) => s.customer === v.customer && s.at >= v.at && s.at <= v.at + v.ms)
+      .map(crashOf)
+      .find((f) => f !== undefined);
   const failedVisits = ledger.visits.filter((v) => !v.ok);
-  const failedVisitsByCrash = new Map<Fault, number>();
+  const failedVisitsByCrash = new Map<Fault, number[]>();
   const failedOtherwise = failedVisits.filter((v) => {
     const fault = crashOfVisit(v);
-    if (fault) failedVisitsByCrash.set(fault, (failedVisitsByCrash.get(fault) ?? 0) + 1);
+    if (fault) failedVisitsByCrash.set(fault, [...(failedVisitsByCrash.get(fault) ?? []), v.customer]);
     return !fault;
   });
   checks.push({
@@ -897,8 +914,8 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
       s5xxDuring: meanwhile.filter((s) => s.status >= 500 && !s.cut).length,
       s5xxByRoute,
       excused: excused.filter((e) => e.fault === f).length,
-      customersMet: new Set(failed.map((s) => s.customer)).size,
-      visitsFailed: outcome.failedVisitsByCrash.get(f) ?? 0,
+      customersMet: new Set([...failed.map((s) => s.customer), ...(outcome.failedVisitsByCrash.get(f) ?? [])]).size,
+      visitsFailed: outcome.failedVisitsByCrash.get(f)?.length ?? 0,
     };
   });
   table(
@@ -921,7 +938,7 @@ function reportLoadAndFaults({ loadStart, loadMs, loadSamples, driven, faults }:
     if (f.cutRequests.length) console.log(`  ${f.what}: cut ${f.cutRequests.join(", ")}`);
     if (f.s5xxDuring) console.log(`  ${f.what}: 5xx ${JSON.stringify(f.s5xxByRoute)}`);
     if (f.kind === "crash")
-      console.log(`  ${f.what}: ${f.excused} failed requests excused (a crash), ${f.visitsFailed} visits failed by them`);
+      console.log(`  ${f.what}: ${f.excused} failed requests excused (a crash); ${f.visitsFailed} visits failed by it`);
   }
   console.log(
     `sessions: ${sessionResults.length} checked, ${sessionResults.length - lost.length} open the dashboard, ` +

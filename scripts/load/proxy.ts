@@ -12,7 +12,7 @@
 //     rotation until its /readyz answers 200 again, as nginx does with `proxy_next_upstream http_503`;
 //   - a request sent on a connection that then closes without an answer (an instance stopping
 //     while the request was on its way) is sent again to another instance when it is a GET or a
-//     HEAD, which change nothing; any other method (a form's POST: a payment, an activation) may
+//     HEAD, which change nothing (its answer then carries `x-load-proxy: resent`); any other method (a form's POST: a payment, an activation) may
 //     have been carried out, so it is not repeated: the client gets 502 with `x-load-proxy: cut`,
 //     and the proxy counts it, with its instance, time and path: the "lost in flight" requests;
 //   - it tells which requests are in flight at each instance (`inFlight`): the run kills an
@@ -102,6 +102,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     body: Buffer,
     res: http.ServerResponse,
     clientIp: string,
+    resent: boolean,
   ): Promise<Outcome> {
     const u = upstreams[index]!;
     const headers: http.OutgoingHttpHeaders = {};
@@ -140,6 +141,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
             if (!HOP_BY_HOP.has(upstreamRes.rawHeaders[i]!.toLowerCase()))
               raw.push(upstreamRes.rawHeaders[i]!, upstreamRes.rawHeaders[i + 1]!);
           }
+          if (resent) raw.push("x-load-proxy", "resent");
           res.writeHead(upstreamRes.statusCode ?? 502, raw);
           upstreamRes.on("data", (chunk: Buffer) => res.write(chunk));
           upstreamRes.on("end", () => {
@@ -179,6 +181,8 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     const clientIp = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
     const method = req.method ?? "GET";
     const tried = new Set<number>();
+    /** A GET sent again after its connection closed unanswered: its answer says so (`x-load-proxy: resent`). */
+    let resent = false;
     const deadline = Date.now() + NO_UPSTREAM_WAIT_MS;
     for (;;) {
       let index = choose(tried);
@@ -191,7 +195,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
         if (index === undefined) continue;
       }
       tried.add(index);
-      const outcome = await forward(index, req, body, res, clientIp);
+      const outcome = await forward(index, req, body, res, clientIp, resent);
       if (outcome.kind === "answered") return;
       if (outcome.kind === "refused" || outcome.kind === "turned-away") {
         event({ upstream: index, kind: outcome.kind, method, path: req.url });
@@ -200,6 +204,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
       }
       if (IDEMPOTENT.has(method)) {
         event({ upstream: index, kind: "get-retried", method, path: req.url, error: outcome.error });
+        resent = true;
         continue;
       }
       event({ upstream: index, kind: "cut", method, path: req.url, error: outcome.error });
