@@ -25,7 +25,7 @@
 //    start) while a checkout's POST is in flight; instance 2 restarted (SIGTERM).
 // 4. Waits for the work under way to settle (months due, payments being taken; at most --settle),
 //    then checks: no 5xx and no request cut, but a crash's own (a POST cut at the killed instance,
-//    a POST answered 500 as PostgreSQL crashed: counted apart with the customers they met); every
+//    a POST answered 500 as PostgreSQL went away: counted apart with the customers they met); every
 //    paid order charged once, for its total, with its access; no charge without a paid order; a
 //    declined charge leaves nothing behind; no order waiting for a payment past its leases; after
 //    each crash, its charges recorded within the leases' time; every month due paid once; no code
@@ -263,10 +263,11 @@ async function moveSecondMonthIntoRun(db: Database, email: string, loadEnd: numb
 type Fault = {
   what: string;
   /**
-   * `restart`: SIGTERM, or `pg_ctl restart -m fast`: the drain and the pool's wait make every
-   * request's failure impossible, so none is excused. `crash`: SIGKILL, or `pg_ctl stop -m
-   * immediate`: a POST in flight at the killed instance is cut, a write whose connection died may
-   * answer 500 (decision 020); those are counted apart, with the customers they met.
+   * `restart`: an instance's SIGTERM: its drain and the proxy's rules make every request's failure
+   * impossible, so none is excused. `crash`: what ends connections under requests under way: SIGKILL
+   * (a POST in flight at the instance is cut), and PostgreSQL going away, `pg_ctl stop -m immediate`
+   * or `restart -m fast` alike (both end the sessions mid-transaction: a write under way may answer
+   * 500, decision 020); those are counted apart, with the customers they met.
    */
   kind: "restart" | "crash";
   /** The instance's index (instance faults). */
@@ -448,7 +449,7 @@ async function injectFaults(loadStart: number, faults: Fault[], env: NodeJS.Proc
     const { downMs } = how === "restart" ? await postgres!.restart() : await postgres!.crash();
     faults.push({
       what: how === "restart" ? "PostgreSQL restarted (fast)" : "PostgreSQL crashed (immediate)",
-      kind: how,
+      kind: "crash",
       at: begin,
       stopMs: downMs,
       killedInFlight,
@@ -772,17 +773,20 @@ async function checkOutcome(
     )),
   );
   checks.push(...(await ledgerChecks(db, ledger, env.ACTIVATION_CODE_KEY!, maxUses)));
-  // A visit's failure is the crash's when one of its requests met it: one the crash excuses, a GET
-  // the proxy sent again from the killed instance (a sign-in's callback: its one-time code went
-  // with the first), or a request about an order whose payment a crash cut or failed (the payment,
-  // finished by the reconciler within its lease, is "under way" meanwhile: 409).
-  const excusedBy = new Map(excused.map((e) => [e.sample, e.fault]));
-  const touchedOrders = new Map(excused.map((e) => [orderOf(e.sample.path), e.fault]));
+  // A visit's failure is the crash's when one of its requests met it: a POST in flight during it
+  // (cut, failed, or its payment left to the reconciler: "being verified"), a GET the proxy sent
+  // again from the killed instance (a sign-in's callback: its one-time code went with the first),
+  // or a request about an order whose payment a crash met (finished by the reconciler within its
+  // lease, it is "under way" meanwhile: 409).
+  const crashDuring = (s: Sample) =>
+    s.route.startsWith("GET ") && !s.resent ? undefined : faults.find((f) => f.kind === "crash" && during(s, f));
+  const touchedOrders = new Map<string | undefined, Fault>();
+  for (const s of loadSamples) {
+    const fault = s.route.startsWith("POST ") ? crashDuring(s) : undefined;
+    if (fault) touchedOrders.set(orderOf(s.path), fault);
+  }
   touchedOrders.delete(undefined);
-  const crashOf = (s: Sample) =>
-    excusedBy.get(s) ??
-    (s.resent ? faults.find((f) => f.kind === "crash" && during(s, f)) : undefined) ??
-    touchedOrders.get(orderOf(s.path));
+  const crashOf = (s: Sample) => crashDuring(s) ?? touchedOrders.get(orderOf(s.path));
   const crashOfVisit = (v: { customer: number; at: number; ms: number }) =>
     loadSamples
       .filter((s) => s.customer === v.customer && s.at >= v.at && s.at <= v.at + v.ms)
