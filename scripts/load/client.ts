@@ -8,6 +8,8 @@ import type { Fetch } from "#scripts/bench/sign-in.ts";
 export type Sample = {
   /** "GET /dashboard/", "POST /checkout/:order/", … */
   route: string;
+  /** The path itself, its ids in it (no query). */
+  path: string;
   status: number;
   ms: number;
   /** ms since the run's epoch, when the request was sent. */
@@ -16,6 +18,10 @@ export type Sample = {
   cut: boolean;
   /** A failure with no answer at all (timeout, reset). */
   error?: string;
+  /** A GET the proxy sent again to another instance (its first one's connection closed unanswered). */
+  resent?: boolean;
+  /** The virtual customer who sent it (none for the run's own requests). */
+  customer?: number;
 };
 
 /** Which route a path belongs to: its ids, codes and query taken out. */
@@ -91,13 +97,22 @@ export function customerFetch(
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("error", (error) => {
-            record({ route, status: 0, ms: performance.now() - started, at, cut: true, error: error.message });
+            record({
+              route,
+              path: url.pathname,
+              status: 0,
+              ms: performance.now() - started,
+              at,
+              cut: true,
+              error: error.message,
+            });
             reject(error);
           });
           res.on("end", () => {
             const status = res.statusCode ?? 0;
             const cut = res.headers["x-load-proxy"] === "cut";
-            record({ route, status, ms: performance.now() - started, at, cut });
+            const resent = res.headers["x-load-proxy"] === "resent";
+            record({ route, path: url.pathname, status, ms: performance.now() - started, at, cut, resent });
             const responseHeaders = new Headers();
             for (let i = 0; i < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
             resolve(new Response(NULL_BODY.has(status) ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
@@ -106,7 +121,7 @@ export function customerFetch(
       );
       req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
       req.on("error", (error) => {
-        record({ route, status: 0, ms: performance.now() - started, at, cut: false, error: error.message });
+        record({ route, path: url.pathname, status: 0, ms: performance.now() - started, at, cut: false, error: error.message });
         reject(error);
       });
       req.end(body);

@@ -1,7 +1,7 @@
 // The virtual customers of the load-and-faults run and what they do on a visit, through the real
 // pages: signing in through the portal's identity provider, the dashboard and 'I miei prodotti',
-// activating a code printed in a book, buying an eBook and the EDU subscription with the
-// sandbox's good card (docs/payments.md, "Payments"). Each customer is one browser: one visit at a
+// activating a code printed in a book, buying an eBook (one purchase in ten first with a card the
+// bank declines) and the EDU subscription with the sandbox's good card (docs/payments.md, "Payments"). Each customer is one browser: one visit at a
 // time, a cookie jar, connections and an address of its own. What each visit saw is kept in the
 // ledger, which the run compares with the database afterwards ("nothing lost").
 import { FORM_WITHOUT_SHIPPING, confirmed, openCheckout, paidReturn, subscribeToEdu } from "#scripts/bench/checkout.ts";
@@ -42,7 +42,15 @@ export type Ledger = {
     cut: boolean;
   }[];
   /** Orders whose payment was submitted: what the customer last saw of each. */
-  purchases: { customer: number; orderPath: string; sku: string; outcome: "confirmed" | "unconfirmed"; cut: boolean }[];
+  purchases: {
+    customer: number;
+    orderPath: string;
+    sku: string;
+    outcome: "confirmed" | "unconfirmed";
+    cut: boolean;
+    /** The customer first gave a card the bank declines, saw the refusal, then paid with a good one. */
+    declinedFirst: boolean;
+  }[];
   eduBought: { customer: number; email: string; at: number }[];
 };
 
@@ -92,7 +100,7 @@ export async function createCustomers(opts: {
 }
 
 function onSample(recorder: Recorder, customer: Customer, sample: Sample) {
-  recorder.add(sample);
+  recorder.add({ ...sample, customer: customer.index });
   if (sample.cut) {
     customer.cuts++;
     // (None before the customer's first session exists: registration and first sign-in.)
@@ -155,22 +163,50 @@ async function activate(c: Customer, ctx: VisitContext, code: string): Promise<b
   throw new Error(`the activation answered ${response.status}`);
 }
 
-/** An eBook bought with the sandbox's good card, to 'Ordine confermato'. */
+/** The share of purchases that first give a card the bank declines (the sandbox's test number). */
+const DECLINED_FIRST_SHARE = 0.1;
+const DECLINED_CARD = "4000 0000 0000 9995";
+/** A declined card spends one of the customer's card payments of the hour (10): kept below. */
+const DECLINE_ONLY_BELOW_PAYMENTS = 8;
+
+/**
+ * An eBook bought with the sandbox's good card, to 'Ordine confermato'; one purchase in ten first
+ * with a card the bank declines (its refusal shown on the order's page, the order payable again).
+ */
 async function checkout(c: Customer, ctx: VisitContext) {
   const sku = ctx.products[Math.floor(Math.random() * ctx.products.length)]!;
   const page = await openCheckout(ctx.origin, c.session.cookie, sku, c.http);
   await expectPage(c.http, ctx.origin + page, c.session.cookie);
-  const purchase = { customer: c.index, orderPath: page, sku, outcome: "unconfirmed" as "confirmed" | "unconfirmed", cut: false };
+  const declinedFirst = c.payments < DECLINE_ONLY_BELOW_PAYMENTS && Math.random() < DECLINED_FIRST_SHARE;
+  const purchase = {
+    customer: c.index,
+    orderPath: page,
+    sku,
+    outcome: "unconfirmed" as "confirmed" | "unconfirmed",
+    cut: false,
+    declinedFirst,
+  };
   ctx.ledger.purchases.push(purchase);
   const cutsBefore = c.cuts;
-  c.payments++;
-  try {
-    const paid = await c.http(ctx.origin + page, {
+  const pay = (cardNumber: string) => {
+    c.payments++;
+    return c.http(ctx.origin + page, {
       method: "POST",
       redirect: "manual",
       headers: { cookie: c.session.cookie, origin: ctx.origin, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(FORM_WITHOUT_SHIPPING),
+      body: new URLSearchParams({ ...FORM_WITHOUT_SHIPPING, cc_number: cardNumber }),
     });
+  };
+  try {
+    if (declinedFirst) {
+      const declined = await pay(DECLINED_CARD);
+      await declined.arrayBuffer();
+      const back = declined.headers.get("location") ?? "";
+      if (declined.status !== 303 || !back.includes("redirect_status=failed"))
+        throw new Error(`the declined card answered ${declined.status} ${back}`);
+      await expectPage(c.http, ctx.origin + back, c.session.cookie);
+    }
+    const paid = await pay(FORM_WITHOUT_SHIPPING.cc_number!);
     await paid.arrayBuffer();
     await confirmed(ctx.origin, paidReturn(paid), c.session.cookie, c.http);
     purchase.outcome = "confirmed";

@@ -1,6 +1,7 @@
 // The portal's instances of the load-and-faults run: `node server/main.ts` with NODE_ENV=production
 // on ports of their own, one database, one public origin (the proxy's), the same secrets; started,
-// stopped with SIGTERM (timed: the graceful stop lets requests in flight finish) and started again.
+// stopped with SIGTERM (timed: the graceful stop lets requests in flight finish) or killed with
+// SIGKILL (a crash), and started again.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,7 +51,16 @@ export class Instance {
   }
 
   /** SIGTERM, and how long the instance took to finish its requests and exit (ms), and how it exited. */
-  async stop(): Promise<{ ms: number; exit: string }> {
+  stop(): Promise<{ ms: number; exit: string }> {
+    return this.signal("SIGTERM");
+  }
+
+  /** SIGKILL (a crash: nothing finishes), and how it exited. The run asked for it: not an unexpected exit. */
+  kill(): Promise<{ ms: number; exit: string }> {
+    return this.signal("SIGKILL");
+  }
+
+  private async signal(signal: "SIGTERM" | "SIGKILL"): Promise<{ ms: number; exit: string }> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode) return { ms: 0, exit: "not running" };
     this.stopping = true;
@@ -58,8 +68,8 @@ export class Instance {
     const exited = new Promise<string>((resolve) =>
       child.once("exit", (code, signal) => resolve(signal ? `signal ${signal}` : `exit ${code}`)),
     );
-    child.kill("SIGTERM");
-    const killer = setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS);
+    child.kill(signal);
+    const killer = signal === "SIGTERM" ? setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS) : undefined;
     const exit = await exited;
     clearTimeout(killer);
     return { ms: performance.now() - started, exit };

@@ -1,11 +1,26 @@
 // What must hold after the load and its faults, checked in SQL against the run's private database
 // and against what the virtual customers saw (their ledger): every paid order charged once with its
-// access, every subscription month due paid once, no activation code used beyond its uses, and
-// nothing a customer was told is done missing from the database.
+// access, every charge for its order's total and only for a paid order, a declined charge leaving
+// nothing behind, no order left waiting for a payment once the leases have passed, every
+// subscription month due paid once, no activation code used beyond its uses, and nothing a
+// customer was told is done missing from the database.
 import { sql, type SQL } from "drizzle-orm";
 import type { Database } from "#server/db/client.ts";
 import { hashCode, normalizeCode } from "#server/library/codes.ts";
+import { ABANDONED_AFTER_MS, CHARGE_LEASE_MS, UNSTARTED_AFTER_MS } from "#server/payments/service.ts";
 import type { Ledger } from "./customers.ts";
+
+/**
+ * How long after its lease (or its wait) a payment attempt left by a crash may stay open: every
+ * instance runs the payment reconciler each minute (PAYMENT_RECONCILE_INTERVAL_MS, server/services.ts),
+ * and a round takes a few seconds under the load.
+ */
+const RECONCILER_ROUND_MS = 60_000 + 15_000;
+/**
+ * By when a card payment caught by a crash is finished: its charge's lease runs out, then the
+ * reconciler's next round takes it over with the same idempotency keys and records it.
+ */
+export const PAYMENT_RECOVERY_MS = CHARGE_LEASE_MS + RECONCILER_ROUND_MS;
 
 /**
  * The subscriptions the run inserts with SQL (their month 1 "paid" without a gateway: see
@@ -40,10 +55,11 @@ export async function pendingWork(db: Database, until: Date): Promise<{ months: 
 export async function databaseChecks(
   db: Database,
   loadEnd: Date,
-  { atAnyInstant = false }: { atAnyInstant?: boolean } = {},
+  { atAnyInstant = false, now = new Date() }: { atAnyInstant?: boolean; now?: Date } = {},
 ): Promise<{ checks: Check[]; figures: Record<string, number> }> {
   const end = sql`${loadEnd.toISOString()}::timestamptz`;
-  const broken: { label: string; query: SQL; settled?: true }[] = [
+  const waitedOut = stillWaitingAfterLeases(now);
+  const rules: { label: string; query: SQL; settled?: true }[] = [
     {
       label: "paid orders without exactly one checkout payment",
       query: sql`select o.order_code as example from orders o where o.status = 'payed' and o.total_cents > 0
@@ -70,6 +86,45 @@ export async function databaseChecks(
       label: "succeeded charges with no payment recorded (money taken, not booked)",
       query: sql`select g.id as example from sandbox_gateway_objects g where g.kind = 'charge' and g.data->>'status' = 'succeeded'
         and not exists (select 1 from payments p where p.gateway = 'sandbox' and p.charge_id = g.id)`,
+    },
+    {
+      settled: true,
+      label: "succeeded charges whose order is not paid (nor the charge given back)",
+      query: sql`select g.id || ' ' || o.status as example from sandbox_gateway_objects g
+        join orders o on o.id::text = g.data->'metadata'->>'order_id'
+        where g.kind = 'charge' and g.data->>'status' = 'succeeded' and o.status <> 'payed'
+          and not exists (select 1 from payments p join payment_refunds r on r.payment_id = p.id
+            where p.gateway = 'sandbox' and p.charge_id = g.id and r.state <> 'failed')`,
+    },
+    {
+      // A succeeded one: a declined charge's order may change afterwards (a discount code removed).
+      label: "succeeded charges (or their payments) whose amount is not their order's total",
+      query: sql`select g.id || ' ' || (g.data->>'amountCents') || ' <> ' || (o.total_cents + o.shipment_price_cents) as example
+        from sandbox_gateway_objects g join orders o on o.id::text = g.data->'metadata'->>'order_id'
+        where g.kind = 'charge' and g.data->>'status' = 'succeeded'
+          and ((g.data->>'amountCents')::int <> o.total_cents + o.shipment_price_cents
+            or exists (select 1 from payments p where p.gateway = 'sandbox' and p.charge_id = g.id
+              and p.amount_cents <> (g.data->>'amountCents')::int))`,
+    },
+    {
+      settled: true,
+      label:
+        "declined charges that left something behind (a payment, an open attempt, access or a subscription of an unpaid order)",
+      query: sql`select g.id as example from sandbox_gateway_objects g
+        left join orders o on o.id::text = g.data->'metadata'->>'order_id'
+        where g.kind = 'charge' and g.data->>'status' = 'failed' and (
+          exists (select 1 from payments p where p.gateway = 'sandbox' and p.charge_id = g.id)
+          or exists (select 1 from payment_attempts a where a.charge_id = g.id and a.status <> 'failed')
+          or (o.status is distinct from 'payed' and (exists (select 1 from entitlements e where e.order_id = o.id)
+            or exists (select 1 from subscriptions s where s.order_id = o.id))))`,
+    },
+    {
+      settled: true,
+      label: "orders left waiting for a payment once the leases have passed",
+      query: sql`select o.order_code || ' ' || coalesce(a.status, 'no open attempt') as example from orders o
+        left join payment_attempts a on a.order_id = o.id
+          and a.status in ('created', 'awaiting_customer', 'setup_succeeded', 'charging')
+        where o.status = 'waitforpayment' and (a.id is null or ${waitedOut})`,
     },
     {
       settled: true,
@@ -120,7 +175,7 @@ export async function databaseChecks(
     },
   ];
   const checks: Check[] = [];
-  for (const { label, query } of broken.filter((rule) => !(atAnyInstant && rule.settled))) {
+  for (const { label, query } of rules.filter((rule) => !(atAnyInstant && rule.settled))) {
     const rows = await rowsOf<{ example: string }>(db, query);
     checks.push({ label, value: rows.length, want: 0, ok: rows.length === 0, examples: rows.slice(0, 5).map((r) => r.example) });
   }
@@ -132,9 +187,56 @@ export async function databaseChecks(
       (select count(*) from payments)::int as payments,
       (select count(*) from subscription_periods where number > 1 and starts_at <= ${end} and status = 'paid')::int as months_paid_in_run,
       (select count(*) from activation_redemptions)::int as redemptions,
+      (select count(*) from sandbox_gateway_objects where kind = 'charge' and data->>'status' = 'failed')::int as declined_charges,
+      (select count(*) from orders o join payment_attempts a on a.order_id = o.id
+        where o.status = 'waitforpayment' and a.status in ('created', 'awaiting_customer', 'setup_succeeded', 'charging')
+          and not ${waitedOut})::int as orders_waiting_within_leases,
       (select count(*) from sessions)::int as sessions`,
   );
   return { checks, figures: figures! };
+}
+
+/**
+ * An open attempt (`a`) that its own time has let go: a charge whose lease ran out, a card set up
+ * that nobody charged, an attempt whose card step never began (its instance died first), a card
+ * step the customer left, each a reconciler's round later (server/payments/service.ts, reconcile).
+ */
+function stillWaitingAfterLeases(now: Date): SQL {
+  const at = (ms: number) => sql`${new Date(now.getTime() - ms - RECONCILER_ROUND_MS).toISOString()}::timestamptz`;
+  return sql`((a.status = 'charging' and a.lease_until <= ${at(0)})
+    or (a.status = 'setup_succeeded' and a.updated_at <= ${at(0)})
+    or (a.status = 'created' and a.updated_at <= ${at(UNSTARTED_AFTER_MS)})
+    or (a.status = 'awaiting_customer' and a.updated_at <= ${at(ABANDONED_AFTER_MS)}))`;
+}
+
+/**
+ * After each crash (an instance killed, PostgreSQL stopped at once), within the leases' time: every
+ * card charge made before the crash ended is recorded as its order's payment by the end of
+ * PAYMENT_RECOVERY_MS (the order paid with its access: the checks above, which hold at every
+ * moment). Read afterwards from the rows' times.
+ */
+export async function crashRecoveryChecks(db: Database, crashes: { what: string; end: Date }[]): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const { what, end } of crashes) {
+    const by = new Date(end.getTime() + PAYMENT_RECOVERY_MS);
+    const rows = await rowsOf<{ example: string }>(
+      db,
+      sql`select g.id as example from sandbox_gateway_objects g
+        where g.kind = 'charge' and g.data->>'status' = 'succeeded' and g.data->'metadata' ? 'order_id'
+          and g.created_at <= ${end.toISOString()}::timestamptz
+          and not exists (select 1 from payments p join orders o on o.id = p.order_id
+            where p.gateway = 'sandbox' and p.charge_id = g.id and p.created_at <= ${by.toISOString()}::timestamptz
+              and (o.status = 'payed' or exists (select 1 from payment_refunds r where r.payment_id = p.id and r.state <> 'failed')))`,
+    );
+    checks.push({
+      label: `${what}: charges made before it not recorded, order paid, within ${PAYMENT_RECOVERY_MS / 1000} s`,
+      value: rows.length,
+      want: 0,
+      ok: rows.length === 0,
+      examples: rows.slice(0, 5).map((r) => r.example),
+    });
+  }
+  return checks;
 }
 
 /**

@@ -1,6 +1,6 @@
 // A private PostgreSQL cluster for the load-and-faults run: initdb into a temporary folder, a
 // server on a free port of 127.0.0.1 (its socket in that folder, trust authentication), restarted
-// on purpose during the load, stopped and removed at the end. Never the machine's shared server,
+// and crashed on purpose during the load, stopped and removed at the end. Never the machine's shared server,
 // which others' tests use. PostgreSQL refuses to run as root: as root the binaries run as the
 // `postgres` system user (runuser), which owns the folder.
 import { execFile, spawnSync } from "node:child_process";
@@ -22,6 +22,11 @@ export type PrivatePostgres = {
   port: number;
   /** `pg_ctl restart -m fast`: every connection is cut; resolves once the server accepts connections again. */
   restart(): Promise<{ downMs: number }>;
+  /**
+   * A crash: `pg_ctl stop -m immediate` (no checkpoint, every connection dropped; the next start
+   * recovers from the WAL), then `pg_ctl start`; resolves once it accepts connections again.
+   */
+  crash(): Promise<{ downMs: number }>;
   /** Stops the server (immediately) and removes its folder. Safe to call twice. */
   destroy(): void;
 };
@@ -89,6 +94,12 @@ export function startPrivatePostgres(port: number): PrivatePostgres {
       const started = performance.now();
       // pg_ctl restart reuses the options the server was started with (postmaster.opts).
       await runAsync("pg_ctl", ["restart", "-D", data, "-m", "fast", "-l", path.join(dir, "server.log"), "-w", "-t", "60"]);
+      return { downMs: performance.now() - started };
+    },
+    async crash() {
+      const started = performance.now();
+      await runAsync("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]);
+      await runAsync("pg_ctl", ["start", "-D", data, "-l", path.join(dir, "server.log"), "-o", options, "-w", "-t", "60"]);
       return { downMs: performance.now() - started };
     },
     destroy,

@@ -12,9 +12,11 @@
 //     rotation until its /readyz answers 200 again, as nginx does with `proxy_next_upstream http_503`;
 //   - a request sent on a connection that then closes without an answer (an instance stopping
 //     while the request was on its way) is sent again to another instance when it is a GET or a
-//     HEAD, which change nothing; any other method (a form's POST: a payment, an activation) may
+//     HEAD, which change nothing (its answer then carries `x-load-proxy: resent`); any other method (a form's POST: a payment, an activation) may
 //     have been carried out, so it is not repeated: the client gets 502 with `x-load-proxy: cut`,
 //     and the proxy counts it, with its instance, time and path: the "lost in flight" requests;
+//   - it tells which requests are in flight at each instance (`inFlight`): the run kills an
+//     instance with SIGKILL while a payment's POST is in flight at it;
 //   - X-Forwarded-For gets the client's address appended, as Debian's nginx does with
 //     $proxy_add_x_forwarded_for (the instances run with TRUST_PROXY=1: they believe this proxy's
 //     last entry only, never what a client wrote before it), so each virtual customer has an
@@ -41,7 +43,16 @@ export type ProxyStats = {
   events: ProxyEvent[];
 };
 
-type Upstream = { port: number; agent: http.Agent; inRotation: boolean; inFlight: number; forwarded: number; answered: number };
+type Upstream = {
+  port: number;
+  agent: http.Agent;
+  inRotation: boolean;
+  inFlight: number;
+  /** The requests in flight at it ("POST /checkout/…"), by a number of the proxy's own. */
+  requests: Map<number, string>;
+  forwarded: number;
+  answered: number;
+};
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
 const IDEMPOTENT = new Set(["GET", "HEAD"]);
@@ -57,12 +68,14 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     agent: new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 }),
     inRotation: true,
     inFlight: 0,
+    requests: new Map<number, string>(),
     forwarded: 0,
     answered: 0,
   }));
   const events: ProxyEvent[] = [];
   let noUpstream = 0;
   let turn = 0;
+  let requestNumber = 0;
   const now = () => Date.now() - epoch;
   const event = (e: Omit<ProxyEvent, "at">) => events.push({ at: now(), ...e });
 
@@ -89,6 +102,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     body: Buffer,
     res: http.ServerResponse,
     clientIp: string,
+    resent: boolean,
   ): Promise<Outcome> {
     const u = upstreams[index]!;
     const headers: http.OutgoingHttpHeaders = {};
@@ -101,12 +115,15 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     return new Promise((resolve) => {
       u.inFlight++;
       u.forwarded++;
+      const number = ++requestNumber;
+      u.requests.set(number, `${req.method} ${req.url}`);
       let settled = false;
       let responded = false;
       const done = (outcome: Outcome) => {
         if (settled) return;
         settled = true;
         u.inFlight--;
+        u.requests.delete(number);
         resolve(outcome);
       };
       const upstreamReq = http.request(
@@ -124,6 +141,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
             if (!HOP_BY_HOP.has(upstreamRes.rawHeaders[i]!.toLowerCase()))
               raw.push(upstreamRes.rawHeaders[i]!, upstreamRes.rawHeaders[i + 1]!);
           }
+          if (resent) raw.push("x-load-proxy", "resent");
           res.writeHead(upstreamRes.statusCode ?? 502, raw);
           upstreamRes.on("data", (chunk: Buffer) => res.write(chunk));
           upstreamRes.on("end", () => {
@@ -163,6 +181,8 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
     const clientIp = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
     const method = req.method ?? "GET";
     const tried = new Set<number>();
+    /** A GET sent again after its connection closed unanswered: its answer says so (`x-load-proxy: resent`). */
+    let resent = false;
     const deadline = Date.now() + NO_UPSTREAM_WAIT_MS;
     for (;;) {
       let index = choose(tried);
@@ -175,7 +195,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
         if (index === undefined) continue;
       }
       tried.add(index);
-      const outcome = await forward(index, req, body, res, clientIp);
+      const outcome = await forward(index, req, body, res, clientIp, resent);
       if (outcome.kind === "answered") return;
       if (outcome.kind === "refused" || outcome.kind === "turned-away") {
         event({ upstream: index, kind: outcome.kind, method, path: req.url });
@@ -184,6 +204,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
       }
       if (IDEMPOTENT.has(method)) {
         event({ upstream: index, kind: "get-retried", method, path: req.url, error: outcome.error });
+        resent = true;
         continue;
       }
       event({ upstream: index, kind: "cut", method, path: req.url, error: outcome.error });
@@ -246,6 +267,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
         events: [...events],
       };
     },
+    inFlight: () => upstreams.map((u) => [...u.requests.values()]),
     close() {
       clearInterval(health);
       for (const s of servers) {
@@ -257,7 +279,7 @@ function runProxy(ports: number[], listenPort: number, epoch: number) {
   };
 }
 
-type Message = { type: "stats"; id: number } | { type: "close" };
+type Message = { type: "stats" | "inFlight"; id: number } | { type: "close" };
 
 if (!isMainThread && (workerData as { proxy?: boolean } | null)?.proxy) {
   const { ports, listenPort, epoch } = workerData as { ports: number[]; listenPort: number; epoch: number };
@@ -265,7 +287,8 @@ if (!isMainThread && (workerData as { proxy?: boolean } | null)?.proxy) {
   const port = await proxy.start();
   parentPort!.postMessage({ type: "listening", port });
   parentPort!.on("message", (message: Message) => {
-    if (message.type === "stats") parentPort!.postMessage({ type: "stats", id: message.id, stats: proxy.stats() });
+    if (message.type === "stats") parentPort!.postMessage({ type: "answer", id: message.id, answer: proxy.stats() });
+    if (message.type === "inFlight") parentPort!.postMessage({ type: "answer", id: message.id, answer: proxy.inFlight() });
     if (message.type === "close") {
       proxy.close();
       parentPort!.close();
@@ -273,28 +296,39 @@ if (!isMainThread && (workerData as { proxy?: boolean } | null)?.proxy) {
   });
 }
 
-export type Proxy = { port: number; stats(): Promise<ProxyStats>; close(): Promise<void> };
+export type Proxy = {
+  port: number;
+  stats(): Promise<ProxyStats>;
+  /** The requests in flight at each instance now ("POST /checkout/…"), by instance. */
+  inFlight(): Promise<string[][]>;
+  close(): Promise<void>;
+};
 
 /** Starts the proxy in a worker thread on `listenPort` in front of the instances on `ports`. */
 export async function startProxy(ports: number[], listenPort: number, epoch: number): Promise<Proxy> {
   const worker = new Worker(new URL(import.meta.url), { workerData: { proxy: true, ports, listenPort, epoch } });
   let nextId = 0;
-  const waiting = new Map<number, (stats: ProxyStats) => void>();
+  const waiting = new Map<number, (answer: unknown) => void>();
   const port = await new Promise<number>((resolve, reject) => {
     worker.once("error", reject);
-    worker.on("message", (message: { type: string; port?: number; id?: number; stats?: ProxyStats }) => {
+    worker.on("message", (message: { type: string; port?: number; id?: number; answer?: unknown }) => {
       if (message.type === "listening") resolve(message.port!);
-      if (message.type === "stats") waiting.get(message.id!)?.(message.stats!);
+      if (message.type === "answer") {
+        waiting.get(message.id!)?.(message.answer);
+        waiting.delete(message.id!);
+      }
     });
   });
+  const ask = <T>(type: "stats" | "inFlight") => {
+    const id = ++nextId;
+    const answer = new Promise<T>((resolve) => waiting.set(id, resolve as (answer: unknown) => void));
+    worker.postMessage({ type, id });
+    return answer;
+  };
   return {
     port,
-    stats() {
-      const id = ++nextId;
-      const answer = new Promise<ProxyStats>((resolve) => waiting.set(id, resolve));
-      worker.postMessage({ type: "stats", id });
-      return answer;
-    },
+    stats: () => ask<ProxyStats>("stats"),
+    inFlight: () => ask<string[][]>("inFlight"),
     async close() {
       worker.postMessage({ type: "close" });
       await new Promise((r) => setTimeout(r, 100));

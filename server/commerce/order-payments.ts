@@ -6,6 +6,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "#server/db/client.ts";
 import { lockCustomer } from "#server/db/customer-lock.ts";
+import { idempotent } from "#server/db/reconnecting-pool.ts";
 import { coupons, orderItems, orders } from "#server/db/schema/index.ts";
 import type { JobRunner } from "#server/jobs/runner.ts";
 import { systemClock, type Clock } from "#server/lib/clock.ts";
@@ -104,42 +105,49 @@ export function createOrderPayments({
       const totals = totalsOf(lines, coupon);
       let attempt: AttemptRow | null;
       try {
-        attempt = await db.transaction(async (tx) => {
-          await lockCustomer(tx, userId);
-          // EDU that became active after the order was opened (an eBook+EDU code) is not sold
-          // twice; settlement checks again, should it become active while the card step runs.
-          if (await eduForbidsPaying(tx, { id: orderId, userId }, at)) throw new EduForbidsPaying();
-          const moved = await tx
-            .update(orders)
-            .set({
-              status: "waitforpayment",
-              ...totals,
-              paymentHub: "card",
-              customerFirstname: details.customer.firstname,
-              customerLastname: details.customer.lastname,
-              customerEmail: details.customer.email,
-              shipment: details.shipment,
-              shipmentSave: details.shipmentSave && details.shipment !== null,
-              hasBilling: details.billing !== null,
-              billing: details.billing,
-              billingSave: details.billingSave && details.billing !== null,
-              termsSalesAt: at,
-              termsCancelAt: at,
-              updatedAt: at,
-            })
-            .where(
-              and(
-                eq(orders.id, orderId),
-                eq(orders.userId, userId),
-                eq(orders.status, "new"),
-                order.couponId ? eq(orders.couponId, order.couponId) : isNull(orders.couponId),
-              ),
-            )
-            .returning({ shipmentPriceCents: orders.shipmentPriceCents });
-          if (moved.length === 0) return null;
-          if (coupon) await reserveCoupon(tx, coupon, { orderId, userId }, at);
-          return payments.openAttempt(tx, { orderId, amountCents: totals.totalCents + moved[0]!.shipmentPriceCents }, at);
-        });
+        // Repeated by the pool when PostgreSQL goes away under it (a crash): its work is only its
+        // statements, and its UPDATE moves the order only from `new`. Rolled back, it runs again
+        // and the payment goes on; committed before the answer was lost, the repeat finds the
+        // order moved and opens nothing (the customer is told a payment is under way, as after a
+        // second submit, and the attempt left unstarted is closed by the reconciler).
+        attempt = await idempotent(db, () =>
+          db.transaction(async (tx) => {
+            await lockCustomer(tx, userId);
+            // EDU that became active after the order was opened (an eBook+EDU code) is not sold
+            // twice; settlement checks again, should it become active while the card step runs.
+            if (await eduForbidsPaying(tx, { id: orderId, userId }, at)) throw new EduForbidsPaying();
+            const moved = await tx
+              .update(orders)
+              .set({
+                status: "waitforpayment",
+                ...totals,
+                paymentHub: "card",
+                customerFirstname: details.customer.firstname,
+                customerLastname: details.customer.lastname,
+                customerEmail: details.customer.email,
+                shipment: details.shipment,
+                shipmentSave: details.shipmentSave && details.shipment !== null,
+                hasBilling: details.billing !== null,
+                billing: details.billing,
+                billingSave: details.billingSave && details.billing !== null,
+                termsSalesAt: at,
+                termsCancelAt: at,
+                updatedAt: at,
+              })
+              .where(
+                and(
+                  eq(orders.id, orderId),
+                  eq(orders.userId, userId),
+                  eq(orders.status, "new"),
+                  order.couponId ? eq(orders.couponId, order.couponId) : isNull(orders.couponId),
+                ),
+              )
+              .returning({ shipmentPriceCents: orders.shipmentPriceCents });
+            if (moved.length === 0) return null;
+            if (coupon) await reserveCoupon(tx, coupon, { orderId, userId }, at);
+            return payments.openAttempt(tx, { orderId, amountCents: totals.totalCents + moved[0]!.shipmentPriceCents }, at);
+          }),
+        );
       } catch (error) {
         if (error instanceof EduForbidsPaying) return { ok: false, reason: "edu_active" };
         if (!(error instanceof CouponExhausted)) throw error;

@@ -22,6 +22,7 @@ import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database, Transaction } from "#server/db/client.ts";
 import { orders, paymentAttempts, type PaymentAttemptStatus } from "#server/db/schema/index.ts";
 import { lockCustomer } from "#server/db/customer-lock.ts";
+import { idempotent } from "#server/db/reconnecting-pool.ts";
 import { systemClock, type Clock } from "#server/lib/clock.ts";
 import { isGatewayRef } from "#server/lib/ids.ts";
 import { isUuid } from "#server/lib/uuid.ts";
@@ -34,7 +35,7 @@ import { insertPayment } from "./payment-rows.ts";
 import { enqueueRefund } from "./refunds.ts";
 
 /** How long a claimed charge belongs to the instance that claimed it. */
-const CHARGE_LEASE_MS = 60_000;
+export const CHARGE_LEASE_MS = 60_000;
 /**
  * A card step the customer left this long after it began (a 3-D Secure page closed, no other card
  * given) is ended by the reconciler: it must not hold a capped discount code's use, nor the order,
@@ -357,6 +358,14 @@ export function createPayments({ db, gateway, settlement, publicOrigin, log, now
     return { state: "pending" };
   }
 
+  /**
+   * settleAttempt for a request (the return page, the card step, a webhook), run again by the pool
+   * when PostgreSQL goes away under it (a crash) rather than answering 500: it is safe to repeat,
+   * as the reconciler repeats it. A claim committed before its connection went is found charging
+   * under its lease: the answer is then "pending", and the reconciler finishes it after the lease.
+   */
+  const settleForRequest = (attemptId: string) => idempotent(db, () => settleAttempt(attemptId));
+
   /** Reconciles one stale attempt (see `reconcile`); true when it was paid or failed. */
   async function reconcileAttempt(
     attempt: Pick<AttemptRow, "id" | "orderId" | "status" | "setupId" | "updatedAt">,
@@ -472,7 +481,7 @@ export function createPayments({ db, gateway, settlement, publicOrigin, log, now
       if (!order) return null;
       if (order.status === "payed") return { state: "paid" };
       const attempt = await latestAttempt(orderId);
-      return attempt ? settleAttempt(attempt.id) : { state: "none" };
+      return attempt ? settleForRequest(attempt.id) : { state: "none" };
     },
 
     /** Settles the attempt of a card setup (the sandbox's card step, Stripe's setup_intent events). */
@@ -482,7 +491,7 @@ export function createPayments({ db, gateway, settlement, publicOrigin, log, now
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
         .where(eq(paymentAttempts.setupId, setupId));
-      return attempt ? settleAttempt(attempt.id) : { state: "canceled" };
+      return attempt ? settleForRequest(attempt.id) : { state: "canceled" };
     },
 
     /** Settles the attempt of a charge (Stripe's payment_intent events); an unknown charge does nothing. */
@@ -492,7 +501,7 @@ export function createPayments({ db, gateway, settlement, publicOrigin, log, now
         .select({ id: paymentAttempts.id })
         .from(paymentAttempts)
         .where(eq(paymentAttempts.chargeId, chargeId));
-      return attempt ? settleAttempt(attempt.id) : null;
+      return attempt ? settleForRequest(attempt.id) : null;
     },
 
     /**
