@@ -1,7 +1,7 @@
 // A private PgBouncer (Debian's pgbouncer) in transaction mode in front of a PostgreSQL server, with
 // the configuration docs/operating.md ships (deploy/pgbouncer/pgbouncer.ini), on a free port of
 // 127.0.0.1: for the PostgreSQL integration suite through it (vitest's `pgbouncer` project), and
-// for `npm run bench` and `npm run load` (BENCH_POOLER=pgbouncer, --pgbouncer). Every database of
+// for `npm run load -- --pgbouncer`. Every database of
 // the server is reached through it under its own name, with trust authentication here (the
 // server's own authentication behind it: the URL's password, when it has one, is PgBouncer's to
 // log in with). PgBouncer refuses to run as root: as root it runs as `nobody`.
