@@ -32,6 +32,7 @@ const integrationProject = (database: "pglite" | "postgres") => ({
  */
 const PGBOUNCER_FOCUS = [
   "server/db/pooler.db.test.ts",
+  "server/db/pooler-outage.db.test.ts",
   "server/db/prepare.db.test.ts",
   "server/accounts/sessions.db.test.ts",
   "server/accounts/profile.db.test.ts",

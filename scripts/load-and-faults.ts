@@ -36,6 +36,10 @@
 //    committed before the backup (scripts/load/restore-proof.ts).
 // 6. Lighthouse (Debian's Chromium, mobile profile) on /, /edu/, /dashboard/ and a checkout page;
 //    then the dashboard's latency at 50 connections (autocannon through the proxy).
+// With --pgbouncer, the instances reach PostgreSQL through a private PgBouncer in transaction mode
+// (scripts/pgbouncer.ts, the shipped configuration; DATABASE_POOLER=transaction, their start-up's
+// migrations and lock on DATABASE_DIRECT_URL), which PostgreSQL's restart then sits behind. The
+// run's own statements and the operators' commands (codes, backup, restore) go to PostgreSQL itself.
 // Prints a report, writes it as JSON (--out, default ./load-report-<time>.json) and exits 1 when a
 // check fails. Everything it started (cluster, instances, proxy, Chromium) is stopped at the end,
 // on failure and on Ctrl-C too.
@@ -61,6 +65,7 @@ import { Instance } from "./load/instances.ts";
 import { crashRecoveryChecks, databaseChecks, ledgerChecks, pendingWork, SEED_TAG, type Check } from "./load/invariants.ts";
 import { lighthousePages, type PageFigures } from "./load/lighthouse.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "./load/postgres.ts";
+import { setRoleTimeouts, startPgbouncer, type PrivatePgbouncer } from "./pgbouncer.ts";
 import { startProxy, type Proxy, type ProxyStats } from "./load/proxy.ts";
 import { proveRestore, runAdminCommand, takeBackup, type MidRunBackup } from "./load/restore-proof.ts";
 
@@ -76,7 +81,8 @@ const PAYMENTS_PER_CUSTOMER = 9;
 const DASHBOARD_CONNECTIONS = 50;
 
 const usage = `usage: npm run load -- [--duration 10m] [--rate <visits/min>] [--peak <visits/min>] [--customers N]
-                     [--months N] [--settle 7m] [--dashboard-seconds 20] [--skip-lighthouse] [--out file.json]`;
+                     [--months N] [--settle 7m] [--dashboard-seconds 20] [--skip-lighthouse] [--pgbouncer]
+                     [--out file.json]`;
 const { values: options } = parseArgs({
   options: {
     duration: { type: "string", default: "10m" },
@@ -87,6 +93,7 @@ const { values: options } = parseArgs({
     settle: { type: "string", default: "7m" },
     "dashboard-seconds": { type: "string", default: "20" },
     "skip-lighthouse": { type: "boolean", default: false },
+    pgbouncer: { type: "boolean", default: false },
     out: { type: "string" },
     help: { type: "boolean", default: false },
   },
@@ -139,6 +146,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 // ── what runs, and its teardown ───────────────────────────────────────────────
 
 let postgres: PrivatePostgres | undefined;
+let pgbouncer: PrivatePgbouncer | undefined;
 let instances: Instance[] = [];
 let proxy: Proxy | undefined;
 let database: pg.Pool | undefined;
@@ -154,6 +162,7 @@ function teardown() {
     await proxy?.close().catch(() => undefined);
     await Promise.all(instances.map((i) => i.destroy()));
     await database?.end().catch(() => undefined);
+    await pgbouncer?.stop().catch(() => undefined);
     postgres?.destroy();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   })();
@@ -552,6 +561,7 @@ const report: Record<string, unknown> = {
     customers: customerCount,
     months: monthCount,
     mix: MIX,
+    pgbouncer: options.pgbouncer,
   },
 };
 const checks: Check[] = [];
@@ -588,7 +598,8 @@ async function startDeployment(): Promise<Deployment> {
   // PUBLIC_ORIGIN, the proxy's (server/http/app.ts, /readyz); an instance not started yet refuses
   // the connection, and the proxy sends the request to one that is.
   proxy = await startProxy(ports, proxyPort!, epoch);
-  instances = ports.map((port, i) => new Instance(i, port, env));
+  const instanceEnv = options.pgbouncer ? { ...env, ...(await behindPgbouncer(postgres.url)) } : env;
+  instances = ports.map((port, i) => new Instance(i, port, instanceEnv));
   // One after the other the first time: the first one migrates (already done) and checks its keys.
   for (const instance of instances) console.log(`instance ${instance.index + 1} ready in ${seconds(await instance.start())} s`);
   // The run's own statements: a pool whose waits end (a connection cut by the restart must fail
@@ -601,6 +612,16 @@ async function startDeployment(): Promise<Deployment> {
   database.on("connect", (client) => client.on("error", () => undefined));
   const db = drizzle({ client: database, schema }) as unknown as Database;
   return { origin, proxyPort: proxyPort!, env, db };
+}
+
+/** A private PgBouncer in transaction mode before the private PostgreSQL, and the instances' settings to use it. */
+async function behindPgbouncer(serverUrl: string): Promise<NodeJS.ProcessEnv> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await setRoleTimeouts(admin).finally(() => admin.end());
+  pgbouncer = await startPgbouncer(serverUrl);
+  console.log(`PgBouncer (transaction mode) on 127.0.0.1:${pgbouncer.port}, in front of the private PostgreSQL`);
+  return { DATABASE_URL: pgbouncer.urlOf(serverUrl), DATABASE_DIRECT_URL: serverUrl, DATABASE_POOLER: "transaction" };
 }
 
 type Preparation = {

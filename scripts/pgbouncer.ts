@@ -1,7 +1,7 @@
 // A private PgBouncer (Debian's pgbouncer) in transaction mode in front of a PostgreSQL server, with
 // the configuration docs/operating.md ships (deploy/pgbouncer/pgbouncer.ini), on a free port of
 // 127.0.0.1: for the PostgreSQL integration suite through it (vitest's `pgbouncer` project), and
-// for `npm run bench` and `npm run load` (BENCH_POOLER=pgbouncer, --pgbouncer). Every database of
+// for `npm run load -- --pgbouncer`. Every database of
 // the server is reached through it under its own name, with trust authentication here (the
 // server's own authentication behind it: the URL's password, when it has one, is PgBouncer's to
 // log in with). PgBouncer refuses to run as root: as root it runs as `nobody`.
@@ -10,6 +10,8 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, wr
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type pg from "pg";
+import { DEFAULT_DATABASE_TIMEOUTS } from "#server/db/timeouts.ts";
 import { freePort } from "./bench/server.ts";
 
 /** Debian's pgbouncer (`apt-get install pgbouncer`; .ci/run installs it), or undefined. */
@@ -32,6 +34,23 @@ export function throughPgbouncer(directUrl: string, port: number): string {
   url.hostname = "127.0.0.1";
   url.port = String(port);
   return url.toString();
+}
+
+/** The portal's default timeouts, as the role's defaults behind the pooler (server/db/pooler.ts). */
+const ROLE_TIMEOUTS = {
+  statement_timeout: DEFAULT_DATABASE_TIMEOUTS.statementMs,
+  lock_timeout: DEFAULT_DATABASE_TIMEOUTS.lockMs,
+  idle_in_transaction_session_timeout: DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
+};
+
+/**
+ * Sets the connected role's timeouts (in `database` only, when given) to the portal's defaults, as
+ * docs/operating.md ("PgBouncer") says: behind the pooler a statement outside a transaction runs
+ * with them, and the start warns when they differ.
+ */
+export async function setRoleTimeouts(admin: pg.Client, database?: string): Promise<void> {
+  for (const [setting, value] of Object.entries(ROLE_TIMEOUTS))
+    await admin.query(`alter role current_user ${database ? `in database ${database} ` : ""}set ${setting} = ${value}`);
 }
 
 /** `ini` with `key = …` (a line that must be there: the shipped file changed shape otherwise) set to `value`. */

@@ -23,6 +23,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
 import type { Database } from "./client.ts";
+import { isConnectionError, wasNotSent } from "./connection-errors.ts";
 
 export type ReconnectOptions = {
   /** How long a connection or a statement keeps trying while PostgreSQL is unreachable. */
@@ -32,30 +33,6 @@ export type ReconnectOptions = {
   /** Each connection or statement that succeeded after waiting an outage out (to count it). */
   onWaitedOut?: () => void;
 };
-
-/** SQLSTATEs of a server that ended the connection or does not take connections now. */
-const UNAVAILABLE_SQLSTATES = new Set([
-  "57P01", // admin_shutdown: the server is stopping (fast shutdown, pg_terminate_backend)
-  "57P02", // crash_shutdown
-  "57P03", // cannot_connect_now: shutting down or starting up
-  "53300", // too_many_connections
-  "08000",
-  "08001",
-  "08003",
-  "08006", // connection_exception and its kinds
-]);
-const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH"]);
-/** What node-postgres says of a connection closed under it, or of one already known dead. */
-const LOST_CONNECTION = /Connection terminated|not queryable|Query read timeout/;
-const NOT_SENT = /not queryable/;
-
-/** The error, or one it wraps (Drizzle wraps the driver's in its own), says the connection failed. */
-function isConnectionError(error: unknown): error is Error {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && (UNAVAILABLE_SQLSTATES.has(code) || SOCKET_ERRORS.has(code))) return true;
-  return LOST_CONNECTION.test(error.message) || isConnectionError(error.cause);
-}
 
 /** A `select` that locks rows (`for update`, `for share` and their kinds). */
 const LOCKING_READ = /\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i;
@@ -194,7 +171,7 @@ export function reconnecting(pool: pg.Pool, options: ReconnectOptions): void {
     return withRetries(
       options,
       (giveUpAt) => queryOnce(config, values, giveUpAt),
-      (error) => isConnectionError(error) && (readOnly || NOT_SENT.test(error.message)),
+      (error) => isConnectionError(error) && (readOnly || wasNotSent(error)),
     );
   }
 

@@ -9,12 +9,11 @@ import type { Logger as DrizzleLogger } from "drizzle-orm";
 import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type DatabaseHandle } from "#server/db/client.ts";
-import { DEFAULT_DATABASE_TIMEOUTS } from "#server/db/timeouts.ts";
 import { seedDemoCoupons } from "#server/db/seed/coupons.ts";
 import { seedDatabase } from "#server/db/seed/index.ts";
 import { testConfig } from "./config.ts";
 import { cloneDatabase, type DatabaseTemplates } from "./database-templates.ts";
-import { throughPgbouncer } from "#scripts/pgbouncer.ts";
+import { setRoleTimeouts, throughPgbouncer } from "#scripts/pgbouncer.ts";
 import type { PostgresConnection } from "./database-location.ts";
 
 export type TestDatabase = DatabaseHandle & {
@@ -109,8 +108,7 @@ async function createPostgresDatabase(logger: DrizzleLogger | undefined, templat
   // Behind the pooler a statement outside a transaction runs with the role's timeouts: set as
   // docs/operating.md says, to the portal's defaults.
   if (connection.pooler === "transaction") {
-    for (const [setting, value] of Object.entries(ROLE_TIMEOUTS))
-      await admin.query(`alter role current_user in database ${name} set ${setting} = ${value}`);
+    await setRoleTimeouts(admin, name);
   }
   await admin.end();
 
@@ -140,13 +138,6 @@ async function createPostgresDatabase(logger: DrizzleLogger | undefined, templat
     },
   };
 }
-
-/** The portal's default timeouts, as the role's defaults in a pooled database (server/db/pooler.ts). */
-const ROLE_TIMEOUTS = {
-  statement_timeout: DEFAULT_DATABASE_TIMEOUTS.statementMs,
-  lock_timeout: DEFAULT_DATABASE_TIMEOUTS.lockMs,
-  idle_in_transaction_session_timeout: DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
-};
 
 /**
  * How the portal reaches the database at `directUrl`: directly, or in the `pgbouncer` project

@@ -1,7 +1,8 @@
 // A PostgreSQL cluster of a test's own, made with PostgreSQL's initdb and pg_ctl in a temporary
 // folder: for what must not be done to the server the whole run shares, such as freezing its
-// processes (SIGSTOP), as a hung host or a stalled disk would. Needs root (it runs PostgreSQL as
-// the postgres user) and Debian's PostgreSQL binaries; `available` says whether both are there.
+// processes (SIGSTOP), as a hung host or a stalled disk would, or stopping it for a while behind
+// a pooler. Needs root (it runs PostgreSQL as the postgres user) and Debian's PostgreSQL binaries;
+// `available` says whether both are there.
 import { execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,10 @@ export type OwnPostgres = {
   freeze(): void;
   /** Lets them run again (SIGCONT). */
   thaw(): void;
+  /** Stops the server as a restart's first half does (pg_ctl stop -m fast): every connection is ended, none accepted. */
+  down(): void;
+  /** Starts it again after `down`, and returns once it accepts connections. */
+  up(): void;
   stop(): void;
 };
 
@@ -35,17 +40,22 @@ export function startOwnPostgres(port: number): OwnPostgres {
   const asPostgres = (tool: string, args: string[]) =>
     execFileSync("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args], { stdio: "ignore" });
   asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres"]);
-  asPostgres("pg_ctl", [
-    "-D",
-    data,
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
-    "-l",
-    path.join(dir, "log"),
-    "-w",
-    "start",
-  ]);
-  const postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  /** The postmaster, whose children are the cluster's other processes. */
+  let postmaster = 0;
+  const start = () => {
+    asPostgres("pg_ctl", [
+      "-D",
+      data,
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+      "-l",
+      path.join(dir, "log"),
+      "-w",
+      "start",
+    ]);
+    postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  };
+  start();
   /** The postmaster and its children (backends, checkpointer, WAL writer …). */
   const processes = () => {
     const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)])
@@ -60,6 +70,8 @@ export function startOwnPostgres(port: number): OwnPostgres {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     freeze: () => signal("SIGSTOP"),
     thaw: () => signal("SIGCONT"),
+    down: () => asPostgres("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    up: start,
     stop() {
       signal("SIGCONT");
       asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "stop"]);
