@@ -51,19 +51,30 @@ export type RestoreResult = {
   warning: string | null;
 };
 
+/**
+ * PostgreSQL itself: behind a transaction pooler (DATABASE_POOLER=transaction) DATABASE_URL is
+ * PgBouncer's, and pg_dump and pg_restore set session settings that a pooler in transaction mode
+ * would leave to whichever client gets the connection next; DATABASE_DIRECT_URL is the server's.
+ */
+function serverUrl(config: Config): string | undefined {
+  return config.database.url && (config.database.directUrl ?? config.database.url);
+}
+
 /** A backup of the configured database into the file already opened for it (created new, 0600). */
 export async function backupDatabase(config: Config, out: BackupTarget, actor: string): Promise<BackupResult> {
-  return config.database.url ? backupPostgres(config, config.database.url, out, actor) : backupPglite(config, out, actor);
+  const url = serverUrl(config);
+  return url ? backupPostgres(config, url, out, actor) : backupPglite(config, out, actor);
 }
 
 /** The backup `file` restored into the configured database, which must be empty. */
 export async function restoreDatabase(config: Config, file: string, actor: string): Promise<RestoreResult> {
   const resolved = path.resolve(file);
   const kind = backupKind(resolved);
-  if (config.database.url) {
+  const url = serverUrl(config);
+  if (url) {
     if (kind !== "pg_dump")
       throw new OperatorError(`${resolved} is a backup of the embedded database (PGlite): unset DATABASE_URL to restore it.`);
-    return restorePostgres(config, config.database.url, resolved, actor);
+    return restorePostgres(config, url, resolved, actor);
   }
   if (kind !== "pglite")
     throw new OperatorError(`${resolved} is a PostgreSQL dump (pg_dump): set DATABASE_URL to an empty database to restore it.`);
