@@ -3,6 +3,7 @@
 // test's own (tests/support/own-postgres.ts), not the server the run shares.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "#scripts/bench/server.ts";
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from "#tests/support/own-postgres.ts";
 import { timed } from "#tests/support/timed.ts";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
@@ -16,7 +17,9 @@ describe.runIf(process.env.TEST_DATABASE === "postgres" && ownPostgresAvailable)
   let server: OwnPostgres;
   let handle: DatabaseHandle;
   beforeAll(async () => {
-    server = startOwnPostgres(54_000 + (process.pid % 1_000));
+    // A port the system has free now: a port of a fixed range may be another test's (CI once failed
+    // to start this cluster on 54 000 + pid).
+    server = startOwnPostgres(await freePort());
     handle = await openDatabase({ url: server.url, poolMax: 3, timeouts });
   }, 30_000);
   afterAll(async () => {

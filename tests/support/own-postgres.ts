@@ -43,6 +43,16 @@ export function startOwnPostgres(port: number): OwnPostgres {
   /** The postmaster, whose children are the cluster's other processes. */
   let postmaster = 0;
   const start = () => {
+    try {
+      startServer();
+    } catch (error) {
+      // pg_ctl's own words are in its log, not in the error execFileSync throws.
+      const log = existsSync(path.join(dir, "log")) ? readFileSync(path.join(dir, "log"), "utf8").slice(-1_000) : "(no log)";
+      throw new Error(`${(error as Error).message}\n${log}`, { cause: error });
+    }
+    postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  };
+  const startServer = () =>
     asPostgres("pg_ctl", [
       "-D",
       data,
@@ -53,8 +63,6 @@ export function startOwnPostgres(port: number): OwnPostgres {
       "-w",
       "start",
     ]);
-    postmaster = Number(readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
-  };
   start();
   /** The postmaster and its children (backends, checkpointer, WAL writer …). */
   const processes = () => {
