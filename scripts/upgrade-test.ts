@@ -125,10 +125,12 @@ async function unpackAndBuild(ref: string, dir: string): Promise<void> {
 const VISIT_MIX: VisitKind[] = ["dashboard", "dashboard", "checkout", "sign-in"];
 /**
  * Card payments a customer starts at most (the portal allows 10 an hour each), one every
- * CHECKOUT_EVERY_MS at most: spread over the run, so purchases go on during the migration and the
- * roll instead of all in the first seconds.
+ * CHECKOUT_EVERY_MS at most, and no more than its share of them in each of the four phases (before
+ * the migration, between it and the roll, the roll, after it): spread over the run, so purchases go
+ * on in every phase however long the roll takes (a slow roll once spent them all before the last).
  */
 const PAYMENTS_EACH = 8;
+const PHASES = 4;
 const CHECKOUT_EVERY_MS = 6_000;
 
 /** Checkout visits that succeeded, counted by the phase they began in (`marks`: migration, roll, its end). */
@@ -211,12 +213,15 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     const ctx = { origin: nginx.origin, ledger, recorder, products, onEduBought: () => undefined };
     let loading = true;
     const lastCheckout: number[] = [];
+    /** When each phase after the first began (the recorder's clock): the migration, the roll, its end. */
+    const marks: number[] = [];
     const load = Promise.all(
       customers.map(async (customer, i) => {
         for (let n = i; loading; n++) {
           let kind = VISIT_MIX[n % VISIT_MIX.length]!;
           if (kind === "checkout") {
-            if (customer.payments >= PAYMENTS_EACH || Date.now() - (lastCheckout[i] ?? 0) < CHECKOUT_EVERY_MS) kind = "dashboard";
+            const phaseBudget = ((marks.length + 1) * PAYMENTS_EACH) / PHASES;
+            if (customer.payments >= phaseBudget || Date.now() - (lastCheckout[i] ?? 0) < CHECKOUT_EVERY_MS) kind = "dashboard";
             else lastCheckout[i] = Date.now();
           }
           await visit(kind, [customer], ctx);
@@ -227,7 +232,7 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     const pause = () => new Promise((resolve) => setTimeout(resolve, phaseMs));
 
     await pause();
-    const marks = [recorder.now()];
+    marks.push(recorder.now());
     t = performance.now();
     await node(root, ["scripts/db.ts", "migrate"], env);
     const migrateMs = performance.now() - t;
@@ -256,6 +261,10 @@ export async function rollingUpgrade(options: UpgradeOptions): Promise<UpgradeRe
     const rollMs = performance.now() - t;
     marks.push(recorder.now());
     await pause();
+    // The last phase lasts until a purchase in it is confirmed too (a minute at most), however busy the machine.
+    for (let waited = 0; purchasesByPhase(ledger.visits, marks).after === 0 && waited < 60; waited++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
     loading = false;
     await load;
     const loadEnd = new Date();
