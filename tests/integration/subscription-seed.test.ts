@@ -4,6 +4,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedSubscriptions } from "#scripts/bench/subscription-seed.ts";
+import { periodStart } from "#shared/subscription.ts";
+import { START } from "#tests/support/clock.ts";
 import { createTestDatabase, type TestDatabase } from "#tests/support/database.ts";
 
 let database: TestDatabase;
@@ -12,8 +14,9 @@ afterAll(() => database.close());
 
 describe("seedSubscriptions", () => {
   it("seeds batch 1's 11th and batch 11's 1st side by side, each with sandbox ids of its own", async () => {
-    const anchor = new Date("2026-01-15T09:00:00Z");
-    const months = { anchor, due: new Date("2026-02-15T09:00:00Z"), monthThree: new Date("2026-03-15T09:00:00Z") };
+    // The months as npm run load sets them, from the tests' clock (the seed reads no clock of its own).
+    const anchor = periodStart(START, 0);
+    const months = { anchor, due: periodStart(anchor, 2), monthThree: periodStart(anchor, 3) };
     await seedSubscriptions(database.db, 11, months, "seed1");
     await seedSubscriptions(database.db, 1, months, "seed11");
     const { rows } = (await database.db.execute(
