@@ -7,12 +7,11 @@
 // log in with). PgBouncer refuses to run as root: as root it runs as `nobody`.
 import { spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { DEFAULT_DATABASE_TIMEOUTS } from "#server/db/timeouts.ts";
-import { freePort } from "./bench/server.ts";
+import { accepts, freePort } from "./bench/server.ts";
 
 /** Debian's pgbouncer (`apt-get install pgbouncer`; .ci/run installs it), or undefined. */
 const PGBOUNCER_BINARY = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"].find((candidate) => existsSync(candidate));
@@ -59,16 +58,6 @@ function setting(ini: string, key: string, value: string): string {
   if (!line.test(ini)) throw new Error(`deploy/pgbouncer/pgbouncer.ini no longer sets ${key}: update scripts/pgbouncer.ts`);
   return ini.replace(line, `${key} = ${value}`);
 }
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 
 /** How much of PgBouncer's log is kept (it logs each client's login and logout). */
 const LOG_KEPT = 200_000;

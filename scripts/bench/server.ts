@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { loadConfig } from "#server/config.ts";
 import { configuredDatabase, openDatabase } from "#server/db/client.ts";
 import { seedDatabase } from "#server/db/seed/index.ts";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 
 export function freePort() {
@@ -20,6 +20,17 @@ export function freePort() {
     });
   });
 }
+
+/** Whether something accepts connections on 127.0.0.1:`port` now (a server started, not yet ready). */
+export const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 
 /** The secrets NODE_ENV=production refuses to start without (server/config.ts), new ones. */
 export function productionSecrets() {

@@ -2,10 +2,9 @@
 // (deploy/nginx/portal.conf), on a port of its own, for the tests.
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { accepts, freePort } from "#scripts/bench/server.ts";
 
 /** Debian's nginx (`apt-get install nginx-light`; .ci/run installs it), or undefined. */
 export const NGINX_BINARY = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((candidate) => existsSync(candidate));
@@ -18,25 +17,6 @@ function replaced(text: string, from: string, to: string): string {
     throw new Error(`deploy/nginx/portal.conf no longer contains "${from}": update tests/support/nginx.ts`);
   return text.replace(from, to);
 }
-
-/** A port free now, for nginx to listen on. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 
 /** The shipped upstream's server lines, each instance with its parameters. */
 const SHIPPED_SERVERS = /^( *)server 127\.0\.0\.1:300\d( [^;]*)?;\n/gm;
