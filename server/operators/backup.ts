@@ -57,7 +57,7 @@ export type RestoreResult = {
  * would leave to whichever client gets the connection next; DATABASE_DIRECT_URL is the server's.
  */
 function serverUrl(config: Config): string | undefined {
-  return config.database.url && (config.database.directUrl ?? config.database.url);
+  return config.database.url ? config.database.directUrl : undefined; // directUrl is DATABASE_URL when unset
 }
 
 /** A backup of the configured database into the file already opened for it (created new, 0600). */
