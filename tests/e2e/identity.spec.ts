@@ -95,6 +95,8 @@ test("every sign-in gets a new session id, and after sign-out the old cookie is 
 
 test("the sign-out dialog's 'Annulla' keeps the customer signed in", async ({ page }) => {
   await signIn(page, claimCustomer("new"), "Segreta1!");
+  // Signed in once the sign-in's own redirects have landed; a goto before then is cut short.
+  await expect(page).toHaveURL(/primoaccesso/);
   await page.goto("/help-center/?show=userLogout");
   await page.getByRole("dialog").getByRole("link", { name: "Annulla" }).click();
   await expect(page).toHaveURL(/\/help-center\/$/);
