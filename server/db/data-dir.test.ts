@@ -3,12 +3,12 @@
 // instance that cannot write, it recovers without a restart once space is back, and a start on
 // such a folder says what is wrong. Needs mount(8) (root, as in CI); skipped where it is refused.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "./client.ts";
-import { prepareDataDir } from "./data-dir.ts";
+import { checkWritable, prepareDataDir } from "./data-dir.ts";
 
 function mountTmpfs(dir: string): boolean {
   try {
@@ -108,6 +108,17 @@ describe("the embedded database's folder", () => {
       expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     } finally {
       rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it("answers probes that overlap alike: one's cleaning up does not fail the other", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "portal-data-probes-"));
+    try {
+      const probes = await Promise.allSettled(Array.from({ length: 8 }, () => checkWritable(dataDir)));
+      expect(probes.map((probe) => probe.status)).toEqual(Array(8).fill("fulfilled"));
+      expect(readdirSync(dataDir)).toEqual([]); // nothing left behind
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -45,8 +45,25 @@ function describeFailure(code: string | undefined, cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** Resolves when `dir` takes a page written and synced; rejects with DataDirNotWritable otherwise. */
-export async function checkWritable(dir: string): Promise<void> {
+/** The probe under way in each folder: readiness probes that overlap share it. */
+const probing = new Map<string, Promise<void>>();
+
+/**
+ * Resolves when `dir` takes a page written and synced; rejects with DataDirNotWritable otherwise.
+ * Probes that overlap (the balancer's and an operator's /readyz) share one: each writing and then
+ * removing the same file, the first one's removal failed the other with ENOENT, and the instance
+ * was reported unready with a disk that was fine.
+ */
+export function checkWritable(dir: string): Promise<void> {
+  let probe = probing.get(dir);
+  if (!probe) {
+    probe = writeProbe(dir).finally(() => probing.delete(dir));
+    probing.set(dir, probe);
+  }
+  return probe;
+}
+
+async function writeProbe(dir: string): Promise<void> {
   const file = path.join(dir, PROBE_FILE);
   try {
     const handle = await open(file, "w", 0o600);
