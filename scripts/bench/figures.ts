@@ -11,18 +11,6 @@ export function percentiles(values: readonly number[]): { p50: number; p99: numb
   return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) };
 }
 
-/**
- * Side A's figures against side B's, measured in pairs of rounds: the median of the pairs' ratios
- * (a round that a neighbour's burst of work slowed moves it less than it moves their sums), and the
- * lowest and highest of them (its spread).
- */
-export function pairedRatio(a: readonly number[], b: readonly number[]): { ratio: number; low: number; high: number } {
-  const pairs = a.map((value, i) => value / b[i]!).sort((x, y) => x - y);
-  const middle = pairs.length / 2;
-  const ratio = pairs.length % 2 ? pairs[Math.floor(middle)]! : (pairs[middle - 1]! + pairs[middle]!) / 2;
-  return { ratio, low: pairs[0]!, high: pairs.at(-1)! };
-}
-
 /** A table on the console: the first column left-aligned, the others (figures) right-aligned. */
 export function table(head: string[], rows: string[][]) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -4,11 +4,20 @@
 // the report.
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { loadConfig } from "#server/config.ts";
 import { configuredDatabase, openDatabase } from "#server/db/client.ts";
 import { seedDatabase } from "#server/db/seed/index.ts";
 import { connect, createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+
+/**
+ * How long a process's main thread (the one that runs its JavaScript) has been on a CPU, in
+ * nanoseconds: the first field of /proc/<pid>/task/<pid>/schedstat, the scheduler's own account.
+ */
+export function mainThreadCpuNs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]);
+}
 
 export function freePort() {
   return new Promise<number>((resolve, reject) => {
