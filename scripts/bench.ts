@@ -64,7 +64,7 @@ import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 import { percentiles, table } from "./bench/figures.ts";
-import { meanAndError, metricsCost } from "./bench/metrics-cost.ts";
+import { mean, metricsCost, metricsCostOverProcesses } from "./bench/metrics-cost.ts";
 import {
   freePort,
   mainThreadCpuNs,
@@ -529,16 +529,15 @@ async function measureMetricsCost() {
   console.log(`\nMetrics' cost: ${DASHBOARD} in ${METRICS_PROCESSES} processes`);
   const costs: number[] = [];
   for (let run = 0; run < METRICS_PROCESSES; run++) costs.push(await metricsCostInOneProcess(run % 2 === 1));
-  const { mean, error } = meanAndError(costs);
-  // Student's t for 95 % with the processes' few degrees of freedom (3 processes and more).
-  const t = [12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36][costs.length - 2] ?? 2;
-  const percent = (share: number) => `${(share * 100).toFixed(2)} %`;
+  const { cost, low, high } = metricsCostOverProcesses(costs);
   const label = `PGlite: what the metrics cost ${DASHBOARD}'s throughput < ${percent(METRICS_MAX_COST)}`;
-  const figure = `${percent(mean)}, the processes' ${costs.map(percent).join(", ")}${costs.length > 1 ? `; 95 % interval ${percent(mean - t * error)} to ${percent(mean + t * error)}` : ""}`;
-  const pass = mean < METRICS_MAX_COST;
+  const figure = `${percent(cost)}, the processes' ${costs.map(percent).join(", ")}; 95 % interval ${percent(low)} to ${percent(high)}`;
+  const pass = cost < METRICS_MAX_COST;
   console.log(`\n${label}: ${pass ? "PASS" : "FAIL"} (${figure})`);
   if (!pass) failures.push(`${label}: ${figure}`);
 }
+
+const percent = (share: number) => `${(share * 100).toFixed(2)} %`;
 
 /** A pause before and after each timed request: its 'finish' work is done before its time is read. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1));
@@ -599,9 +598,7 @@ async function metricsCostInOneProcess(withoutFirst: boolean): Promise<number> {
       if ((pair + 1) % SCRAPE_EVERY === 0)
         samples.scrapes.push(await timed(`${doors.with}/metrics`, { headers: { authorization: `Bearer ${token}` } }));
     }
-    const mean = (values: number[]) => meanAndError(values).mean;
     const { added, scrapesShare, cost, low, high } = metricsCost({ ...samples, saturatedPerRequest });
-    const percent = (share: number) => `${(share * 100).toFixed(2)} %`;
     console.log(
       `${METRICS_PAIRS} pairs one at a time, the main thread per request: with metrics ${ms(mean(samples.withMetrics))} ms, without ${ms(mean(samples.without))} ms; ${samples.scrapes.length} scrapes of ${ms(mean(samples.scrapes))} ms`,
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { metricsCost } from "./metrics-cost.ts";
+import { metricsCost, metricsCostOverProcesses } from "./metrics-cost.ts";
 
 describe("what the metrics cost the dashboard's throughput", () => {
   it("is the time they add to a request, scrapes' share included, over the saturated time per request with it", () => {
@@ -27,5 +27,14 @@ describe("what the metrics cost the dashboard's throughput", () => {
 
   it("refuses requests that are not in pairs", () => {
     expect(() => metricsCost({ withMetrics: [1, 2], without: [1], scrapes: [], saturatedPerRequest: 1 })).toThrow();
+  });
+
+  it("over several processes is their mean, its interval from their spread with Student's t", () => {
+    const over = metricsCostOverProcesses([0.02, 0.04, 0.03, 0.05]);
+    expect(over.cost).toBeCloseTo(0.035);
+    // Standard error 0.00645; t at 3 degrees of freedom 3.18.
+    expect(over.high - over.cost).toBeCloseTo(3.18 * 0.006455, 4);
+    expect(over.cost - over.low).toBeCloseTo(over.high - over.cost);
+    expect(() => metricsCostOverProcesses([0.03])).toThrow();
   });
 });
