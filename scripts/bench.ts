@@ -37,11 +37,12 @@
 //      counting and /metrics, one without (scripts/bench/metrics-doors.ts), started
 //      BENCH_METRICS_PROCESSES times. In each, the main thread's CPU time per dashboard at
 //      saturation through the door without (BENCH_DURATION / 2 s); then BENCH_METRICS_PAIRS pairs
-//      of dashboards one at a time, the doors taking turns, each timed on the main thread, /metrics
-//      scraped every SCRAPE_EVERY pairs. The time the metrics add to a request (the pairs' mean
-//      difference and the scrapes' share) over the saturated time per request is the process's
-//      cost (scripts/bench/metrics-cost.ts says why so); the figure is the processes' mean, with
-//      a 95 % interval from their spread. Budget: < 3 %.
+//      of dashboards one at a time, the doors taking turns, each timed on the main thread with the
+//      heap's growth across it, /metrics scraped every SCRAPE_EVERY pairs. What the metrics add
+//      (the pairs' trimmed mean difference, the collector's time for what they allocate, the
+//      scrapes' time every 15 s) against the saturated time per request is the process's cost
+//      (scripts/bench/metrics-cost.ts says why so); the figure is the processes' mean, with a
+//      95 % interval from their spread. Budget: < 3 %.
 // Exits 1 when any request failed (non-2xx, socket error, timeout) or a target or budget is missed.
 //
 // Environment:
@@ -64,7 +65,7 @@ import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
 import { percentiles, table } from "./bench/figures.ts";
-import { mean, metricsCost, metricsCostOverProcesses } from "./bench/metrics-cost.ts";
+import { mean, metricsCost, metricsCostOverProcesses, SLOW_TIMES, type TimedRequest } from "./bench/metrics-cost.ts";
 import {
   freePort,
   mainThreadCpuNs,
@@ -124,10 +125,10 @@ const METRICS_MAX_COST = 0.03;
 const METRICS_PROCESSES = Math.max(3, positiveNumber("BENCH_METRICS_PROCESSES", 4));
 const METRICS_PAIRS = positiveNumber("BENCH_METRICS_PAIRS", 1000);
 /**
- * How often the bench scrapes /metrics, in requests through the door with them: Prometheus reads
- * each instance every 15 s while it serves about 16 requests/s at the load's twice the peak
- * (docs/performance.md), one scrape every 240 requests. (Saturated on this machine, one every
- * 15 s is one every 3 000 requests or so.)
+ * How often the bench scrapes /metrics while it times the pairs, in pairs: about as often, for the
+ * requests made, as Prometheus would at the load's twice the peak (16 requests/s an instance,
+ * docs/performance.md), so that the scrapes' after-effects weigh on the pairs. What the scrapes
+ * cost the throughput is their time every 15 s whatever the rate (scripts/bench/metrics-cost.ts).
  */
 const SCRAPE_EVERY = 240;
 
@@ -549,15 +550,22 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 1));
  */
 async function metricsCostInOneProcess(withoutFirst: boolean): Promise<number> {
   const token = randomBytes(32).toString("base64url");
-  const withoutPort = await freePort();
+  const [withoutPort, heapPort] = [await freePort(), await freePort()];
   const server = await startServer(
     `PGlite, one server with two doors, ${withoutFirst ? "without metrics and with" : "with metrics and without"}`,
     "",
-    { METRICS_TOKEN: token, METRICS_FREE_PORT: String(withoutPort), METRICS_DOOR_WITHOUT_FIRST: String(withoutFirst) },
+    {
+      METRICS_TOKEN: token,
+      METRICS_FREE_PORT: String(withoutPort),
+      METRICS_HEAP_PORT: String(heapPort),
+      METRICS_DOOR_WITHOUT_FIRST: String(withoutFirst),
+    },
     "scripts/bench/metrics-doors.ts",
   );
   const doors = { with: server.origin, without: `http://127.0.0.1:${withoutPort}` };
   const mainThread = () => mainThreadCpuNs(server.pid);
+  const heap = async () =>
+    (await (await fetch(`http://127.0.0.1:${heapPort}/`)).json()) as { used: number; collections: number; ns: number };
   try {
     const headers = { cookie: (await signedInProfessional(server.publicOrigin)).cookie };
     for (const origin of Object.values(doors))
@@ -578,17 +586,21 @@ async function metricsCostInOneProcess(withoutFirst: boolean): Promise<number> {
       `Saturated through the door without (${connections} connections, ${seconds} s): ${(answers / seconds).toFixed(0)} req/s, the main thread ${ms(saturatedPerRequest)} ms per request`,
     );
 
-    /** One request through a door; the main thread's CPU time it took. */
-    const timed = async (url: string, init: RequestInit) => {
+    /** One request through a door: the main thread's CPU time it took, and the heap's growth across it. */
+    const timed = async (url: string, init: RequestInit): Promise<TimedRequest> => {
+      const heapBefore = await heap();
       await settle();
       const before = mainThread();
       const res = await fetch(url, init);
       await res.arrayBuffer();
       await settle();
+      const cpu = mainThread() - before;
+      const heapAfter = await heap();
       if (res.status !== 200) failures.push(`GET ${new URL(url).pathname} answered ${res.status}`);
-      return mainThread() - before;
+      return { cpu, allocated: heapAfter.used - heapBefore.used, collected: heapAfter.collections !== heapBefore.collections };
     };
-    const samples = { withMetrics: [] as number[], without: [] as number[], scrapes: [] as number[] };
+    const samples = { withMetrics: [] as TimedRequest[], without: [] as TimedRequest[], scrapes: [] as number[] };
+    const collectorBefore = (await heap()).ns;
     for (let pair = 0; pair < METRICS_PAIRS; pair++) {
       const withFirst = pair % 2 === 0;
       const first = await timed((withFirst ? doors.with : doors.without) + DASHBOARD, { headers });
@@ -596,16 +608,20 @@ async function metricsCostInOneProcess(withoutFirst: boolean): Promise<number> {
       samples.withMetrics.push(withFirst ? first : second);
       samples.without.push(withFirst ? second : first);
       if ((pair + 1) % SCRAPE_EVERY === 0)
-        samples.scrapes.push(await timed(`${doors.with}/metrics`, { headers: { authorization: `Bearer ${token}` } }));
+        samples.scrapes.push((await timed(`${doors.with}/metrics`, { headers: { authorization: `Bearer ${token}` } })).cpu);
     }
-    const { added, scrapesShare, cost, low, high } = metricsCost({ ...samples, saturatedPerRequest });
+    const collectorPerRequest = ((await heap()).ns - collectorBefore) / (2 * METRICS_PAIRS);
+    const figures = metricsCost({ ...samples, collectorPerRequest, saturatedPerRequest });
+    const kb = (bytes: number) => (bytes / 1000).toFixed(1);
     console.log(
-      `${METRICS_PAIRS} pairs one at a time, the main thread per request: with metrics ${ms(mean(samples.withMetrics))} ms, without ${ms(mean(samples.without))} ms; ${samples.scrapes.length} scrapes of ${ms(mean(samples.scrapes))} ms`,
+      `${METRICS_PAIRS} pairs one at a time: the counting ${ms(figures.counting)} ms a request; ` +
+        `requests over ${SLOW_TIMES} × the median ${figures.slow.withMetrics} with metrics, ${figures.slow.without} without; ` +
+        `allocated with metrics ${kb(figures.allocated.withMetrics)} KB, without ${kb(figures.allocated.without)} KB; ` +
+        `the collector ${ms(collectorPerRequest)} ms a request, the counting's share ${ms(figures.collector)} ms; ` +
+        `${samples.scrapes.length} scrapes of ${ms(mean(samples.scrapes))} ms, ${percent(figures.scrapesShare)} of the main thread`,
     );
-    console.log(
-      `This process: ${percent(cost)} (95 % interval ${percent(low)} to ${percent(high)}): ${ms(added)} ms a request, the scrapes' share ${ms(scrapesShare)}`,
-    );
-    return cost;
+    console.log(`This process: ${percent(figures.cost)} (95 % interval ${percent(figures.low)} to ${percent(figures.high)})`);
+    return figures.cost;
   } finally {
     await server.stop();
   }

@@ -1,13 +1,15 @@
 // The production server of the bench's metrics part (scripts/bench.ts, part 5): one process that
 // answers on two ports with the same services, database and build behind both, counting and
 // timing its requests and serving /metrics on the first (PORT, METRICS_TOKEN set) and not on the
-// second (METRICS_FREE_PORT). Two server processes alike differ from each other by a tenth and
+// second (METRICS_FREE_PORT), and its heap on a third (METRICS_HEAP_PORT, below). Two server processes alike differ from each other by a tenth and
 // more on this machine whatever their settings (an A/A run of two servers without metrics gave
 // 0.88, every round below 1), more than the 3 % to be measured; two doors of one process differ
 // less (below). Started as server/main.ts is, with the environment of a production instance.
 import { createServer } from "node:http";
 import path from "node:path";
+import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { getHeapStatistics } from "node:v8";
 import type { ServerBuild } from "react-router";
 import { loadConfig } from "#server/config.ts";
 import { configuredDatabase, openDatabase, prepareEmbeddedFolder } from "#server/db/client.ts";
@@ -19,7 +21,9 @@ import { createServices } from "#server/services.ts";
 
 const config = loadConfig();
 const freePort = Number(process.env.METRICS_FREE_PORT);
-if (!config.metrics.token || !freePort) throw new Error("METRICS_TOKEN and METRICS_FREE_PORT must be set");
+const heapPort = Number(process.env.METRICS_HEAP_PORT);
+if (!config.metrics.token || !freePort || !heapPort)
+  throw new Error("METRICS_TOKEN, METRICS_FREE_PORT and METRICS_HEAP_PORT must be set");
 const log = createLogger(config.logLevel);
 const metrics = createMetrics({ process: true });
 if (!config.database.url) await prepareEmbeddedFolder(config.database.pgliteDir);
@@ -41,6 +45,22 @@ const doors = (process.env.METRICS_DOOR_WITHOUT_FIRST === "true" ? [without, wit
   },
 );
 const servers = await Promise.all(doors);
+
+// The heap as the bench reads it before and after each timed request (scripts/bench/metrics-cost.ts):
+// the bytes in use, whose growth is what the request allocated when no collection fell in it, and
+// the collections so far with the main thread's time in them.
+const collector = { collections: 0, ns: 0 };
+const count = (entries: PerformanceEntry[]) => {
+  collector.collections += entries.length;
+  for (const entry of entries) collector.ns += entry.duration * 1e6;
+};
+const collections = new PerformanceObserver((list) => count(list.getEntries()));
+collections.observe({ entryTypes: ["gc"] });
+const heap = createServer((_req, res) => {
+  count(collections.takeRecords()); // those not yet handed to the observer
+  res.end(JSON.stringify({ used: getHeapStatistics().used_heap_size, ...collector }));
+});
+servers.push(await new Promise<typeof heap>((resolve) => heap.listen(heapPort, config.host, () => resolve(heap))));
 
 process.once("SIGTERM", () => {
   for (const server of servers) server.closeAllConnections();
