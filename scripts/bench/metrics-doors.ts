@@ -1,10 +1,11 @@
 // The production server of the bench's metrics part (scripts/bench.ts, part 5): one process that
 // answers on two ports with the same services, database and build behind both, counting and
 // timing its requests and serving /metrics on the first (PORT, METRICS_TOKEN set) and not on the
-// second (METRICS_FREE_PORT), and its heap on a third (METRICS_HEAP_PORT, below). Two server processes alike differ from each other by a tenth and
-// more on this machine whatever their settings (an A/A run of two servers without metrics gave
-// 0.88, every round below 1), more than the 3 % to be measured; two doors of one process differ
-// less (below). Started as server/main.ts is, with the environment of a production instance.
+// second (METRICS_FREE_PORT), and its heap on a third (METRICS_HEAP_PORT, below). Two server
+// processes alike differ from each other by a tenth and more on this machine whatever their
+// settings (an A/A run of two servers without metrics gave 0.88, every round below 1), more than
+// the 3 % to be measured; two doors of one process differ less (below). Started as server/main.ts
+// is, with the environment of a production instance.
 import { createServer } from "node:http";
 import path from "node:path";
 import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
