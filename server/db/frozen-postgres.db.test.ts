@@ -2,7 +2,7 @@
 // issue 29 (40 s then; /dashboard/ and /readyz answered only when it ended). A cluster of the
 // test's own (tests/support/own-postgres.ts), not the server the run shares.
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "#scripts/bench/server.ts";
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from "#tests/support/own-postgres.ts";
 import { timed } from "#tests/support/timed.ts";
@@ -12,6 +12,8 @@ import { withinOutageBudget } from "./reconnecting-pool.ts";
 const timeouts = { connectMs: 300, statementMs: 400, lockMs: 300, idleInTransactionMs: 5_000, outageWaitMs: 1_500 };
 /** Scheduling slack on a shared machine, on top of each bound. */
 const SLACK_MS = 1_000;
+/** How soon a thawed PostgreSQL answers a ping again. */
+const THAWED_WITHIN_MS = 10_000;
 
 describe.runIf(process.env.TEST_DATABASE === "postgres" && ownPostgresAvailable)("a frozen PostgreSQL", () => {
   let server: OwnPostgres;
@@ -45,7 +47,9 @@ describe.runIf(process.env.TEST_DATABASE === "postgres" && ownPostgresAvailable)
     } finally {
       server.thaw();
     }
-    await handle.ping();
+    // Ready again once thawed: on a busy machine its first answer may take longer than the 300 ms
+    // a ping waits (CI once failed here), so readiness is asked again as a balancer would.
+    await vi.waitFor(() => handle.ping(), { timeout: THAWED_WITHIN_MS, interval: 200 });
     const { rows } = (await handle.db.execute(sql`select 41 + 1 as answer`)) as unknown as { rows: { answer: number }[] };
     expect(rows[0]!.answer).toBe(42);
   });
