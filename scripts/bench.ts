@@ -64,8 +64,8 @@ import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { measurePurchases, openCheckout, PURCHASES, subscribeToEdu } from "./bench/checkout.ts";
 import { apiAccessToken, measureSignIns, signedInProfessional } from "./bench/sign-in.ts";
-import { percentiles, table } from "./bench/figures.ts";
-import { mean, metricsCost, metricsCostOverProcesses, SLOW_TIMES, type TimedRequest } from "./bench/metrics-cost.ts";
+import { mean, percentiles, table } from "./bench/figures.ts";
+import { metricsCost, metricsCostOverProcesses, SLOW_TIMES, type TimedRequest } from "./bench/metrics-cost.ts";
 import {
   freePort,
   mainThreadCpuNs,

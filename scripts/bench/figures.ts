@@ -5,6 +5,9 @@ export function quantile(sorted: readonly number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))] ?? 0;
 }
 
+/** The arithmetic mean of `values` (NaN for none). */
+export const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /** p50 and p99 of `values` (ms); 0 for an empty list. */
 export function percentiles(values: readonly number[]): { p50: number; p99: number } {
   const sorted = [...values].sort((a, b) => a - b);

@@ -21,9 +21,7 @@
 //   - the scrapes: Prometheus reads an instance every SCRAPE_INTERVAL_NS whatever its load, so at
 //     saturation a scrape takes its time out of every such interval, not out of each request.
 
-export const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+import { mean, percentiles } from "./figures.ts";
 
 /** The mean of `values` and its standard error. */
 function meanAndError(values: readonly number[]): { mean: number; error: number } {
@@ -45,8 +43,8 @@ export function trimmedMeanAndError(values: readonly number[], trimmed: number):
   const kept = sorted.slice(cut, sorted.length - cut);
   if (kept.length < 2) throw new Error("too few values to trim");
   const winsorized = sorted.map((value) => Math.min(Math.max(value, kept[0]!), kept.at(-1)!));
-  const spread = meanAndError(winsorized).error * Math.sqrt(sorted.length);
-  return { mean: mean(kept), error: spread / ((1 - (2 * cut) / sorted.length) * Math.sqrt(sorted.length)) };
+  // The winsorized values' standard error, over the share kept.
+  return { mean: mean(kept), error: meanAndError(winsorized).error / (kept.length / sorted.length) };
 }
 
 /** Student's t at 95 % (two-sided) for 1 to 9 degrees of freedom; 2.26 and less beyond, taken as 2.26. */
@@ -109,7 +107,7 @@ export function metricsCost(samples: MetricsCostSamples): MetricsCost {
     withMetrics.map((request, i) => request.cpu - without[i]!.cpu),
     TRIMMED,
   );
-  const slowerThan = SLOW_TIMES * median([...withMetrics, ...without].map((request) => request.cpu));
+  const slowerThan = SLOW_TIMES * percentiles([...withMetrics, ...without].map((request) => request.cpu)).p50;
   const slow = (requests: readonly TimedRequest[]) => requests.filter((request) => request.cpu > slowerThan).length;
   const bytes = (requests: readonly TimedRequest[]) =>
     mean(requests.filter((request) => !request.collected).map((request) => request.allocated));

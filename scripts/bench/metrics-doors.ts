@@ -6,7 +6,7 @@
 // settings (an A/A run of two servers without metrics gave 0.88, every round below 1), more than
 // the 3 % to be measured; two doors of one process differ less (below). Started as server/main.ts
 // is, with the environment of a production instance.
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -39,11 +39,11 @@ const clientDir = path.resolve("build/client");
 // the door without metrics first in every other one (METRICS_DOOR_WITHOUT_FIRST).
 const withMetrics = { port: config.port, config };
 const without = { port: freePort, config: { ...config, metrics: { token: null } } };
+const listening = (server: Server, port: number) =>
+  new Promise<Server>((resolve) => server.listen(port, config.host, () => resolve(server)));
 const doors = (process.env.METRICS_DOOR_WITHOUT_FIRST === "true" ? [without, withMetrics] : [withMetrics, without]).map(
-  ({ port, config: doorConfig }) => {
-    const server = createServer(createHttpApp({ config: doorConfig, services, log, build, clientDir }));
-    return new Promise<typeof server>((resolve) => server.listen(port, config.host, () => resolve(server)));
-  },
+  ({ port, config: doorConfig }) =>
+    listening(createServer(createHttpApp({ config: doorConfig, services, log, build, clientDir })), port),
 );
 const servers = await Promise.all(doors);
 
@@ -61,7 +61,7 @@ const heap = createServer((_req, res) => {
   count(collections.takeRecords()); // those not yet handed to the observer
   res.end(JSON.stringify({ used: getHeapStatistics().used_heap_size, ...collector }));
 });
-servers.push(await new Promise<typeof heap>((resolve) => heap.listen(heapPort, config.host, () => resolve(heap))));
+servers.push(await listening(heap, heapPort));
 
 process.once("SIGTERM", () => {
   for (const server of servers) server.closeAllConnections();
